@@ -1,0 +1,90 @@
+"""Framing rules shared by every game's protocol (see protocols/README.md).
+
+Pure functions only: the referee, the transports and the Python bot SDK all use them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+PROTOCOL_VERSION = 1
+MAX_LINE_BYTES = 4096  # a longer line is a protocol error
+MAX_LOG_LINES_PER_REQUEST = 16  # more LOG lines before one reply is an output flood
+ENV_ENDPOINT = "REFEREE_ENDPOINT"
+ENV_TOKEN = "REFEREE_TOKEN"
+STDIO_ENDPOINT = "stdio"
+
+_NAME = re.compile(r"[A-Za-z0-9._+-]{1,40}")
+
+
+class WireError(ValueError):
+    """A line that breaks the framing or the handshake grammar."""
+
+
+@dataclass(frozen=True)
+class Hello:
+    """The bot's first line: `HELLO <protocol> <token> <name> <version>`."""
+
+    protocol: int
+    token: str
+    name: str
+    version: str
+
+
+def parse_hello(line: str) -> Hello:
+    """Parse the handshake line, or raise WireError saying what is wrong."""
+    parts = line.split()
+    if len(parts) != 5 or parts[0] != "HELLO":
+        raise WireError("expected 'HELLO <protocol> <token> <name> <version>'")
+    _, protocol, token, name, version = parts
+    if not protocol.isdigit():
+        raise WireError(f"protocol version must be a number, got {protocol!r}")
+    if not (_NAME.fullmatch(name) and _NAME.fullmatch(version)):
+        raise WireError("name and version must be 1-40 characters of A-Z a-z 0-9 . _ + -")
+    return Hello(int(protocol), token, name, version)
+
+
+def format_hello(token: str, name: str, version: str) -> str:
+    return f"HELLO {PROTOCOL_VERSION} {token} {name} {version}"
+
+
+def is_log(line: str) -> bool:
+    """A debug line a bot may send at any time; recorded, otherwise ignored."""
+    return line == "LOG" or line.startswith("LOG ")
+
+
+def is_request(line: str) -> bool:
+    """Referee lines whose first word ends in '?' want exactly one reply."""
+    head = line.split(" ", 1)[0]
+    return head.endswith("?")
+
+
+def decode_line(raw: bytes) -> str:
+    """Bytes of one frame or one newline-terminated line to text, checking the framing."""
+    if len(raw) > MAX_LINE_BYTES:
+        raise WireError(f"line longer than {MAX_LINE_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise WireError(f"line is not UTF-8 ({exc.reason})") from None
+    text = text.removesuffix("\n").removesuffix("\r")
+    if "\n" in text or "\r" in text:
+        raise WireError("a frame must hold exactly one line")
+    return text
+
+
+def key_values(pairs: dict[str, object]) -> str:
+    """`k=v` words; values must not contain spaces."""
+    return " ".join(f"{k}={v}" for k, v in pairs.items())
+
+
+def parse_key_values(words: list[str]) -> dict[str, str]:
+    """Inverse of key_values, for `k=v` words."""
+    out: dict[str, str] = {}
+    for word in words:
+        key, sep, value = word.partition("=")
+        if not sep:
+            raise WireError(f"expected key=value, got {word!r}")
+        out[key] = value
+    return out

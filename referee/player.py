@@ -1,0 +1,71 @@
+"""The Player interface the match runner talks to: lines in, lines out.
+
+The match never sees processes or sockets. A remote bot (referee.remote_player), an
+in-process test double and the fallback all look the same from here.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Callable
+
+from referee.errors import ProtocolError
+
+# Called with ("out", line) for every line sent and ("in", line) for every line received,
+# LOG lines included: the single choke point the game log hangs on.
+LineListener = Callable[[str, str], None]
+
+
+class Player(ABC):
+    """One seat's bot, spoken to in protocol lines."""
+
+    name: str
+    listener: LineListener | None = None
+
+    @abstractmethod
+    def new_game(self, line: str) -> None:
+        """Send the GAME line and reset per-game clocks (the time bank)."""
+
+    @abstractmethod
+    def tell(self, line: str) -> None:
+        """Send a line that wants no reply. May raise BotFault."""
+
+    @abstractmethod
+    def ask(self, line: str) -> str:
+        """Send a request and return the one reply line, within the time limits.
+
+        Raises a BotFault subclass on timeout, crash, bad framing or flood.
+        """
+
+    def close(self) -> None:
+        """Release the bot (and kill its processes, for a remote one)."""
+
+    def _heard(self, direction: str, line: str) -> None:
+        if self.listener is not None:
+            self.listener(direction, line)
+
+
+class FunctionPlayer(Player):
+    """An in-process player: `handler(line)` returns the reply to requests, None otherwise.
+
+    Used by tests and benchmarks to drive a match without processes.
+    """
+
+    def __init__(self, name: str, handler: Callable[[str], str | None]) -> None:
+        self.name = name
+        self._handler = handler
+
+    def new_game(self, line: str) -> None:
+        self.tell(line)
+
+    def tell(self, line: str) -> None:
+        self._heard("out", line)
+        self._handler(line)
+
+    def ask(self, line: str) -> str:
+        self._heard("out", line)
+        reply = self._handler(line)
+        if reply is None:
+            raise ProtocolError("no reply to a request", None)
+        self._heard("in", reply)
+        return reply

@@ -74,6 +74,11 @@ def decode_line(raw: bytes) -> str:
     return text
 
 
+def error_line(kind: str, detail: str) -> str:
+    """`ERROR <kind> <detail>`: sent (best effort) to a bot that faulted, before it is killed."""
+    return f"ERROR {kind} {' '.join(detail.split())}"
+
+
 def key_values(pairs: dict[str, object]) -> str:
     """`k=v` words; values must not contain spaces."""
     return " ".join(f"{k}={v}" for k, v in pairs.items())

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Rage bot: bids what its hand is worth and plays to hit the bid exactly.
+
+Bidding sums a rough chance of winning a trick for each card (Jokers and high trumps
+count most), scaled for the number of players. In play it takes tricks cheaply while it
+needs them and ducks under the current winner once its bid is made.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if not __package__:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bots.rage_sdk import RageBot  # noqa: E402
+from bots.sdk import run_bot  # noqa: E402
+from referee.games.rage import trick_winner  # noqa: E402
+from referee.games.rage_cards import Card, Kind, Play  # noqa: E402
+
+
+class HeuristicBot(RageBot):
+    def card_value(self, card: Card) -> float:
+        """Chance that this card takes a trick, by rule of thumb."""
+        if card.kind is Kind.JOKER:
+            return 0.9
+        if card.kind is not Kind.COLOUR or card.value is None:
+            return 0.0
+        if card.colour is self.game.trump:
+            return 0.9 if card.value >= 11 else 0.55 if card.value >= 6 else 0.3
+        return {15: 0.55, 14: 0.4, 13: 0.25}.get(card.value, 0.0)
+
+    def choose_bid(self, legal: list[int]) -> int:
+        crowd = 4 / max(self.game.players, 3)
+        estimate = sum(self.card_value(c) for c in self.game.hand) * min(1.0, crowd ** 0.5)
+        return min(legal, key=lambda bid: (abs(bid - estimate), bid))
+
+    def strength(self, play: Play) -> float:
+        """Order plays from weakest to strongest, for leading and dumping."""
+        card = play.card
+        if card.kind is Kind.JOKER:
+            return 40.0
+        if card.kind is not Kind.COLOUR or card.value is None:
+            return -1.0 if card.kind is not Kind.MINUS_FIVE else -2.0
+        return card.value + (20.0 if card.colour is self.game.trump else 0.0)
+
+    def wins_now(self, play: Play) -> bool:
+        plays = [*self.game.trick_plays, play]
+        return trick_winner(plays, self.game.trump) == len(plays) - 1
+
+    def choose_play(self, legal: list[Play]) -> Play:
+        game = self.game
+        bid = game.bids[game.seat]
+        wants = bid is None or game.tricks_won[game.seat] < bid
+        ordered = sorted(legal, key=self.strength)
+        if not game.trick:
+            return ordered[-1] if wants else ordered[0]
+        winners = [p for p in ordered if self.wins_now(p)]
+        if wants:
+            return winners[0] if winners else ordered[0]
+        losers = [p for p in ordered if p not in winners]
+        return losers[-1] if losers else ordered[0]
+
+
+if __name__ == "__main__":
+    run_bot("rage_heuristic", "1.0", HeuristicBot())

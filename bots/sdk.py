@@ -1,0 +1,93 @@
+"""The Python bot SDK: connect, handshake, and the message loop.
+
+A bot is an object with `on_line(line) -> str | None`: it is given every referee line and
+returns the reply to requests (lines whose first word ends in '?'). `run_bot` does the rest:
+
+    run_bot("mybot", "1.0", MyBot())
+
+It connects over ZeroMQ (a DEALER socket to $REFEREE_ENDPOINT) or, when the referee started
+it as `stdio:COMMAND`, over standard input and output. See protocols/README.md.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Protocol
+
+from protocols.wire import (
+    ENV_ENDPOINT, ENV_TOKEN, STDIO_ENDPOINT, format_hello, is_request,
+)
+
+
+class Bot(Protocol):
+    def on_line(self, line: str) -> str | None:
+        """Handle one referee line; return the reply if it is a request."""
+
+
+class Connection(Protocol):
+    def send(self, line: str) -> None: ...
+    def recv(self) -> str | None: ...  # None when the referee is gone
+    def close(self) -> None: ...
+
+
+class StdioConnection:
+    """Lines over this process's standard streams."""
+
+    def send(self, line: str) -> None:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    def recv(self) -> str | None:
+        line = sys.stdin.readline()
+        return line.rstrip("\n") if line else None
+
+    def close(self) -> None:
+        pass
+
+
+class ZmqConnection:
+    """One frame per line on a DEALER socket connected to the referee's ROUTER."""
+
+    def __init__(self, endpoint: str) -> None:
+        import zmq  # imported here so stdio bots need no pyzmq
+
+        self._context = zmq.Context()
+        self._socket = self._context.socket(zmq.DEALER)
+        self._socket.setsockopt(zmq.LINGER, 1000)
+        self._socket.connect(endpoint)
+
+    def send(self, line: str) -> None:
+        self._socket.send(line.encode("utf-8"))
+
+    def recv(self) -> str | None:
+        return bytes(self._socket.recv()).decode("utf-8")
+
+    def close(self) -> None:
+        self._socket.close()
+        self._context.term()
+
+
+def connect() -> Connection:
+    """The connection the referee asked for in this process's environment."""
+    endpoint = os.environ.get(ENV_ENDPOINT)
+    if not endpoint:
+        sys.exit(f"{ENV_ENDPOINT} is not set: bots are started by the referee "
+                 "(see `referee play --help`)")
+    if endpoint == STDIO_ENDPOINT:
+        return StdioConnection()
+    return ZmqConnection(endpoint)
+
+
+def run_bot(name: str, version: str, bot: Bot) -> None:
+    """Handshake, then feed every line to `bot` until BYE or the referee goes away."""
+    connection = connect()
+    connection.send(format_hello(os.environ.get(ENV_TOKEN, ""), name, version))
+    try:
+        while (line := connection.recv()) is not None and line != "BYE":
+            reply = bot.on_line(line)
+            if is_request(line):
+                connection.send(reply if reply is not None else "")
+    finally:
+        connection.close()
+

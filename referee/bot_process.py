@@ -1,0 +1,323 @@
+"""A bot as a process: its own process group, resource limits, exit detection, group kill.
+
+Every spawned group is kept in a registry that kills it at interpreter exit and when the
+referee gets SIGTERM, SIGINT or SIGHUP, so no bot process outlives the referee in normal
+operation. If the referee itself is SIGKILLed, PR_SET_PDEATHSIG kills the bot's main
+process (its children then die only if the bot handles that).
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import os
+import resource
+import select
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import FrameType
+from typing import IO
+
+from referee.bot_command import BotCommand
+from referee.errors import BotStartError
+from referee.settings import ResourceLimits
+
+_PR_SET_PDEATHSIG = 1
+_STDERR_FD = 2  # the fd itself: sys.stderr may be a wrapper without one (e.g. under pytest)
+_REAP_TIMEOUT = 5.0  # a SIGKILLed process in uninterruptible sleep may take a moment
+_FALLBACK_SLICE = 0.02  # exit polling period when pidfd_open is unavailable
+
+_Limit = tuple[int, int, int]  # (resource, soft, hard)
+
+
+class BotProcess:
+    """One running bot command, leader of its own process group (pgid == pid)."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], command: BotCommand) -> None:
+        self._popen = popen
+        self.command = command
+        self.pid = popen.pid
+        self._code: int | None = None
+        self._reaped = False
+        self._pidfd = _open_pidfd(popen.pid)
+
+    @classmethod
+    def spawn(cls, cmd: BotCommand, env: Mapping[str, str], limits: ResourceLimits,
+              stderr: Path | None) -> BotProcess:
+        """Start `cmd` in a new process group with `limits`; stderr None inherits ours.
+
+        A stdio bot gets pipes on stdin and stdout. A ZeroMQ bot gets /dev/null as stdin
+        and its stdout goes where its stderr goes, so it never mixes into our output.
+        """
+        err = open(stderr, "ab") if stderr is not None else None  # noqa: SIM115
+        err_target: IO[bytes] | int = err if err is not None else _STDERR_FD
+        try:
+            popen = subprocess.Popen(
+                cmd.argv, env=dict(env), process_group=0,
+                stdin=subprocess.PIPE if cmd.stdio else subprocess.DEVNULL,
+                stdout=subprocess.PIPE if cmd.stdio else err_target,
+                stderr=err_target,
+                preexec_fn=_child_setup(_rlimits(limits), os.getpid()),
+            )
+        except OSError as exc:
+            raise BotStartError(f"cannot start bot {cmd.text!r}: {exc.strerror or exc}") from None
+        except subprocess.SubprocessError as exc:  # the preexec setup failed in the child
+            raise BotStartError(f"cannot start bot {cmd.text!r}: {exc}") from None
+        finally:
+            if err is not None:
+                err.close()
+        process = cls(popen, cmd)
+        _REGISTRY.add(process)
+        return process
+
+    @property
+    def stdin(self) -> IO[bytes] | None:
+        """The bot's standard input pipe (stdio bots only)."""
+        return self._popen.stdin
+
+    @property
+    def stdout(self) -> IO[bytes] | None:
+        """The bot's standard output pipe (stdio bots only)."""
+        return self._popen.stdout
+
+    @property
+    def exit_code(self) -> int | None:
+        """None while running; negative N = killed by signal N."""
+        self.exited()
+        return self._code
+
+    def exited(self) -> bool:
+        """Has the bot's main process ended? (Does not reap it: see kill.)"""
+        if self._code is not None:
+            return True
+        # WNOWAIT leaves the zombie in place, so the pid and pgid cannot be reused
+        # before kill() has signalled the group.
+        try:
+            info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:  # reaped behind our back (SIGCHLD ignored?)
+            self._popen.poll()
+            self._code = self._popen.returncode
+            return True
+        if info is None or info.si_pid == 0:
+            return False
+        self._code = info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+        return True
+
+    def exit_fd(self) -> int | None:
+        """A pollable fd that becomes readable when the process exits (None if unsupported)."""
+        return self._pidfd
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for the main process to exit; True if it has."""
+        deadline = time.monotonic() + timeout
+        while not self.exited():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            if self._pidfd is None:
+                time.sleep(min(remaining, _FALLBACK_SLICE))
+            else:
+                select.select([self._pidfd], [], [], remaining)
+        return True
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group and reap the leader. Idempotent."""
+        if self._reaped:
+            return
+        _signal_group(self.pid)
+        try:
+            self._popen.wait(_REAP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return  # still in the registry: the exit hook tries again
+        self._reaped = True
+        self._code = self._popen.returncode
+        self._release()
+
+    def _release(self) -> None:
+        _REGISTRY.discard(self)
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
+        for pipe in (self._popen.stdin, self._popen.stdout):
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass  # an unflushed write to a dead bot
+
+    def describe_exit(self) -> str:
+        """How the main process ended, e.g. 'exited with code 3' or 'killed by SIGKILL'."""
+        code = self.exit_code
+        if code is None:
+            return "still running"
+        if code >= 0:
+            return f"exited with code {code}"
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"killed by {name}"
+
+
+def _open_pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _signal_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is already gone
+
+
+def _rlimits(limits: ResourceLimits) -> list[_Limit]:
+    """The (resource, soft, hard) triples to apply in the child, clamped to our hard limits."""
+    wanted: list[tuple[int, int | None, int]] = [
+        (resource.RLIMIT_CORE, 0, 0),
+        # The soft CPU limit sends SIGXCPU (a clear exit reason); the hard one SIGKILL.
+        (resource.RLIMIT_CPU, limits.cpu_seconds, 1),
+        (resource.RLIMIT_AS, _mb(limits.memory_mb), 0),
+        # RLIMIT_NPROC counts every process (thread) of the real user, not just this
+        # bot's, and Linux does not enforce it for root: so allow the current count plus
+        # the limit.
+        (resource.RLIMIT_NPROC, _plus_user_threads(limits.processes), 0),
+    ]
+    return [_clamped(res, soft, extra) for res, soft, extra in wanted if soft is not None]
+
+
+def _mb(memory_mb: int | None) -> int | None:
+    return None if memory_mb is None else memory_mb * 1024 * 1024
+
+
+def _plus_user_threads(processes: int | None) -> int | None:
+    return None if processes is None else processes + _user_thread_count()
+
+
+def _clamped(res: int, soft: int, extra: int) -> _Limit:
+    hard_now = resource.getrlimit(res)[1]
+    hard = soft + extra
+    if hard_now != resource.RLIM_INFINITY:
+        hard = min(hard, hard_now)
+        soft = min(soft, hard)
+    return res, soft, hard
+
+
+def _user_thread_count() -> int:
+    """Threads of our real uid, as RLIMIT_NPROC counts them."""
+    uid = str(os.getuid())
+    total = 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            total += _threads_of(entry.path, uid)
+    return total
+
+
+def _threads_of(proc_dir: str, uid: str) -> int:
+    try:
+        with open(os.path.join(proc_dir, "status"), encoding="ascii", errors="replace") as f:
+            fields = dict(line.split(":", 1) for line in f if ":" in line)
+    except OSError:
+        return 0  # it exited meanwhile
+    if fields.get("Uid", "").split()[:1] != [uid]:
+        return 0
+    return int(fields.get("Threads", "1").strip() or 1)
+
+
+def _child_setup(limits: list[_Limit], parent: int) -> Callable[[], None]:
+    """The preexec function. Everything it needs is prepared here, before the fork."""
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    sigkill = int(signal.SIGKILL)
+
+    def setup() -> None:
+        for res, soft, hard in limits:
+            resource.setrlimit(res, (soft, hard))
+        prctl(_PR_SET_PDEATHSIG, sigkill, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)  # we died before PR_SET_PDEATHSIG took effect
+
+    return setup
+
+
+class _Registry:
+    """Every live bot process; killed at exit and on SIGTERM/SIGINT/SIGHUP."""
+
+    SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+    def __init__(self) -> None:
+        self._live: dict[int, BotProcess] = {}
+        self._lock = threading.Lock()
+        self._handlers_installed = False
+
+    def add(self, process: BotProcess) -> None:
+        with self._lock:
+            self._live[process.pid] = process
+        if threading.current_thread() is threading.main_thread():
+            self.install_signal_handlers()
+
+    def discard(self, process: BotProcess) -> None:
+        with self._lock:
+            self._live.pop(process.pid, None)
+
+    def live(self) -> list[BotProcess]:
+        with self._lock:
+            return list(self._live.values())
+
+    def kill_all(self) -> None:
+        """Kill and reap every live group (the atexit hook)."""
+        for process in self.live():
+            process.kill()
+
+    def clear(self) -> None:
+        """In a forked child: it owns none of its parent's bots (and no lock holder)."""
+        self._live = {}
+        self._lock = threading.Lock()
+
+    def install_signal_handlers(self) -> None:
+        """Chain a group-killing handler in front of the current ones (main thread only)."""
+        if self._handlers_installed:
+            return
+        self._handlers_installed = True
+        for signum in self.SIGNALS:
+            previous = signal.getsignal(signum)
+            if previous is signal.SIG_IGN:
+                continue  # e.g. SIGHUP under nohup: the user asked us to survive it
+            signal.signal(signum, self._make_handler(previous))
+
+    def _make_handler(self, previous: object) -> Callable[[int, FrameType | None], None]:
+        def handler(signum: int, frame: FrameType | None) -> None:
+            # No lock, no reaping: the interrupted code may hold the lock. killpg is enough.
+            for pid in list(self._live):
+                _signal_group(pid)
+            if callable(previous):
+                previous(signum, frame)
+            else:
+                signal.signal(signum, signal.SIG_DFL)
+                os.kill(os.getpid(), signum)
+
+        return handler
+
+
+_REGISTRY = _Registry()
+atexit.register(_REGISTRY.kill_all)
+os.register_at_fork(after_in_child=_REGISTRY.clear)
+
+
+def live_processes() -> list[BotProcess]:
+    """The bot processes spawned and not yet killed (for diagnostics and tests)."""
+    return _REGISTRY.live()
+
+
+def install_signal_handlers() -> None:
+    """Kill every bot group on SIGTERM/SIGINT/SIGHUP; call once from the main thread.
+
+    spawn() does this itself when called from the main thread; a program that spawns bots
+    only from worker threads should call it at start-up.
+    """
+    _REGISTRY.install_signal_handlers()

@@ -1,0 +1,138 @@
+"""The `referee` command line: one click group, thin commands over library functions.
+
+Bad input (bot counts, commands, variants, time values, files) ends with one line
+`referee: error: ...` on standard error and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from referee import __version__
+from referee.errors import BotStartError, ConfigError
+from referee.games.rage import RageConfig, Variant
+from referee.lineup import LaunchSettings, bot_specs
+from referee.play import LogOptions, play_rage
+from referee.settings import ResourceLimits, TimeLimits
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+class Seconds(click.ParamType):  # type: ignore[type-arg, unused-ignore]
+    """A finite number of seconds, greater than zero (or >= 0 where `allow_zero`)."""
+
+    name = "seconds"
+
+    def __init__(self, allow_zero: bool = False) -> None:
+        self.allow_zero = allow_zero
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        low_ok = seconds >= 0 if self.allow_zero else seconds > 0
+        if not (math.isfinite(seconds) and low_ok and seconds <= 86400):
+            bound = ">= 0" if self.allow_zero else "> 0"
+            self.fail(f"{value!r} must be a finite number of seconds {bound} and <= 86400",
+                      param, ctx)
+        return seconds
+
+
+def _compose(*decorators: Decorator) -> Decorator:
+    def apply(function: Callable[..., Any]) -> Callable[..., Any]:
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        return function
+    return apply
+
+
+bot_limit_options = _compose(
+    click.option("--startup-time", type=Seconds(), default=10.0, show_default=True,
+                 help="Seconds for a bot to start and say HELLO."),
+    click.option("--move-time", type=Seconds(), default=1.0, show_default=True,
+                 help="Seconds per request."),
+    click.option("--time-bank", type=Seconds(allow_zero=True), default=0.0, show_default=True,
+                 help="Extra seconds per game, spent on replies later than --move-time."),
+    click.option("--max-memory", type=click.IntRange(16), default=2048, show_default=True,
+                 help="Address-space limit per bot process, MiB."),
+    click.option("--max-cpu", type=click.IntRange(1), default=3600, show_default=True,
+                 help="CPU-time limit per bot process, seconds."),
+    click.option("--max-procs", type=click.IntRange(1), default=256, show_default=True,
+                 help="Processes a bot may start (not enforced for root)."),
+    click.option("--transport", type=click.Choice(["ipc", "tcp"]), default="ipc",
+                 show_default=True, help="ZeroMQ transport between referee and bots."),
+)
+
+game_options = _compose(
+    click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+                 help="Seed of the deal (default: random, printed)."),
+    click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
+                 default=None, help="Write the JSON Lines game log here."),
+    click.option("--log-times/--no-log-times", default=True, show_default=True,
+                 help="Timestamps in the log (off: the log is byte-reproducible)."),
+)
+
+
+def launch_settings(startup_time: float, move_time: float, time_bank: float,
+                    max_memory: int, max_cpu: int, max_procs: int,
+                    transport: str) -> LaunchSettings:
+    """Bot launch settings from the shared command-line options."""
+    return LaunchSettings(TimeLimits(startup_time, move_time, time_bank),
+                          ResourceLimits(max_memory, max_cpu, max_procs), transport)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="referee")
+def cli() -> None:
+    """Referee and round-robin tournament runner for card-game bots."""
+
+
+@cli.group()
+def play() -> None:
+    """Referee one game between bots. A BOT is a command line, or stdio:COMMAND."""
+
+
+@play.command("rage")
+@click.argument("bots", nargs=-1, required=True)
+@click.option("--variant", "variants", multiple=True,
+              type=click.Choice([v.value for v in Variant]),
+              help="A rule variant (repeatable).")
+@game_options
+@bot_limit_options
+def play_rage_command(bots: tuple[str, ...], variants: tuple[str, ...], seed: int | None,
+                      log_path: Path | None, log_times: bool, **limits: Any) -> None:
+    """Referee one game of Rage between 3 and 8 BOTs."""
+    if not 3 <= len(bots) <= 8:
+        raise click.UsageError(f"Rage needs 3 to 8 bots, got {len(bots)}")
+    config = RageConfig(len(bots), frozenset(Variant(v) for v in variants))
+    play_rage(bot_specs(bots), config, _seed(seed), launch_settings(**limits),
+              LogOptions(log_path, log_times), click.echo)
+
+
+def _seed(seed: int | None) -> int:
+    return seed if seed is not None else secrets.randbelow(2**31)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the CLI, turning every input error into one line and exit 2."""
+    try:
+        cli.main(args=argv, prog_name="referee", standalone_mode=False)
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
+    except click.Abort:
+        click.echo("referee: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as error:
+        click.echo(f"referee: error: {error.format_message()}", err=True)
+        sys.exit(2 if isinstance(error, click.UsageError) else error.exit_code)
+    except (BotStartError, ConfigError) as error:
+        click.echo(f"referee: error: {error}", err=True)
+        sys.exit(2)

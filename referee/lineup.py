@@ -1,0 +1,116 @@
+"""Bots for a game: parse their commands, give them names, start them, and stop them all.
+
+A bot that faults while starting still gets its seat: a FaultedPlayer reports the fault
+when the game starts, so the fault policy handles it like any other.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Sequence
+
+from referee.bot_command import BotCommand, default_label, parse_bot_command
+from referee.errors import BotFault
+from referee.player import Player
+from referee.remote_player import RemotePlayer
+from referee.settings import ResourceLimits, TimeLimits
+from referee.transport import ZmqHub
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A bot to start: its command and the name shown in tables."""
+
+    command: BotCommand
+    label: str
+
+
+def bot_specs(texts: Sequence[str], names: Sequence[str] | None = None) -> list[BotSpec]:
+    """Parse BOT arguments (raising BotStartError) and give each a distinct name."""
+    commands = [parse_bot_command(text) for text in texts]
+    labels = list(names) if names else unique_labels([default_label(c) for c in commands])
+    return [BotSpec(command, label) for command, label in zip(commands, labels)]
+
+
+def unique_labels(labels: Sequence[str]) -> list[str]:
+    """`a, b, a` -> `a-1, b, a-2`: repeated names get a number."""
+    counts, seen = Counter(labels), Counter[str]()
+    out = []
+    for label in labels:
+        seen[label] += 1
+        out.append(f"{label}-{seen[label]}" if counts[label] > 1 else label)
+    return out
+
+
+class FaultedPlayer(Player):
+    """Stands in for a bot that failed to start: every exchange raises its fault."""
+
+    def __init__(self, name: str, error: BotFault) -> None:
+        self.name = name
+        self.error = error
+
+    def new_game(self, line: str) -> None:
+        raise self.error
+
+    def tell(self, line: str) -> None:
+        raise self.error
+
+    def ask(self, line: str) -> str:
+        raise self.error
+
+
+@dataclass(frozen=True)
+class LaunchSettings:
+    """How bots are started: limits, transport, where their stderr goes."""
+
+    times: TimeLimits = TimeLimits()
+    limits: ResourceLimits = ResourceLimits()
+    transport: str = "ipc"
+    stderr: Path | None = None
+
+
+class Lineup:
+    """Starts bots on demand and stops every one of them on close (a context manager)."""
+
+    def __init__(self, settings: LaunchSettings) -> None:
+        self.settings = settings
+        self._hub: ZmqHub | None = None
+        self._players: list[Player] = []
+
+    def launch(self, spec: BotSpec) -> Player:
+        """A started bot, or a FaultedPlayer if it faulted while starting."""
+        s = self.settings
+        hub = None if spec.command.stdio else self._zmq_hub()
+        try:
+            player: Player = RemotePlayer.launch(spec.command, spec.label, hub, s.times,
+                                                 s.limits, s.stderr)
+        except BotFault as error:
+            player = FaultedPlayer(spec.label, error)
+        self._players.append(player)
+        return player
+
+    def launch_all(self, specs: Sequence[BotSpec]) -> list[Player]:
+        return [self.launch(spec) for spec in specs]
+
+    def _zmq_hub(self) -> ZmqHub:
+        if self._hub is None:
+            self._hub = ZmqHub(self.settings.transport)
+        return self._hub
+
+    def close(self) -> None:
+        for player in self._players:
+            player.close()
+        self._players.clear()
+        if self._hub is not None:
+            self._hub.close()
+            self._hub = None
+
+    def __enter__(self) -> Lineup:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.close()

@@ -1,0 +1,172 @@
+"""One refereed game of Rage: view -> request -> parse -> check -> apply, until the end.
+
+Fault policy (DESIGN.md): a faulty bot is out of the game and places last; a
+deterministic fallback plays its seat so the other bots' game is not spoiled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from protocols import rage as codec
+from referee.errors import Fault, RuleError
+from referee.game_log import GameLog
+from referee.games.rage import (
+    Event, Phase, RageConfig, RageState, RoundResult, SeatRoundResult,
+)
+from referee.games.rage_cards import Card, Play, parse_play
+from referee.games.rage_view import view
+from referee.player import Player
+from referee.settings import TimeLimits
+from referee.table import Table
+
+Observer = Callable[[Event], None]
+
+
+@dataclass(frozen=True)
+class RageResult:
+    """What a finished game leaves: per seat names, totals and places, the faults, the rounds."""
+
+    seed: int
+    names: tuple[str, ...]
+    totals: tuple[int, ...]
+    places: tuple[int, ...]
+    faults: tuple[Fault, ...]
+    rounds: tuple[RoundResult, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"totals": list(self.totals), "places": list(self.places),
+                "faults": [f.to_json() for f in self.faults],
+                "rounds": [_round_json(r) for r in self.rounds]}
+
+
+def _round_json(result: RoundResult) -> dict[str, object]:
+    return {"round": result.round_no, "cards": result.cards, "dealer": result.dealer,
+            "seats": [_seat_json(s) for s in result.seats]}
+
+
+def _seat_json(seat: SeatRoundResult) -> dict[str, int]:
+    return {"bid": seat.bid, "tricks": seat.tricks, "trick_points": seat.trick_points,
+            "action_points": seat.action_points, "bid_bonus": seat.bid_bonus,
+            "total": seat.total}
+
+
+def game_settings(config: RageConfig, times: TimeLimits) -> dict[str, object]:
+    """The settings as written to the log header (enough to replay)."""
+    return {"players": config.players, "rounds": config.rounds,
+            "variants": sorted(v.value for v in config.variants), "times": times.to_json()}
+
+
+class RageMatch:
+    """Runs one game on a Table of players."""
+
+    def __init__(self, players: Sequence[Player], config: RageConfig, seed: int,
+                 times: TimeLimits, log: GameLog | None = None,
+                 observer: Observer | None = None) -> None:
+        if len(players) != config.players:
+            raise ValueError(f"{len(players)} players for a {config.players}-player game")
+        self.state = RageState.new_game(config, seed)
+        self.seed = seed
+        self.times = times
+        self.table = Table(players, log)
+        self.log = log
+        self.observer = observer
+        self._delivered = 0
+
+    def run(self) -> RageResult:
+        """Play the game to the end and return its result."""
+        self._start()
+        while self.state.phase is not Phase.OVER:
+            self._deliver()
+            if self.state.phase is Phase.BID:
+                self._bid()
+            else:
+                self._play()
+        self._deliver()
+        return self._finish()
+
+    def _start(self) -> None:
+        config = self.state.config
+        move_ms, bank_ms = int(self.times.move * 1000), int(self.times.bank * 1000)
+        self.table.start([
+            codec.game_line(seat, config.players, config.variants, config.rounds, move_ms, bank_ms)
+            for seat in range(config.players)])
+
+    def _deliver(self) -> None:
+        """Send every seat the new events it may see (decided by view() alone)."""
+        since = self._delivered
+        for seat in range(self.state.config.players):
+            if seat in self.table.faults:
+                continue
+            for event in view(self.state, seat, since).events:
+                line = codec.encode_event(event)
+                if line is not None:
+                    self.table.tell(seat, line)
+        if self.observer is not None:
+            for event in self.state.events_since(since):
+                self.observer(event)
+        self._delivered = len(self.state.events)
+
+    def _bid(self) -> None:
+        seat, legal = self._seat(), self.state.legal_bids()
+        bid = self.table.ask(seat, codec.bid_request(legal), lambda r: _checked_bid(r, legal))
+        by = "bot"
+        if bid is None:
+            bid, by = self.state.fallback_bid(), "fallback"
+        self.state.bid(bid)
+        self._log_move(seat, str(bid), by)
+
+    def _play(self) -> None:
+        seat, legal = self._seat(), self.state.legal_plays()
+        hand = self.state.hands[seat]
+        play = self.table.ask(seat, codec.play_request(legal),
+                              lambda r: _checked_play(r, legal, hand))
+        by = "bot"
+        if play is None:
+            play, by = self.state.fallback_play(), "fallback"
+        self.state.play(play)
+        self._log_move(seat, play.notation, by)
+
+    def _seat(self) -> int:
+        seat = self.state.current_seat
+        assert seat is not None, "a decision is due only while the game is on"
+        return seat
+
+    def _log_move(self, seat: int, move: str, by: str) -> None:
+        if self.log is not None:
+            self.log.move(seat, move, by)
+
+    def _finish(self) -> RageResult:
+        totals = self.state.totals()
+        places = self.state.places(self.table.faulted)
+        end = codec.end_line(totals, places)
+        for seat in range(self.state.config.players):
+            self.table.tell(seat, end)
+        self.table.detach()
+        result = RageResult(
+            self.seed, tuple(p.name for p in self.table.players), tuple(totals), tuple(places),
+            tuple(self.table.faults[s] for s in sorted(self.table.faults)),
+            tuple(self.state.round_results))
+        if self.log is not None:
+            self.log.result(result.to_json())
+        return result
+
+
+def _checked_bid(reply: str, legal: list[int]) -> int:
+    bid = codec.parse_bid(reply)
+    if bid not in legal:
+        raise RuleError(f"bid {bid} is not allowed now (legal: {' '.join(map(str, legal))})")
+    return bid
+
+
+def _checked_play(reply: str, legal: list[Play], hand: Sequence[Card]) -> Play:
+    text = codec.check_play_syntax(reply)
+    for play in legal:
+        if play.notation == text:
+            return play
+    face = text.split(":", 1)[0]
+    if parse_play(text, hand) is None:
+        raise RuleError(f"{face} is not in your hand")
+    raise RuleError(f"{text} is not a legal play now (legal: "
+                    f"{' '.join(p.notation for p in legal)})")

@@ -1,0 +1,45 @@
+"""Text for people: a compact line per Rage round, and the final score sheet and places."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from tabulate import tabulate
+
+from referee.errors import Fault
+from referee.games.rage import RoundResult
+from referee.games.rage_cards import Colour
+
+
+def _nums(values: Sequence[int]) -> str:
+    return " ".join(f"{v:>3}" for v in values)
+
+
+def round_line(result: RoundResult, trump: Colour | None, totals: Sequence[int]) -> str:
+    """One line per round: cards, dealer, trump at the deal, bids, tricks, points, totals."""
+    seats = result.seats
+    trump_name = trump.name.lower() if trump else "none"
+    return (f"round {result.round_no:>2}  cards {result.cards:>2}  dealer {result.dealer}  "
+            f"trump {trump_name:<6} | bids {_nums([s.bid for s in seats])} "
+            f"| tricks {_nums([s.tricks for s in seats])} "
+            f"| points {_nums([s.total for s in seats])} | totals {_nums(totals)}")
+
+
+def score_sheet(names: Sequence[str], rounds: Sequence[RoundResult]) -> str:
+    """The rules' score sheet: per round and player, every component of the round total."""
+    rows = [[r.round_no, r.cards, names[seat], s.bid, s.tricks, s.trick_points,
+             s.action_points, s.bid_bonus, s.total]
+            for r in rounds for seat, s in enumerate(r.seats)]
+    headers = ["round", "cards", "player", "bid", "tricks", "trick pts", "action pts",
+               "bid bonus", "round total"]
+    return str(tabulate(rows, headers=headers, tablefmt="simple"))
+
+
+def standings(names: Sequence[str], totals: Sequence[int], places: Sequence[int],
+              faults: Sequence[Fault]) -> str:
+    """Places (equal totals share a place, faulty bots last), totals and faults."""
+    fault_of = {f.seat: f"{f.kind.value}: {f.detail}" for f in faults}
+    order = sorted(range(len(names)), key=lambda seat: (places[seat], seat))
+    rows = [[places[s], names[s], s, totals[s], fault_of.get(s, "")] for s in order]
+    return str(tabulate(rows, headers=["place", "player", "seat", "total", "fault"],
+                        tablefmt="simple"))

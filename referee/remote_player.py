@@ -1,0 +1,185 @@
+"""RemotePlayer: a bot process behind a channel, with handshake, time limits and LOG lines."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from pathlib import Path
+
+from protocols.wire import (
+    ENV_ENDPOINT,
+    ENV_TOKEN,
+    MAX_LOG_LINES_PER_REQUEST,
+    PROTOCOL_VERSION,
+    STDIO_ENDPOINT,
+    Hello,
+    WireError,
+    is_log,
+    is_request,
+    parse_hello,
+)
+from referee.bot_command import BotCommand
+from referee.bot_process import BotProcess
+from referee.errors import BotFault, BotTimeout, OutputFlood, ProtocolError
+from referee.player import LineListener, Player
+from referee.settings import ResourceLimits, TimeLimits
+from referee.transport import Channel, StdioChannel, ZmqHub
+
+BYE = "BYE"
+BYE_GRACE = 0.2  # how long a bot may take to exit cleanly after BYE before the group kill
+
+
+class RemotePlayer(Player):
+    """A bot program spoken to over ZeroMQ or stdio; every BotFault leaves close() usable."""
+
+    hello: Hello  # set by the handshake in launch()
+
+    def __init__(self, name: str, command: BotCommand, process: BotProcess, channel: Channel,
+                 times: TimeLimits, listener: LineListener | None = None) -> None:
+        self.name = name
+        self.command = command
+        self.listener = listener
+        self._process = process
+        self._channel = channel
+        self._times = times
+        self._bank = times.bank
+        self._logs = 0  # LOG lines since the last reply
+        self._greeted = False
+        self._closed = False
+
+    @classmethod
+    def launch(cls, cmd: BotCommand, label: str, hub: ZmqHub | None, times: TimeLimits,
+               limits: ResourceLimits, stderr: Path | None = None,
+               listener: LineListener | None = None) -> RemotePlayer:
+        """Start the bot and complete its handshake within times.startup, or raise its BotFault."""
+        zmq_hub = None if cmd.stdio else hub
+        if zmq_hub is None and not cmd.stdio:
+            raise ValueError(f"the ZeroMQ bot {cmd.text!r} needs a ZmqHub")
+        token = secrets.token_hex(16)
+        endpoint = STDIO_ENDPOINT if zmq_hub is None else zmq_hub.endpoint
+        env = {**os.environ, ENV_ENDPOINT: endpoint, ENV_TOKEN: token}
+        process = BotProcess.spawn(cmd, env, limits, stderr)
+        try:
+            channel = StdioChannel(process) if zmq_hub is None else zmq_hub.channel(token, process)
+        except BaseException:
+            process.kill()
+            raise
+        player = cls(label, cmd, process, channel, times, listener)
+        try:
+            player._handshake(token, zmq_hub)
+        except BaseException:
+            player.close()
+            raise
+        return player
+
+    @property
+    def process(self) -> BotProcess:
+        """The bot's process (for its pid and exit status)."""
+        return self._process
+
+    @property
+    def bank_left(self) -> float:
+        """Seconds left in this game's time bank."""
+        return self._bank
+
+    def _handshake(self, token: str, hub: ZmqHub | None) -> None:
+        startup = self._times.startup
+        ignored_before = hub.ignored_frames if hub is not None else 0
+        line = self._next_line(time.monotonic() + startup + self._times.tolerance)
+        if line is None:
+            ignored = (hub.ignored_frames if hub is not None else 0) - ignored_before
+            note = f" ({ignored} message(s) without a valid token were ignored)" if ignored else ""
+            raise BotTimeout(f"no HELLO within {startup:g} s{note}")
+        try:
+            hello = parse_hello(line)
+        except WireError as exc:
+            raise ProtocolError(f"bad HELLO: {exc}", line) from None
+        if hello.token != token:  # stdio only: the hub binds a ZeroMQ bot by its token
+            raise ProtocolError("HELLO with a wrong token", line)
+        if hello.protocol != PROTOCOL_VERSION:
+            raise ProtocolError(
+                f"bot speaks protocol version {hello.protocol}, "
+                f"the referee speaks version {PROTOCOL_VERSION}", line)
+        self.hello = hello
+        self._greeted = True
+        self._logs = 0
+
+    def new_game(self, line: str) -> None:
+        """Refill the time bank and send the GAME line."""
+        self._bank = self._times.bank
+        self.tell(line)
+
+    def tell(self, line: str) -> None:
+        """Send a line that wants no reply."""
+        if is_request(line):
+            raise ValueError(f"tell() of a request: {line!r}")
+        self._check_unsolicited()
+        self._send(line, time.monotonic() + self._times.move + self._times.tolerance)
+
+    def ask(self, line: str) -> str:
+        """Send a request and return its reply; a reply later than `move` spends the bank."""
+        if not is_request(line):
+            raise ValueError(f"ask() of a line that is not a request: {line!r}")
+        self._check_unsolicited()
+        times = self._times
+        start = time.monotonic()
+        deadline = start + times.move + self._bank + times.tolerance
+        self._send(line, deadline)
+        reply = self._next_line(deadline)
+        if reply is None:
+            bank, self._bank = self._bank, 0.0
+            head = line.split(" ", 1)[0]
+            raise BotTimeout(f"no reply to {head} within {times.move:g} s "
+                             f"+ {bank:.3f} s of time bank")
+        overrun = time.monotonic() - start - times.move
+        if overrun > 0:
+            self._bank = max(0.0, self._bank - overrun)
+        return reply
+
+    def close(self) -> None:
+        """Say BYE, give the bot a moment to exit, then kill its whole process group."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._greeted and not self._process.exited():
+                self._send(BYE, time.monotonic() + BYE_GRACE)
+                self._process.wait(BYE_GRACE)
+        except (BotFault, OSError):
+            pass  # best effort: the kill follows anyway
+        finally:
+            self._process.kill()
+            self._channel.close()
+
+    def _send(self, line: str, deadline: float) -> None:
+        self._heard("out", line)
+        self._channel.send(line, deadline)
+
+    def _next_line(self, deadline: float) -> str | None:
+        """The next non-LOG line, or None at the deadline; LOG lines go to the listener."""
+        while True:
+            try:
+                line = self._channel.recv(deadline)
+            except BotTimeout:
+                return None
+            self._heard("in", line)
+            if not is_log(line):
+                self._logs = 0
+                return line
+            self._count_log(line)
+
+    def _check_unsolicited(self) -> None:
+        """Lines that arrived with no request outstanding: LOGs are fine, others a fault."""
+        while self._channel.pending():
+            line = self._channel.recv(time.monotonic())
+            self._heard("in", line)
+            if not is_log(line):
+                raise ProtocolError("line sent without a request (a second reply?)", line)
+            self._count_log(line)
+
+    def _count_log(self, line: str) -> None:
+        self._logs += 1
+        if self._logs > MAX_LOG_LINES_PER_REQUEST:
+            raise OutputFlood(f"more than {MAX_LOG_LINES_PER_REQUEST} LOG lines for one request",
+                              line)

@@ -1,0 +1,97 @@
+"""The seats of one game: every exchange with a player, and faults turned into results.
+
+A game's match loop asks the table for decisions; a bot fault never escapes as an
+exception: it is recorded, the bot is told and released, and the ask returns None so
+the loop can apply the game's fault policy.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence, TypeVar
+
+from protocols.wire import WireError, error_line
+from referee.errors import BotFault, Fault, IllegalMove, ProtocolError, RuleError
+from referee.game_log import GameLog
+from referee.player import Player
+
+T = TypeVar("T")
+
+
+class Table:
+    """Players by seat, the faults so far, and the game log's hook on every line."""
+
+    def __init__(self, players: Sequence[Player], log: GameLog | None = None) -> None:
+        self.players = list(players)
+        self.log = log
+        self.faults: dict[int, Fault] = {}
+        for seat, player in enumerate(self.players):
+            player.listener = self._listener(seat)
+
+    def _listener(self, seat: int) -> Callable[[str, str], None]:
+        def heard(direction: str, line: str) -> None:
+            if self.log is not None:
+                self.log.line(seat, direction, line)
+        return heard
+
+    @property
+    def faulted(self) -> frozenset[int]:
+        return frozenset(self.faults)
+
+    def start(self, lines: Sequence[str]) -> None:
+        """Send each seat its GAME line (one per seat)."""
+        for seat, line in enumerate(lines):
+            self._guard(seat, lambda: self.players[seat].new_game(line))
+
+    def tell(self, seat: int, line: str) -> None:
+        self._guard(seat, lambda: self.players[seat].tell(line))
+
+    def tell_all(self, line: str) -> None:
+        for seat in range(len(self.players)):
+            self.tell(seat, line)
+
+    def ask(self, seat: int, request: str, decode: Callable[[str], T]) -> T | None:
+        """The decoded reply, or None if the seat has faulted (now or before)."""
+        if seat in self.faults:
+            return None
+        try:
+            reply = self.players[seat].ask(request)
+            return _decode(decode, reply)
+        except BotFault as error:
+            self.fault(seat, error)
+            return None
+
+    def fault(self, seat: int, error: BotFault) -> None:
+        """Record the fault, tell the bot why (best effort), and kill it."""
+        player = self.players[seat]
+        fault = Fault.from_error(seat, player.name, error)
+        self.faults[seat] = fault
+        if self.log is not None:
+            self.log.fault(fault)
+        try:
+            player.tell(error_line(fault.kind.value, fault.detail))
+        except BotFault:
+            pass
+        player.close()
+
+    def _guard(self, seat: int, action: Callable[[], None]) -> None:
+        if seat in self.faults:
+            return
+        try:
+            action()
+        except BotFault as error:
+            self.fault(seat, error)
+
+    def detach(self) -> None:
+        """Unhook the log from the players (they may outlive this game)."""
+        for player in self.players:
+            player.listener = None
+
+
+def _decode(decode: Callable[[str], T], reply: str) -> T:
+    """Syntax errors become protocol faults, rule breaks illegal-move faults."""
+    try:
+        return decode(reply)
+    except WireError as error:
+        raise ProtocolError(str(error), reply) from None
+    except RuleError as error:
+        raise IllegalMove(str(error), reply) from None

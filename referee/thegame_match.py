@@ -1,0 +1,166 @@
+"""One refereed game of The Game Extreme: hints, then the active bot's whole turn.
+
+Fault policy (DESIGN.md, ruling X1): a rule-breaking turn, a timeout, a crash or a
+protocol error ends the team's game as lost, charged to that bot. The referee alone
+decides that no legal turn exists; that is a normal loss.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from protocols import thegame as codec
+from referee.errors import Fault
+from referee.game_log import GameLog
+from referee.games.thegame import Event, TheGameConfig, TheGameState, Turn
+from referee.games.thegame_view import view
+from referee.player import Player
+from referee.settings import TimeLimits
+from referee.table import Table
+
+Observer = Callable[[Event], None]
+
+
+@dataclass(frozen=True)
+class TheGameResult:
+    """A finished cooperative game: the team's result and each bot's share."""
+
+    seed: int
+    names: tuple[str, ...]
+    won: bool
+    reason: str
+    cards_left: int
+    hand_cards: int
+    draw_pile: int
+    cards_played: tuple[int, ...]
+    hints_given: tuple[int, ...]
+    faults: tuple[Fault, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"won": self.won, "reason": self.reason, "cards_left": self.cards_left,
+                "hand_cards": self.hand_cards, "draw_pile": self.draw_pile,
+                "cards_played": list(self.cards_played),
+                "hints_given": list(self.hints_given),
+                "faults": [f.to_json() for f in self.faults]}
+
+
+def game_settings(config: TheGameConfig, times: TimeLimits) -> dict[str, object]:
+    """The settings as written to the log header (enough to replay)."""
+    commands = None
+    if config.commands is not None:
+        commands = {str(n): c.value for n, c in sorted(config.commands.by_number.items())}
+    return {"players": config.players, "commands": commands, "times": times.to_json()}
+
+
+class TheGameMatch:
+    """Runs one cooperative game on a Table of players."""
+
+    def __init__(self, players: Sequence[Player], config: TheGameConfig, seed: int,
+                 times: TimeLimits, log: GameLog | None = None,
+                 observer: Observer | None = None) -> None:
+        if len(players) != config.players:
+            raise ValueError(f"{len(players)} players for a {config.players}-player game")
+        self.state = TheGameState.new_game(config, seed)
+        self.seed = seed
+        self.times = times
+        self.table = Table(players, log)
+        self.log = log
+        self.observer = observer
+        self.hints_given = [0] * config.players
+        self._delivered = 0
+
+    def run(self) -> TheGameResult:
+        """Play until the team wins, has no legal turn, or a bot faults."""
+        self._start()
+        while not self.state.is_over:
+            self._deliver()
+            if self._collect_hints():
+                self._turn()
+        self._deliver()
+        return self._finish()
+
+    def _start(self) -> None:
+        config = self.state.config
+        move_ms, bank_ms = int(self.times.move * 1000), int(self.times.bank * 1000)
+        self.table.start([
+            codec.game_line(seat, config.players, config.hand_size,
+                            config.commands is not None, move_ms, bank_ms)
+            for seat in range(config.players)])
+        if config.commands is not None:
+            self.table.tell_all(codec.commands_line(config.commands))
+        self._charge_faults()
+
+    def _deliver(self) -> None:
+        """Send every seat the new events it may see (decided by view() alone)."""
+        since = self._delivered
+        for seat in range(self.state.config.players):
+            for event in view(self.state, seat, since).events:
+                line = codec.encode_event(event)
+                if line is not None:
+                    self.table.tell(seat, line)
+        if self.observer is not None:
+            for event in self.state.events_since(since):
+                self.observer(event)
+        self._delivered = len(self.state.events)
+
+    def _collect_hints(self) -> bool:
+        """Ask every other seat for hints and pass them on; False if someone faulted."""
+        active = self.state.current_seat
+        for seat in range(self.state.config.players):
+            if seat == active or not self.state.talking_allowed():
+                continue
+            hints = self.table.ask(seat, codec.HINTS_REQUEST, codec.parse_hints)
+            if hints is None:
+                return self._charge_faults()
+            if hints:
+                self.hints_given[seat] += len(hints)
+                self._log_move(seat, "hint " + " ".join(h.word for h in hints))
+                for other in range(self.state.config.players):
+                    if other != seat:
+                        self.table.tell(other, codec.hint_line(seat, hints))
+        return self._charge_faults()
+
+    def _turn(self) -> None:
+        state = self.state
+        seat = state.current_seat
+        request = codec.turn_request(state.min_cards(), len(state.draw_pile),
+                                     [state.top(p) for p in range(4)])
+        turn = self.table.ask(seat, request, self._checked_turn)
+        if turn is None:
+            self._charge_faults()
+            return
+        self._log_move(seat, codec.placements_text(turn))
+        state.apply_turn(turn)
+
+    def _checked_turn(self, reply: str) -> Turn:
+        turn = codec.parse_turn(reply)
+        self.state.check_turn(turn)
+        return turn
+
+    def _charge_faults(self) -> bool:
+        """End the game on the first fault (X1); True while there is none."""
+        if not self.table.faults:
+            return True
+        if not self.state.is_over:
+            self.state.record_fault(min(self.table.faults))
+        return False
+
+    def _log_move(self, seat: int, move: str) -> None:
+        if self.log is not None:
+            self.log.move(seat, move, "bot")
+
+    def _finish(self) -> TheGameResult:
+        self.table.detach()
+        state = self.state
+        reason = state.end_reason.value if state.end_reason else "unknown"
+        hand_cards = sum(len(h) for h in state.hands)
+        result = TheGameResult(
+            self.seed, tuple(p.name for p in self.table.players),
+            state.outcome is not None and state.outcome.name == "WON", reason,
+            state.cards_left(), hand_cards, len(state.draw_pile),
+            tuple(state.cards_played_by), tuple(self.hints_given),
+            tuple(self.table.faults[s] for s in sorted(self.table.faults)))
+        if self.log is not None:
+            self.log.result(result.to_json())
+        return result

@@ -1,0 +1,457 @@
+"""Line channels to bots with bounded waits: a ZeroMQ ROUTER hub and a stdio channel.
+
+A channel moves protocol lines and turns transport trouble into BotFaults: silence past
+the deadline (BotTimeout), the process ending (BotCrashed, with its exit code), bad framing
+(ProtocolError, with an excerpt of the offending bytes) and too much unread output
+(OutputFlood). It knows nothing of requests, replies or LOG lines: see remote_player.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import select
+import shutil
+import tempfile
+import time
+from abc import ABC, abstractmethod
+from collections import deque
+from typing import cast
+
+import zmq
+
+from protocols.wire import MAX_LINE_BYTES, WireError, decode_line
+from referee.bot_process import BotProcess
+from referee.errors import (
+    BotCrashed,
+    BotFault,
+    BotTimeout,
+    ConfigError,
+    OutputFlood,
+    ProtocolError,
+)
+
+MAX_QUEUED_LINES = 512  # unread lines from one bot; a well-behaved bot has a reply + a few LOGs
+MAX_QUEUED_BYTES = 1 << 20
+# ZeroMQ silently disconnects a peer that sends a bigger frame. Well above MAX_LINE_BYTES,
+# so an over-long line is still seen and reported as a protocol error.
+MAX_FRAME_BYTES = 4 * MAX_LINE_BYTES
+DEFAULT_SEND_TIMEOUT = 1.0  # for send() without a deadline
+CRASH_GRACE = 0.5  # after a closed pipe, how long to wait for the exit code
+EXIT_DRAIN_GRACE = 0.02  # after an exit, for frames still in flight
+DRAIN_BATCH = 4096  # frames taken off the ROUTER socket per pass: bounds one pass
+FALLBACK_SLICE = 0.02  # exit polling period without pidfd_open
+_READ_CHUNK = 1 << 16
+_EXCERPT_BYTES = 200
+
+TRANSPORTS = ("ipc", "tcp")
+
+
+class Channel(ABC):
+    """A line channel to one bot."""
+
+    @abstractmethod
+    def send(self, line: str, deadline: float | None = None) -> None:
+        """Send one line; wait at most until `deadline` (time.monotonic()) for room."""
+
+    @abstractmethod
+    def recv(self, deadline: float) -> str:
+        """The next line from the bot, waiting at most until `deadline` (time.monotonic())."""
+
+    @abstractmethod
+    def pending(self) -> bool:
+        """Would recv() return or raise at once, without waiting?"""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stop using the channel (the process is the owner's to kill)."""
+
+
+def excerpt(raw: bytes) -> str:
+    """Offending bytes as loggable text, cut short."""
+    text = raw[:_EXCERPT_BYTES].decode("utf-8", "backslashreplace")
+    return text + "..." if len(raw) > _EXCERPT_BYTES else text
+
+
+def encode_line(line: str) -> bytes:
+    """A referee line as bytes; a line that breaks the framing is a bug on our side."""
+    if "\n" in line or "\r" in line:
+        raise ValueError(f"a protocol line cannot contain a line break: {line!r}")
+    data = line.encode("utf-8")
+    if len(data) > MAX_LINE_BYTES:
+        raise ValueError(f"a protocol line is limited to {MAX_LINE_BYTES} bytes")
+    return data
+
+
+def crash_fault(process: BotProcess, reason: str) -> BotCrashed:
+    """The fault for a bot whose pipe or connection closed: its exit, if it comes soon."""
+    if process.wait(CRASH_GRACE):
+        return BotCrashed(f"bot {process.describe_exit()}", process.exit_code)
+    return BotCrashed(f"bot {reason}", None)
+
+
+def _timeout_ms(seconds: float) -> int:
+    return max(0, math.ceil(seconds * 1000))
+
+
+class _Inbox:
+    """Lines from one bot not read yet, in order, with framing faults in their place."""
+
+    def __init__(self) -> None:
+        self._items: deque[tuple[str | BotFault, int]] = deque()
+        self._bytes = 0
+        self._flood: OutputFlood | None = None
+
+    def push_raw(self, raw: bytes) -> None:
+        """Queue one line's bytes (no line terminator), or the framing fault they make."""
+        try:
+            self._push(decode_line(raw), len(raw))
+        except WireError as exc:
+            self._push(ProtocolError(str(exc), excerpt(raw)), len(raw))
+
+    def push_fault(self, fault: BotFault) -> None:
+        self._push(fault, 0)
+
+    def _push(self, item: str | BotFault, size: int) -> None:
+        if self._flood is not None:
+            return  # drop: what is queued is read first, then the flood is raised
+        if len(self._items) >= MAX_QUEUED_LINES or self._bytes + size > MAX_QUEUED_BYTES:
+            self._flood = OutputFlood(
+                f"bot sent more than {MAX_QUEUED_LINES} lines or {MAX_QUEUED_BYTES} bytes "
+                "faster than they were read")
+            return
+        self._items.append((item, size))
+        self._bytes += size
+
+    def take(self) -> str | None:
+        """The next line, or None if there is none; raises a queued fault or the flood."""
+        if not self._items:
+            if self._flood is not None:
+                raise self._flood
+            return None
+        item, size = self._items.popleft()
+        self._bytes -= size
+        if isinstance(item, BotFault):
+            raise item
+        return item
+
+    def ready(self) -> bool:
+        return bool(self._items) or self._flood is not None
+
+    def clear(self) -> None:
+        self._items.clear()
+        self._bytes = 0
+
+
+class ZmqHub:
+    """One ROUTER socket that every ZeroMQ bot connects to; one channel per bot.
+
+    A hub and its channels belong to one thread (ZeroMQ sockets are not thread-safe): run
+    one hub per match worker. The ipc endpoint lives in a private (0700) temp dir.
+    """
+
+    def __init__(self, transport: str = "ipc") -> None:
+        """Bind `ipc` (falling back to tcp where ipc is unavailable) or `tcp` on 127.0.0.1."""
+        if transport not in TRANSPORTS:
+            raise ConfigError(f"unknown bot transport {transport!r} (use 'ipc' or 'tcp')")
+        self._context = zmq.Context()
+        self._socket: zmq.Socket[bytes] = self._context.socket(zmq.ROUTER)
+        self._socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
+        self._socket.setsockopt(zmq.LINGER, 0)
+        self._socket.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME_BYTES)
+        self._tempdir: str | None = None
+        endpoint = self._bind_ipc() if transport == "ipc" else None
+        if endpoint is None:
+            endpoint = f"tcp://127.0.0.1:{self._socket.bind_to_random_port('tcp://127.0.0.1')}"
+        self.endpoint: str = endpoint
+        self._unbound: dict[str, ZmqChannel] = {}
+        self._bound: dict[bytes, ZmqChannel] = {}
+        self.ignored_frames = 0  # from connections that never proved a token
+
+    def _bind_ipc(self) -> str | None:
+        self._tempdir = tempfile.mkdtemp(prefix="referee-")
+        endpoint = f"ipc://{self._tempdir}/hub"
+        try:
+            self._socket.bind(endpoint)
+        except zmq.ZMQError:  # no ipc here, or the path is too long: fall back to tcp
+            shutil.rmtree(self._tempdir, ignore_errors=True)
+            self._tempdir = None
+            return None
+        return endpoint
+
+    def channel(self, token: str, process: BotProcess) -> ZmqChannel:
+        """The channel of the bot that will say HELLO with `token` (its first line)."""
+        channel = ZmqChannel(self, process)
+        self._unbound[token] = channel
+        return channel
+
+    def close(self) -> None:
+        """Close the socket and remove the ipc directory. Idempotent."""
+        if self._socket.closed:
+            return
+        self._socket.close(linger=0)
+        self._context.term()
+        if self._tempdir is not None:
+            shutil.rmtree(self._tempdir, ignore_errors=True)
+
+    def __enter__(self) -> ZmqHub:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def drain(self) -> None:
+        """Move every frame that has arrived into its channel's inbox (bounded pass)."""
+        socket = self._socket
+        for _ in range(DRAIN_BATCH):
+            # Asking first is cheaper than the zmq.Again exception of an empty recv.
+            if not cast(int, socket.get(zmq.EVENTS)) & zmq.POLLIN:
+                return
+            try:
+                frames = socket.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            self._dispatch(frames)
+
+    def wait(self, process: BotProcess, timeout: float) -> bool:
+        """Wait up to `timeout` for a frame from anyone or the exit of `process`; exited?"""
+        fd = process.exit_fd()
+        poller = zmq.Poller()
+        poller.register(self._socket, zmq.POLLIN)
+        if fd is None:
+            timeout = min(timeout, FALLBACK_SLICE)
+        else:
+            poller.register(fd, zmq.POLLIN)
+        poller.poll(_timeout_ms(timeout))
+        return process.exited()
+
+    def send(self, rid: bytes, data: bytes) -> None:
+        """Send one frame to a bound bot; zmq.Again if its queue is full."""
+        self._socket.send_multipart([rid, data], zmq.NOBLOCK)
+
+    def forget(self, channel: ZmqChannel) -> None:
+        """Drop a channel: later frames from its bot are ignored."""
+        self._unbound = {t: c for t, c in self._unbound.items() if c is not channel}
+        self._bound = {r: c for r, c in self._bound.items() if c is not channel}
+
+    def _dispatch(self, frames: list[bytes]) -> None:
+        rid, body = frames[0], frames[1:]
+        channel = self._bound.get(rid)
+        if channel is None:
+            channel = self._claim(_hello_token(body))
+            if channel is None:
+                self.ignored_frames += 1
+                return
+            self._bound[rid] = channel
+            channel.rid = rid
+        channel.deliver(body)
+
+    def _claim(self, token: str | None) -> ZmqChannel | None:
+        if token is None:
+            return None
+        # A dict lookup, not a constant-time compare: the tokens are one-time secrets in a
+        # 0700 directory (ipc) or on loopback, and a guess never sees a reply.
+        return self._unbound.pop(token, None)
+
+
+def _hello_token(body: list[bytes]) -> str | None:
+    """The token word of a HELLO frame, checked loosely: the full parse is the player's."""
+    if len(body) != 1 or not body[0].startswith(b"HELLO "):
+        return None
+    words = body[0].split()
+    try:
+        return words[2].decode("ascii") if len(words) >= 3 else None
+    except UnicodeDecodeError:
+        return None
+
+
+class ZmqChannel(Channel):
+    """One bot's lines on a ZmqHub. Bound to the bot's connection by its HELLO."""
+
+    def __init__(self, hub: ZmqHub, process: BotProcess) -> None:
+        self._hub = hub
+        self._process = process
+        self._inbox = _Inbox()
+        self.rid: bytes | None = None
+
+    def deliver(self, body: list[bytes]) -> None:
+        """Called by the hub with the frames of one message from this bot."""
+        if len(body) == 1:
+            self._inbox.push_raw(body[0])
+        else:
+            raw = b"|".join(body)
+            self._inbox.push_fault(ProtocolError(
+                f"a message must be exactly one frame, got {len(body)}", excerpt(raw)))
+
+    def send(self, line: str, deadline: float | None = None) -> None:
+        data = encode_line(line)
+        if self.rid is None:
+            raise RuntimeError("cannot send to a bot before its HELLO")
+        if self._process.exited():
+            raise crash_fault(self._process, "ended")
+        end = time.monotonic() + DEFAULT_SEND_TIMEOUT if deadline is None else deadline
+        while True:
+            try:
+                self._hub.send(self.rid, data)
+                return
+            except zmq.Again:  # the bot has not read a whole queue of our lines
+                if time.monotonic() >= end:
+                    raise BotTimeout("bot stopped reading its messages") from None
+                time.sleep(FALLBACK_SLICE)
+            except zmq.ZMQError as exc:
+                if exc.errno == zmq.EHOSTUNREACH:
+                    raise crash_fault(self._process, "closed its ZeroMQ connection") from None
+                raise
+
+    def recv(self, deadline: float) -> str:
+        while True:
+            self._hub.drain()
+            line = self._inbox.take()
+            if line is not None:
+                return line
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise BotTimeout("no line from the bot before the deadline")
+            if self._hub.wait(self._process, remaining):
+                return self._last_words()
+
+    def _last_words(self) -> str:
+        """The bot has exited: a line it sent just before still counts, else it crashed."""
+        deadline = time.monotonic() + EXIT_DRAIN_GRACE
+        while True:
+            self._hub.drain()
+            line = self._inbox.take()
+            if line is not None:
+                return line
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise crash_fault(self._process, "ended")
+            time.sleep(min(remaining, 0.005))
+
+    def pending(self) -> bool:
+        self._hub.drain()
+        return self._inbox.ready()
+
+    def close(self) -> None:
+        self._hub.forget(self)
+        self._inbox.clear()
+
+
+class StdioChannel(Channel):
+    """A bot's stdin/stdout pipes, non-blocking, with our own line buffer."""
+
+    def __init__(self, process: BotProcess) -> None:
+        if process.stdin is None or process.stdout is None:
+            raise ValueError("a stdio channel needs a process started with stdio pipes")
+        self._process = process
+        self._stdin = process.stdin
+        self._stdout = process.stdout
+        self._wfd = process.stdin.fileno()
+        self._rfd = process.stdout.fileno()
+        os.set_blocking(self._wfd, False)
+        os.set_blocking(self._rfd, False)
+        self._inbox = _Inbox()
+        self._buf = bytearray()
+        self._skipping = False  # inside an over-long line, already reported
+        self._eof = False
+
+    def send(self, line: str, deadline: float | None = None) -> None:
+        data = memoryview(encode_line(line) + b"\n")
+        self._check_open()
+        end = time.monotonic() + DEFAULT_SEND_TIMEOUT if deadline is None else deadline
+        while data:
+            try:
+                data = data[os.write(self._wfd, data):]
+            except BlockingIOError:
+                if not self._wait_writable(end):
+                    raise BotTimeout("bot stopped reading its standard input") from None
+            except BrokenPipeError:
+                raise crash_fault(self._process, "closed its standard input") from None
+
+    def _wait_writable(self, deadline: float) -> bool:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        poller = select.poll()
+        poller.register(self._wfd, select.POLLOUT)
+        poller.poll(_timeout_ms(remaining))
+        return True
+
+    def _check_open(self) -> None:
+        # The fds are raw numbers: after a close they may already belong to another file.
+        if self._stdin.closed or self._stdout.closed:
+            raise RuntimeError("this stdio channel or its process is closed")
+
+    def recv(self, deadline: float) -> str:
+        self._check_open()
+        while True:
+            line = self._inbox.take()
+            if line is not None:
+                return line
+            if self._eof:
+                raise crash_fault(self._process, "closed its standard output")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise BotTimeout("no line from the bot before the deadline")
+            exited = self._wait_readable(remaining)
+            self._fill()
+            if exited and not self._inbox.ready():
+                raise crash_fault(self._process, "ended")
+
+    def _wait_readable(self, timeout: float) -> bool:
+        """Wait for output or the exit of the process; exited?"""
+        poller = select.poll()
+        poller.register(self._rfd, select.POLLIN)
+        fd = self._process.exit_fd()
+        if fd is None:
+            timeout = min(timeout, FALLBACK_SLICE)
+        else:
+            poller.register(fd, select.POLLIN)
+        poller.poll(_timeout_ms(timeout))
+        return self._process.exited()
+
+    def _fill(self) -> None:
+        """Read what is there, a chunk at a time, until a line is queued (pipe = backpressure)."""
+        while not self._eof and not self._inbox.ready():
+            try:
+                chunk = os.read(self._rfd, _READ_CHUNK)
+            except BlockingIOError:
+                return
+            if not chunk:
+                self._eof = True
+                if self._buf and not self._skipping:
+                    self._inbox.push_raw(bytes(self._buf))  # a last line without "\n"
+                self._buf.clear()
+                return
+            self._buf += chunk
+            self._split()
+
+    def _split(self) -> None:
+        while (end := self._buf.find(b"\n")) >= 0:
+            raw = bytes(self._buf[:end])
+            del self._buf[:end + 1]
+            if self._skipping:
+                self._skipping = False  # the end of the reported over-long line
+            else:
+                self._inbox.push_raw(raw)
+        if self._skipping:
+            self._buf.clear()
+        elif len(self._buf) > MAX_LINE_BYTES:
+            self._inbox.push_fault(ProtocolError(
+                f"line longer than {MAX_LINE_BYTES} bytes", excerpt(bytes(self._buf))))
+            self._buf.clear()
+            self._skipping = True
+
+    def pending(self) -> bool:
+        self._check_open()
+        if not self._inbox.ready():
+            self._fill()
+        return self._inbox.ready()
+
+    def close(self) -> None:
+        """Close the bot's stdin (it reads end-of-file); stdout goes with the process."""
+        try:
+            self._stdin.close()
+        except OSError:
+            pass  # unflushed data for a bot that is gone
+        self._inbox.clear()

@@ -1,0 +1,218 @@
+"""Bot processes: own group, limits, exit detection, group kill, and the exit registry."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from referee import bot_process
+from referee.bot_command import BotCommand
+from referee.bot_process import BotProcess
+from referee.errors import BotStartError
+from referee.settings import ResourceLimits
+from tests.referee.fault_bots.support import alive, argv_command, group_members, wait_until
+
+NO_LIMITS = ResourceLimits(memory_mb=None, cpu_seconds=None, processes=None)
+
+
+@pytest.fixture
+def spawned() -> Iterator[list[BotProcess]]:
+    """Processes a test spawns; all killed afterwards."""
+    processes: list[BotProcess] = []
+    yield processes
+    for process in processes:
+        process.kill()
+
+
+def spawn(spawned: list[BotProcess], cmd: BotCommand, limits: ResourceLimits = NO_LIMITS,
+          stderr: Path | None = None) -> BotProcess:
+    process = BotProcess.spawn(cmd, dict(os.environ), limits, stderr)
+    spawned.append(process)
+    return process
+
+
+def read_all(process: BotProcess) -> str:
+    assert process.stdout is not None
+    return process.stdout.read().decode()
+
+
+def test_bot_leads_its_own_process_group(spawned: list[BotProcess]) -> None:
+    process = spawn(spawned, argv_command("sleep", "30"))
+    assert os.getpgid(process.pid) == process.pid != os.getpgrp()
+
+
+def test_exit_code_and_description_of_a_normal_exit(spawned: list[BotProcess]) -> None:
+    process = spawn(spawned, argv_command("sh", "-c", "sleep 0.1; exit 3"))
+    assert not process.exited()
+    assert process.exit_code is None
+    assert process.describe_exit() == "still running"
+    assert process.wait(3.0)
+    assert process.exit_code == 3
+    assert process.describe_exit() == "exited with code 3"
+
+
+def test_exit_fd_becomes_readable_when_the_process_exits(spawned: list[BotProcess]) -> None:
+    process = spawn(spawned, argv_command("sh", "-c", "sleep 0.2"))
+    fd = process.exit_fd()
+    assert fd is not None
+    assert select.select([fd], [], [], 0)[0] == []
+    assert select.select([fd], [], [], 3.0)[0] == [fd]
+    assert process.exited()
+
+
+def test_kill_reports_the_signal_and_is_idempotent(spawned: list[BotProcess]) -> None:
+    process = spawn(spawned, argv_command("sleep", "30"))
+    process.kill()
+    process.kill()
+    assert process.exit_code == -signal.SIGKILL
+    assert process.describe_exit() == "killed by SIGKILL"
+    assert process.exit_fd() is None
+    assert process not in bot_process.live_processes()
+
+
+def test_kill_after_a_normal_exit_keeps_the_exit_code(spawned: list[BotProcess]) -> None:
+    process = spawn(spawned, argv_command("sh", "-c", "exit 5"))
+    assert process.wait(3.0)
+    process.kill()
+    assert process.exit_code == 5
+
+
+def test_kill_takes_the_whole_group_even_after_the_leader_exited(
+        spawned: list[BotProcess]) -> None:
+    cmd = argv_command("sh", "-c", "sleep 30 & echo $!", stdio=True)
+    process = spawn(spawned, cmd)
+    assert process.stdout is not None
+    child = int(process.stdout.readline())  # the leader exits; its child sleeps on
+    assert process.wait(3.0)
+    assert alive(child)
+    process.kill()
+    assert wait_until(lambda: not alive(child))
+    assert group_members(process.pid) == []
+
+
+def test_live_processes_lists_a_process_until_it_is_killed(spawned: list[BotProcess]) -> None:
+    process = spawn(spawned, argv_command("sleep", "30"))
+    assert process in bot_process.live_processes()
+    process.kill()
+    assert process not in bot_process.live_processes()
+
+
+def test_resource_limits_and_parent_death_signal_are_set_in_the_bot(
+        spawned: list[BotProcess]) -> None:
+    probe = textwrap.dedent("""
+        import ctypes, json, resource as r
+        deathsig = ctypes.c_int()
+        ctypes.CDLL(None).prctl(2, ctypes.byref(deathsig), 0, 0, 0)  # PR_GET_PDEATHSIG
+        print(json.dumps([r.getrlimit(r.RLIMIT_AS), r.getrlimit(r.RLIMIT_CPU),
+                          r.getrlimit(r.RLIMIT_CORE), r.getrlimit(r.RLIMIT_NPROC)[0],
+                          deathsig.value]))
+    """)
+    limits = ResourceLimits(memory_mb=512, cpu_seconds=7, processes=10)
+    process = spawn(spawned, argv_command("python", "-c", probe, stdio=True), limits)
+    memory, cpu, core, nproc, deathsig = json.loads(read_all(process))
+    assert memory == [512 << 20, 512 << 20]
+    assert cpu == [7, 8]  # SIGXCPU at the soft limit, SIGKILL a second later
+    assert core == [0, 0]
+    assert nproc > 10  # the user's current thread count plus the limit
+    assert deathsig == signal.SIGKILL
+
+
+def test_memory_limit_stops_a_greedy_bot(spawned: list[BotProcess]) -> None:
+    greedy = "import sys\ntry:\n    b = bytearray(400 << 20)\nexcept MemoryError:\n    sys.exit(9)"
+    limits = ResourceLimits(memory_mb=200, cpu_seconds=None, processes=None)
+    process = spawn(spawned, argv_command("python", "-c", greedy), limits)
+    assert process.wait(10.0)
+    assert process.exit_code == 9
+
+
+def test_cpu_limit_stops_a_spinning_bot_with_sigxcpu(spawned: list[BotProcess]) -> None:
+    limits = ResourceLimits(memory_mb=None, cpu_seconds=1, processes=None)
+    process = spawn(spawned, argv_command("python", "-c", "while True: pass"), limits)
+    assert process.wait(10.0)
+    assert process.describe_exit() == "killed by SIGXCPU"
+
+
+def test_stderr_is_appended_to_the_file_with_a_zeromq_bots_stdout(
+        spawned: list[BotProcess], tmp_path: Path) -> None:
+    log = tmp_path / "bot.err"
+    log.write_text("earlier\n")
+    script = "import sys; print('to stdout', flush=True); print('to stderr', file=sys.stderr)"
+    process = spawn(spawned, argv_command("python", "-c", script), stderr=log)
+    assert process.wait(5.0)
+    assert log.read_text().splitlines() == ["earlier", "to stdout", "to stderr"]
+
+
+def test_a_command_that_cannot_start_raises_bot_start_error(tmp_path: Path) -> None:
+    cmd = BotCommand("gone", (str(tmp_path / "gone"),), stdio=False)
+    with pytest.raises(BotStartError, match="cannot start bot"):
+        BotProcess.spawn(cmd, {}, NO_LIMITS, None)
+
+
+HOST = textwrap.dedent("""
+    import os, sys, time
+    from referee.bot_command import BotCommand
+    from referee.bot_process import BotProcess
+    from referee.settings import ResourceLimits
+    cmd = BotCommand("bot", ("sh", "-c", "sleep 60 & echo $!; wait"), stdio=True)
+    bot = BotProcess.spawn(cmd, dict(os.environ), ResourceLimits(), None)
+    print(bot.pid, int(bot.stdout.readline()), flush=True)
+    if sys.argv[1] == "wait":
+        time.sleep(60)
+""")
+
+
+@pytest.fixture
+def host() -> Iterator[Callable[[str], tuple[subprocess.Popen[str], int, int]]]:
+    """Start a referee-like process that spawns one bot with a child; print both pids."""
+    started: list[int] = []
+
+    def start(mode: str) -> tuple[subprocess.Popen[str], int, int]:
+        env = {**os.environ, "PYTHONPATH": os.getcwd()}
+        proc = subprocess.Popen([sys.executable, "-c", HOST, mode], stdout=subprocess.PIPE,
+                                text=True, env=env)
+        assert proc.stdout is not None
+        bot, child = map(int, proc.stdout.readline().split())
+        started.extend((bot, child))
+        return proc, bot, child
+
+    yield start
+    for pid in started:  # whatever a failing test left behind
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+HostStarter = Callable[[str], tuple[subprocess.Popen[str], int, int]]
+
+
+def test_registry_kills_bot_groups_at_interpreter_exit(host: HostStarter) -> None:
+    proc, bot, child = host("exit")
+    assert proc.wait(10) == 0
+    assert wait_until(lambda: not alive(bot) and not alive(child))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_registry_kills_bot_groups_on_termination_signals(
+        host: HostStarter, signum: signal.Signals) -> None:
+    proc, bot, child = host("wait")
+    proc.send_signal(signum)
+    assert proc.wait(10) != 0  # the previous handler (or the default action) still runs
+    assert wait_until(lambda: not alive(bot) and not alive(child))
+
+
+def test_bot_dies_with_a_sigkilled_referee(host: HostStarter) -> None:
+    """PR_SET_PDEATHSIG: the bot's main process dies; its own children are its business."""
+    proc, bot, _ = host("wait")
+    proc.kill()
+    proc.wait(10)
+    assert wait_until(lambda: not alive(bot))

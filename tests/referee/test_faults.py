@@ -1,0 +1,253 @@
+"""Faults of real misbehaving bot processes (fault_bots/misbehave.py), over ZeroMQ and stdio.
+
+Each test checks the exact fault kind, its detail or offending line, that the wait was
+bounded, and that close() leaves no process of the bot's group alive.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Protocol
+
+import pytest
+
+from referee.bot_command import parse_bot_command
+from referee.errors import (
+    BotCrashed,
+    BotStartError,
+    BotTimeout,
+    FaultKind,
+    OutputFlood,
+    ProtocolError,
+)
+from referee.remote_player import RemotePlayer
+from referee.settings import ResourceLimits, TimeLimits
+from referee.transport import ZmqHub
+from tests.referee.fault_bots.support import alive, group_members, misbehave, wait_until
+
+TIMES = TimeLimits(startup=3.0, move=0.3, bank=0.0, tolerance=0.05)
+QUICK_START = TimeLimits(startup=0.5, move=0.3, bank=0.0, tolerance=0.05)
+SLACK = 0.25  # scheduling jitter allowed past a deadline (2 busy cores)
+TRANSPORTS = [pytest.param(False, id="zmq"), pytest.param(True, id="stdio")]
+
+
+class Launcher(Protocol):
+    def __call__(self, mode: str, stdio: bool, nth: int = 1,
+                 times: TimeLimits = ...) -> RemotePlayer: ...
+
+
+@pytest.fixture(scope="module")
+def hub() -> Iterator[ZmqHub]:
+    with ZmqHub() as the_hub:
+        yield the_hub
+
+
+@pytest.fixture
+def launch(hub: ZmqHub) -> Iterator[Launcher]:
+    """Start misbehave.py; afterwards close every player and check its group is gone."""
+    players: list[RemotePlayer] = []
+
+    def start(mode: str, stdio: bool, nth: int = 1, times: TimeLimits = TIMES) -> RemotePlayer:
+        player = RemotePlayer.launch(misbehave(mode, nth, stdio), mode, hub, times,
+                                     ResourceLimits())
+        players.append(player)
+        return player
+
+    yield start
+    for player in players:
+        player.close()
+        assert group_members(player.process.pid) == []
+
+
+@pytest.mark.parametrize("stdio", TRANSPORTS)
+def test_sleeping_bot_times_out_within_move_plus_tolerance(launch: Launcher, stdio: bool) -> None:
+    player = launch("sleep", stdio)
+    start = time.monotonic()
+    with pytest.raises(BotTimeout, match=r"no reply to PLAY\? within 0.3 s") as caught:
+        player.ask("PLAY? a b")
+    elapsed = time.monotonic() - start
+    limit = TIMES.move + TIMES.tolerance
+    assert limit <= elapsed < limit + SLACK
+    assert caught.value.kind is FaultKind.TIMEOUT
+
+
+@pytest.mark.parametrize("stdio", TRANSPORTS)
+def test_exiting_bot_is_a_crash_with_its_code_reported_at_once(launch: Launcher,
+                                                               stdio: bool) -> None:
+    player = launch("exit", stdio, nth=2, times=TimeLimits(startup=3.0, move=5.0))
+    assert player.ask("PLAY? a b") == "a"
+    start = time.monotonic()
+    with pytest.raises(BotCrashed, match="exited with code 3") as caught:
+        player.ask("PLAY? a b")
+    assert time.monotonic() - start < 1.0  # the exit, not the 5 s move limit
+    assert caught.value.exit_code == 3
+    assert caught.value.kind is FaultKind.CRASH
+
+
+@pytest.mark.parametrize("stdio", TRANSPORTS)
+def test_non_utf8_reply_is_a_protocol_error_with_the_bytes(launch: Launcher, stdio: bool) -> None:
+    player = launch("garbage", stdio)
+    with pytest.raises(ProtocolError, match="not UTF-8") as caught:
+        player.ask("PLAY? a b")
+    assert caught.value.line == "\\xff\\xfe not utf-8 \\xc3("
+
+
+@pytest.mark.parametrize("stdio", TRANSPORTS)
+def test_overlong_reply_is_a_protocol_error(launch: Launcher, stdio: bool) -> None:
+    player = launch("overlong", stdio)
+    with pytest.raises(ProtocolError, match="longer than 4096 bytes") as caught:
+        player.ask("PLAY? a b")
+    assert caught.value.line == "x" * 200 + "..."
+
+
+@pytest.mark.parametrize("stdio", TRANSPORTS)
+def test_endless_log_lines_are_an_output_flood(launch: Launcher, stdio: bool) -> None:
+    player = launch("flood", stdio, nth=2)
+    assert player.ask("PLAY? a b") == "a"
+    with pytest.raises(OutputFlood, match="more than 16 LOG lines") as caught:
+        player.ask("PLAY? a b")
+    assert caught.value.line == "LOG flood 16"
+    assert caught.value.kind is FaultKind.FLOOD
+
+
+@pytest.mark.parametrize("stdio", TRANSPORTS)
+def test_endless_chatter_after_a_reply_is_an_unsolicited_line(launch: Launcher,
+                                                              stdio: bool) -> None:
+    player = launch("spew", stdio)
+    assert player.ask("PLAY? a b") == "a"
+    time.sleep(0.2)
+    with pytest.raises(ProtocolError, match="without a request") as caught:
+        player.ask("PLAY? a b")
+    assert caught.value.line == "chatter 0"
+
+
+@pytest.mark.parametrize("stdio", TRANSPORTS)
+def test_second_reply_is_caught_at_the_next_request(launch: Launcher, stdio: bool) -> None:
+    # The pause lets the extra reply arrive: a line still in flight when the next request
+    # goes out cannot be told from that request's reply (the protocol has no sequence ids).
+    player = launch("twice", stdio)
+    assert player.ask("PLAY? a b") == "a"
+    time.sleep(0.2)
+    with pytest.raises(ProtocolError, match="without a request") as caught:
+        player.ask("PLAY? c d")
+    assert caught.value.line == "a"
+
+
+@pytest.mark.parametrize("stdio", TRANSPORTS)
+def test_second_reply_is_caught_by_tell_too(launch: Launcher, stdio: bool) -> None:
+    player = launch("twice", stdio)
+    player.ask("PLAY? a b")
+    time.sleep(0.2)
+    with pytest.raises(ProtocolError):
+        player.tell("PLAYED 0 a")
+
+
+@pytest.mark.parametrize("stdio", TRANSPORTS)
+def test_close_kills_the_bots_children_too(launch: Launcher, stdio: bool, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    pidfile = tmp_path / "child.pid"
+    monkeypatch.setenv("FAULT_CHILD_PIDFILE", str(pidfile))
+    player = launch("child", stdio)
+    assert player.ask("PLAY? a b") == "a"
+    assert player.ask("PLAY? c d") == "c"  # keeps answering properly
+    child = int(pidfile.read_text())
+    assert alive(child)
+    assert os.getpgid(child) == player.process.pid
+    player.close()
+    assert wait_until(lambda: not alive(child), timeout=1.0)
+
+
+@pytest.fixture
+def pidfile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where misbehave.py writes its pid: a failed launch leaves no player to ask."""
+    path = tmp_path / "bot.pid"
+    monkeypatch.setenv("FAULT_PIDFILE", str(path))
+    return path
+
+
+def assert_gone(pidfile: Path) -> None:
+    pid = int(pidfile.read_text())
+    assert not alive(pid)
+    assert group_members(pid) == []
+
+
+@pytest.mark.parametrize("stdio", TRANSPORTS)
+def test_bot_without_hello_times_out_at_startup(hub: ZmqHub, pidfile: Path, stdio: bool) -> None:
+    start = time.monotonic()
+    with pytest.raises(BotTimeout, match="no HELLO within 0.5 s"):
+        RemotePlayer.launch(misbehave("nohello", stdio=stdio), "x", hub, QUICK_START,
+                            ResourceLimits())
+    elapsed = time.monotonic() - start
+    assert elapsed < QUICK_START.startup + QUICK_START.tolerance + SLACK
+    assert_gone(pidfile)
+
+
+def test_zeromq_hello_with_a_wrong_token_is_ignored_until_the_startup_timeout(
+        hub: ZmqHub, pidfile: Path) -> None:
+    with pytest.raises(BotTimeout, match="without a valid token were ignored"):
+        RemotePlayer.launch(misbehave("badtoken"), "x", hub, QUICK_START, ResourceLimits())
+    assert_gone(pidfile)
+
+
+def test_stdio_hello_with_a_wrong_token_is_a_protocol_error(hub: ZmqHub, pidfile: Path) -> None:
+    with pytest.raises(ProtocolError, match="wrong token") as caught:
+        RemotePlayer.launch(misbehave("badtoken", stdio=True), "x", hub, TIMES,
+                            ResourceLimits())
+    assert caught.value.line is not None and " " + "0" * 32 + " " in caught.value.line
+    assert_gone(pidfile)
+
+
+@pytest.mark.parametrize("stdio", TRANSPORTS)
+def test_old_protocol_version_is_a_protocol_error_naming_both(
+        hub: ZmqHub, pidfile: Path, stdio: bool) -> None:
+    with pytest.raises(ProtocolError, match="protocol version 0.*version 1") as caught:
+        RemotePlayer.launch(misbehave("oldproto", stdio=stdio), "x", hub, TIMES,
+                            ResourceLimits())
+    assert caught.value.line is not None and caught.value.line.startswith("HELLO 0 ")
+    assert_gone(pidfile)
+
+
+@pytest.mark.parametrize("stdio", TRANSPORTS)
+def test_time_bank_is_spent_then_a_timeout_follows(launch: Launcher, stdio: bool,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """move 0.2 s, replies after 0.4 s: the bank of 0.5 s pays 0.2 s twice, then runs dry."""
+    monkeypatch.setenv("FAULT_SLEEP", "0.4")
+    times = TimeLimits(startup=3.0, move=0.2, bank=0.5, tolerance=0.05)
+    player = launch("slow", stdio, times=times)
+    player.new_game("GAME 1")
+    assert player.ask("PLAY? a") == "a"
+    assert 0.2 <= player.bank_left <= 0.3
+    assert player.ask("PLAY? b") == "b"
+    assert 0.0 <= player.bank_left <= 0.1
+    bank = player.bank_left
+    start = time.monotonic()
+    with pytest.raises(BotTimeout, match="time bank"):
+        player.ask("PLAY? c")
+    elapsed = time.monotonic() - start
+    assert elapsed < times.move + bank + times.tolerance + SLACK
+    assert player.bank_left == 0.0
+
+
+def test_a_command_that_cannot_be_started_is_refused_before_launch() -> None:
+    with pytest.raises(BotStartError, match="not found"):
+        parse_bot_command("stdio:no-such-referee-bot --go")
+
+
+def test_a_command_that_fails_to_exec_raises_bot_start_error(hub: ZmqHub, tmp_path: Path) -> None:
+    script = tmp_path / "bot"
+    script.write_text("#!/no/such/interpreter\n")
+    script.chmod(0o755)
+    cmd = parse_bot_command(str(script))  # passes the checks: the shebang is the problem
+    with pytest.raises(BotStartError, match="cannot start bot"):
+        RemotePlayer.launch(cmd, "x", hub, TIMES, ResourceLimits())
+
+
+def test_close_after_a_fault_kills_a_bot_that_ignores_bye(launch: Launcher) -> None:
+    player = launch("garbage", stdio=False)
+    with pytest.raises(ProtocolError):
+        player.ask("PLAY? a")
+    player.close()
+    assert player.process.describe_exit() == "killed by SIGKILL"

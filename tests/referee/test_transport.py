@@ -1,0 +1,353 @@
+"""Line channels: the ZeroMQ hub (driven by in-test DEALER sockets) and the stdio channel."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import zmq
+
+from referee.bot_command import BotCommand
+from referee.bot_process import BotProcess
+from referee.errors import BotCrashed, BotTimeout, ConfigError, OutputFlood, ProtocolError
+from referee.settings import ResourceLimits
+from referee.transport import (
+    MAX_QUEUED_LINES,
+    StdioChannel,
+    ZmqChannel,
+    ZmqHub,
+    encode_line,
+)
+from tests.referee.fault_bots.support import argv_command, wait_until
+
+TOKEN = "a" * 32
+SLACK = 0.25  # scheduling jitter allowed on top of a deadline (2 busy cores)
+
+Spawn = Callable[[BotCommand], BotProcess]
+Dealer = Callable[[], "zmq.Socket[bytes]"]
+
+
+@pytest.fixture
+def spawn() -> Iterator[Spawn]:
+    processes: list[BotProcess] = []
+
+    def start(cmd: BotCommand) -> BotProcess:
+        limits = ResourceLimits(memory_mb=None, cpu_seconds=None, processes=None)
+        process = BotProcess.spawn(cmd, dict(os.environ), limits, None)
+        processes.append(process)
+        return process
+
+    yield start
+    for process in processes:
+        process.kill()
+
+
+@pytest.fixture
+def hub() -> Iterator[ZmqHub]:
+    with ZmqHub() as the_hub:
+        yield the_hub
+
+
+@pytest.fixture
+def dealer(hub: ZmqHub) -> Iterator[Dealer]:
+    """DEALER sockets connected to the hub: the test plays the bot."""
+    context = zmq.Context()
+    sockets: list[zmq.Socket[bytes]] = []
+
+    def connect() -> zmq.Socket[bytes]:
+        socket: zmq.Socket[bytes] = context.socket(zmq.DEALER)
+        socket.setsockopt(zmq.LINGER, 0)
+        socket.connect(hub.endpoint)
+        sockets.append(socket)
+        return socket
+
+    yield connect
+    for socket in sockets:
+        socket.close()
+    context.term()
+
+
+def sleeper(spawn: Spawn) -> BotProcess:
+    return spawn(argv_command("sleep", "60"))
+
+
+def bound_channel(hub: ZmqHub, dealer: Dealer, process: BotProcess,
+                  token: str = TOKEN) -> tuple[ZmqChannel, zmq.Socket[bytes]]:
+    """A channel whose fake bot has said HELLO (and the HELLO has been read)."""
+    channel = hub.channel(token, process)
+    bot = dealer()
+    bot.send(f"HELLO 1 {token} fake 1.0".encode())
+    assert channel.recv(time.monotonic() + 2) == f"HELLO 1 {token} fake 1.0"
+    return channel, bot
+
+
+def soon(seconds: float = 2.0) -> float:
+    return time.monotonic() + seconds
+
+
+# --- the hub ---------------------------------------------------------------------------
+
+def test_ipc_endpoint_lives_in_a_private_directory_removed_on_close() -> None:
+    hub = ZmqHub("ipc")
+    assert hub.endpoint.startswith("ipc://")
+    directory = Path(hub.endpoint.removeprefix("ipc://")).parent
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+    hub.close()
+    hub.close()
+    assert not directory.exists()
+
+
+def test_tcp_endpoint_is_loopback_with_a_port() -> None:
+    with ZmqHub("tcp") as hub:
+        host, port = hub.endpoint.removeprefix("tcp://").split(":")
+        assert host == "127.0.0.1" and int(port) > 0
+
+
+def test_unknown_transport_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="udp"):
+        ZmqHub("udp")
+
+
+def test_hello_binds_the_connection_and_lines_flow_both_ways(
+        hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
+    channel, bot = bound_channel(hub, dealer, sleeper(spawn))
+    channel.send("PLAY? r3 r9")
+    assert bot.recv() == b"PLAY? r3 r9"
+    bot.send(b"r3")
+    assert channel.recv(soon()) == "r3"
+
+
+def test_frames_without_a_proven_token_are_ignored(
+        hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
+    channel = hub.channel(TOKEN, sleeper(spawn))
+    stranger = dealer()
+    stranger.send(b"hello there")
+    stranger.send(f"HELLO 1 {'b' * 32} intruder 1.0".encode())
+    stranger.send(b"HELLO 1")
+    start = time.monotonic()
+    with pytest.raises(BotTimeout):
+        channel.recv(start + 0.3)
+    assert time.monotonic() - start < 0.3 + SLACK
+    assert hub.ignored_frames == 3
+    with pytest.raises(RuntimeError, match="before its HELLO"):
+        channel.send("PLAY? x")
+
+
+def test_a_token_binds_only_one_connection(hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
+    channel, _ = bound_channel(hub, dealer, sleeper(spawn))
+    thief = dealer()
+    thief.send(f"HELLO 1 {TOKEN} thief 1.0".encode())
+    thief.send(b"r3")
+    with pytest.raises(BotTimeout):
+        channel.recv(time.monotonic() + 0.2)
+    assert hub.ignored_frames == 2
+
+
+def test_one_bots_traffic_is_queued_for_it_and_never_blocks_another(
+        hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
+    chatty, chatty_bot = bound_channel(hub, dealer, sleeper(spawn), "c" * 32)
+    quiet, quiet_bot = bound_channel(hub, dealer, sleeper(spawn), "q" * 32)
+    for i in range(300):
+        chatty_bot.send(f"LOG {i}".encode())
+    quiet_bot.send(b"mine")
+    assert quiet.recv(soon()) == "mine"
+    assert [chatty.recv(soon()) for _ in range(300)] == [f"LOG {i}" for i in range(300)]
+    assert not quiet.pending()
+
+
+def test_pending_says_whether_a_line_is_ready(hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
+    channel, bot = bound_channel(hub, dealer, sleeper(spawn))
+    assert not channel.pending()
+    bot.send(b"late")
+    assert wait_until(channel.pending)
+    assert channel.recv(time.monotonic()) == "late"
+    assert not channel.pending()
+
+
+def test_recv_waits_until_the_deadline_and_no_longer(
+        hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
+    channel, _ = bound_channel(hub, dealer, sleeper(spawn))
+    start = time.monotonic()
+    with pytest.raises(BotTimeout):
+        channel.recv(start + 0.3)
+    assert 0.3 <= time.monotonic() - start < 0.3 + SLACK
+
+
+@pytest.mark.parametrize(("frame", "message", "excerpt"), [
+    (b"x" * 5000, "longer than 4096 bytes", "x" * 200 + "..."),
+    (b"\xff\xfe bad", "not UTF-8", "\\xff\\xfe bad"),
+    (b"one\ntwo", "exactly one line", "one\ntwo"),
+])
+def test_framing_errors_are_protocol_errors_with_the_offending_bytes(
+        hub: ZmqHub, dealer: Dealer, spawn: Spawn, frame: bytes, message: str,
+        excerpt: str) -> None:
+    channel, bot = bound_channel(hub, dealer, sleeper(spawn))
+    bot.send(frame)
+    with pytest.raises(ProtocolError, match=message) as caught:
+        channel.recv(soon())
+    assert caught.value.line == excerpt
+
+
+def test_a_message_of_several_frames_is_a_protocol_error(
+        hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
+    channel, bot = bound_channel(hub, dealer, sleeper(spawn))
+    bot.send_multipart([b"", b"r3"])  # what a REQ socket would send
+    with pytest.raises(ProtocolError, match="exactly one frame, got 2"):
+        channel.recv(soon())
+
+
+def test_unread_lines_past_the_cap_are_a_flood_after_the_queued_ones(
+        hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
+    channel, bot = bound_channel(hub, dealer, sleeper(spawn))
+    for i in range(MAX_QUEUED_LINES + 50):
+        bot.send(f"line {i}".encode())
+    time.sleep(0.2)
+    assert channel.pending()
+    got = [channel.recv(soon()) for _ in range(MAX_QUEUED_LINES)]
+    assert got == [f"line {i}" for i in range(MAX_QUEUED_LINES)]
+    with pytest.raises(OutputFlood):
+        channel.recv(soon())
+
+
+def test_an_exit_wakes_the_wait_at_once_with_the_exit_code(
+        hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
+    process = spawn(argv_command("sh", "-c", "sleep 0.2; exit 5"))
+    channel, _ = bound_channel(hub, dealer, process)
+    start = time.monotonic()
+    with pytest.raises(BotCrashed, match="exited with code 5") as caught:
+        channel.recv(start + 10)
+    assert caught.value.exit_code == 5
+    assert time.monotonic() - start < 0.2 + SLACK
+
+
+def test_a_line_sent_just_before_the_exit_is_still_read(
+        hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
+    process = spawn(argv_command("sleep", "0.1"))
+    channel, bot = bound_channel(hub, dealer, process)
+    assert process.wait(3)
+    bot.send(b"last words")
+    assert channel.recv(soon()) == "last words"
+    with pytest.raises(BotCrashed):
+        channel.recv(soon())
+
+
+def test_sending_to_a_bot_that_has_exited_is_a_crash(
+        hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
+    process = spawn(argv_command("sh", "-c", "exit 4"))
+    channel, _ = bound_channel(hub, dealer, process)
+    assert process.wait(3)
+    with pytest.raises(BotCrashed) as caught:
+        channel.send("PLAY? a")
+    assert caught.value.exit_code == 4
+
+
+def test_a_closed_channel_ignores_its_bot(hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
+    channel, bot = bound_channel(hub, dealer, sleeper(spawn))
+    channel.close()
+    bot.send(b"anyone?")
+    time.sleep(0.05)
+    hub.drain()
+    assert hub.ignored_frames == 1
+
+
+@pytest.mark.parametrize("line", ["a\nb", "a\rb", "x" * 4097])
+def test_referee_lines_that_break_the_framing_are_refused(line: str) -> None:
+    with pytest.raises(ValueError):
+        encode_line(line)
+
+
+# --- the stdio channel -----------------------------------------------------------------
+
+def stdio(spawn: Spawn, script: str) -> tuple[StdioChannel, BotProcess]:
+    process = spawn(argv_command("python", "-c", script, stdio=True))
+    return StdioChannel(process), process
+
+
+ECHO = "import sys\nfor line in sys.stdin:\n    print('got ' + line.strip(), flush=True)"
+
+
+def test_stdio_lines_flow_both_ways(spawn: Spawn) -> None:
+    channel, _ = stdio(spawn, ECHO)
+    for word in ["one", "two", "three"]:
+        channel.send(word)
+        assert channel.recv(soon()) == f"got {word}"
+    assert not channel.pending()
+
+
+def test_stdio_accepts_crlf_and_a_last_line_without_newline(spawn: Spawn) -> None:
+    channel, _ = stdio(spawn, "import sys; sys.stdout.write('a\\r\\nb'); sys.exit(2)")
+    assert channel.recv(soon()) == "a"
+    assert channel.recv(soon()) == "b"
+    with pytest.raises(BotCrashed) as caught:
+        channel.recv(soon())
+    assert caught.value.exit_code == 2
+
+
+def test_stdio_overlong_line_is_reported_once_and_skipped(spawn: Spawn) -> None:
+    channel, _ = stdio(spawn, "print('y' * 9000); print('ok', flush=True); input()")
+    with pytest.raises(ProtocolError, match="longer than 4096") as caught:
+        channel.recv(soon())
+    assert caught.value.line == "y" * 200 + "..."
+    assert channel.recv(soon()) == "ok"
+
+
+def test_stdio_not_utf8_is_a_protocol_error(spawn: Spawn) -> None:
+    channel, _ = stdio(spawn, "import sys; sys.stdout.buffer.write(b'\\xc3\\x28\\n'); "
+                              "sys.stdout.flush(); input()")
+    with pytest.raises(ProtocolError, match="not UTF-8") as caught:
+        channel.recv(soon())
+    assert caught.value.line == "\\xc3("
+
+
+def test_stdio_recv_is_bounded(spawn: Spawn) -> None:
+    channel, _ = stdio(spawn, "input()")
+    start = time.monotonic()
+    with pytest.raises(BotTimeout):
+        channel.recv(start + 0.3)
+    assert 0.3 <= time.monotonic() - start < 0.3 + SLACK
+
+
+def test_stdio_exit_is_seen_at_once_even_if_a_child_keeps_stdout_open(spawn: Spawn) -> None:
+    process = spawn(argv_command("sh", "-c", "sleep 30 & sleep 0.2; exit 6", stdio=True))
+    channel = StdioChannel(process)
+    start = time.monotonic()
+    with pytest.raises(BotCrashed, match="exited with code 6"):
+        channel.recv(start + 10)
+    assert time.monotonic() - start < 0.2 + SLACK
+
+
+def test_stdio_send_to_a_bot_that_does_not_read_times_out(spawn: Spawn) -> None:
+    channel, _ = stdio(spawn, "import time; time.sleep(60)")
+    start = time.monotonic()
+    with pytest.raises(BotTimeout, match="stopped reading"):
+        for _ in range(100):  # 400 KB: far more than a pipe holds
+            channel.send("z" * 4000, deadline=start + 0.3)
+    assert 0.3 <= time.monotonic() - start < 0.3 + SLACK
+
+
+def test_stdio_send_to_a_closed_stdin_is_a_crash_with_the_exit_code(spawn: Spawn) -> None:
+    channel, process = stdio(spawn, "import os, sys; os.close(0); sys.exit(7)")
+    assert process.wait(3)
+    with pytest.raises(BotCrashed) as caught:
+        channel.send("PLAY? a")
+    assert caught.value.exit_code == 7
+
+
+def test_stdio_flood_past_the_cap(spawn: Spawn) -> None:
+    channel, _ = stdio(spawn, f"print('\\n'.join(map(str, range({MAX_QUEUED_LINES + 50}))), "
+                              "flush=True); input()")
+    got = [channel.recv(soon()) for _ in range(MAX_QUEUED_LINES)]
+    assert got == [str(i) for i in range(MAX_QUEUED_LINES)]
+    with pytest.raises(OutputFlood):
+        channel.recv(soon())
+
+
+def test_stdio_channel_refuses_use_after_its_process_is_killed(spawn: Spawn) -> None:
+    channel, process = stdio(spawn, "input()")
+    process.kill()
+    with pytest.raises(RuntimeError, match="closed"):
+        channel.send("x")

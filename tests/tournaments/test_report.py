@@ -1,0 +1,147 @@
+"""Report tables from known records, and rendering in every format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from referee.errors import Fault, FaultKind
+from tournaments.config import Game
+from tournaments.records import GameRecord
+from tournaments.report import OutputFormat, Table, build_tables, render
+
+BOTS = ("a", "b", "c", "idle")
+
+
+def rage(fid: str, bots: tuple[str, ...], scores: tuple[int, ...],
+         places: tuple[int, ...], faults: tuple[Fault, ...] = ()) -> GameRecord:
+    return GameRecord(fid, "rage", 1, bots, scores, places, faults)
+
+
+RAGE_RECORDS = [
+    rage("rage/d01/t01/r0", ("a", "b", "c"), (30, 10, 10), (1, 2, 2)),
+    rage("rage/d01/t01/r1", ("b", "c", "a"), (20, 30, 10), (2, 1, 3),
+         (Fault(2, "a", FaultKind.TIMEOUT, "slow"),)),
+    rage("rage/d01/t01/r2", ("c", "a", "b"), (-10, 20, 30), (3, 2, 1),
+         (Fault(0, "c", FaultKind.CRASH, "exit 3"), Fault(0, "c", FaultKind.CRASH, "x"),
+          Fault(0, "c", FaultKind.TIMEOUT, "slow"))),
+]
+
+
+def rows_by_bot(table: Table) -> dict[str, dict[str, object]]:
+    return {str(row[1]): dict(zip(table.headers, row)) for row in table.rows}
+
+
+def test_rage_standings_values_and_shared_rank() -> None:
+    standings, _ = build_tables(Game.RAGE, RAGE_RECORDS, BOTS)
+    rows = rows_by_bot(standings)
+    # a: 30, 10, 20 -> mean 20; b: 10, 20, 30 -> mean 20; c: 10, 30, -10 -> mean 10
+    assert rows["a"]["mean score"] == rows["b"]["mean score"] == 20
+    assert rows["a"]["rank"] == rows["b"]["rank"] == 1 and rows["c"]["rank"] == 3
+    assert rows["a"]["95% CI ±"] == pytest.approx(4.3027 * 10 / 3**0.5)
+    assert rows["a"]["mean place"] == 2 and rows["c"]["mean place"] == 2
+    assert (rows["a"]["first places"], rows["b"]["first places"]) == (1, 1)
+    assert rows["a"]["games"] == 3
+    assert rows["a"]["faults"] == "timeout 1" and rows["b"]["faults"] == "none"
+    assert rows["c"]["faults"] == "timeout 1, crash 2"
+    assert isinstance(rows["a"]["rating mu"], float)
+    assert rows["idle"]["games"] == 0 and rows["idle"]["rank"] is None
+    assert rows["idle"]["mean score"] is None
+    assert [row[1] for row in standings.rows] == ["a", "b", "c", "idle"]
+
+
+def test_head_to_head_crosstable() -> None:
+    _, crosstable = build_tables(Game.RAGE, RAGE_RECORDS, BOTS)
+    rows = {row[0]: dict(zip(crosstable.headers, row)) for row in crosstable.rows}
+    # a vs b: ahead in r0, behind in r1 and r2 -> 1 of 3
+    assert rows["a"]["b"] == pytest.approx(100 / 3)
+    assert rows["b"]["a"] == pytest.approx(200 / 3)
+    assert rows["b"]["c"] == pytest.approx(100 * 1.5 / 3)  # r0 a tie counts half
+    assert rows["a"]["a"] is None and rows["idle"]["a"] is None
+    assert "3 seat pairs per cell" in crosstable.title
+
+
+def thegame(fid: str, bots: tuple[str, ...], left: int, won: bool,
+            faults: tuple[Fault, ...] = ()) -> GameRecord:
+    return GameRecord(fid, "thegame", 1, bots, (left,) * len(bots), (1,) * len(bots), faults,
+                      won=won, cards_left=left)
+
+
+THEGAME_RECORDS = [
+    thegame("thegame/d01/solo/b01", ("a",), 0, True),
+    thegame("thegame/d01/solo/b02", ("b",), 20, False),
+    thegame("thegame/d01/team/t01", ("a", "b"), 8, False),
+    thegame("thegame/d02/solo/b01", ("a",), 12, False),
+    thegame("thegame/d02/solo/b02", ("b",), 30, False,
+            (Fault(0, "b", FaultKind.ILLEGAL, "bad turn"),)),
+    thegame("thegame/d02/team/t01", ("a", "b"), 4, False),
+]
+
+
+def test_thegame_solo_team_and_comparison_tables() -> None:
+    solo, teams, compare = build_tables(Game.THEGAME, THEGAME_RECORDS, ("a", "b"))
+    rows = rows_by_bot(solo)
+    assert rows["a"]["rank"] == 1 and rows["a"]["games"] == 2
+    assert rows["a"]["win %"] == 50 and rows["a"]["mean cards left"] == 6
+    assert rows["a"]["excellent %"] == 50 and rows["a"]["95% CI ±"] == pytest.approx(
+        12.7062 * 6)
+    assert rows["b"]["win %"] == 0 and rows["b"]["faults"] == "illegal 1"
+    assert rows["b"]["win % 95% CI"] == "0.0-65.8"
+    team_rows = rows_by_bot(teams)
+    assert list(team_rows) == ["a+b"] and team_rows["a+b"]["mean cards left"] == 6
+    assert team_rows["a+b"]["excellent %"] == 100
+    by_bot = {row[0]: dict(zip(compare.headers, row)) for row in compare.rows}
+    assert by_bot["a"]["solo mean left"] == 6 and by_bot["a"]["team mean left"] == 6
+    assert by_bot["b"]["solo mean left"] == 25 and by_bot["b"]["team - solo"] == -19
+
+
+def test_equal_means_share_a_rank_in_the_game() -> None:
+    records = [thegame("thegame/d01/solo/b01", ("a",), 5, False),
+               thegame("thegame/d01/solo/b02", ("b",), 5, False),
+               thegame("thegame/d01/solo/b03", ("c",), 9, False)]
+    solo = build_tables(Game.THEGAME, records, ("a", "b", "c"))[0]
+    assert [row[0] for row in solo.rows] == [1, 1, 3]
+
+
+TABLES = build_tables(Game.RAGE, RAGE_RECORDS, BOTS)
+
+
+def test_render_json_parses_back_with_values() -> None:
+    data = json.loads(render(TABLES, OutputFormat.JSON))
+    assert list(data) == [table.title for table in TABLES]
+    standings = {row["bot"]: row for row in data[TABLES[0].title]}
+    assert standings["c"]["mean score"] == 10 and standings["c"]["faults"] == "timeout 1, crash 2"
+    assert standings["a"]["95% CI ±"] == round(4.3027 * 10 / 3**0.5, 2)
+    assert standings["idle"]["mean score"] is None
+
+
+def test_render_csv_parses_back_with_titles_and_blank_separator() -> None:
+    rows = list(csv.reader(io.StringIO(render(TABLES, OutputFormat.CSV))))
+    assert rows[0] == [TABLES[0].title] and rows[1] == list(TABLES[0].headers)
+    blank = rows.index([])
+    assert rows[blank + 1] == [TABLES[1].title]
+    standings = {row[1]: dict(zip(rows[1], row)) for row in rows[2:blank]}
+    assert float(standings["a"]["mean score"]) == 20 and standings["a"]["rank"] == "1"
+    assert standings["idle"]["mean score"] == ""
+    assert len(rows) == 2 + len(BOTS) + 1 + 2 + len(BOTS)
+
+
+def test_render_markdown_html_and_text() -> None:
+    markdown = render(TABLES, OutputFormat.MARKDOWN)
+    assert f"### {TABLES[0].title}" in markdown and "|-" in markdown
+    assert "| a " in markdown
+    page = render(TABLES, OutputFormat.HTML)
+    assert page.count("<table>") == 2 and "<h3>" in page and "<td>idle" in page
+    text = render(TABLES, OutputFormat.TEXT)
+    assert TABLES[0].title in text and "n/a" in text and "20.00" in text
+
+
+def test_html_escapes_and_numbers_stay_text() -> None:
+    table = Table("<odd> & title", (), ())
+    assert "&lt;odd&gt; &amp; title" in render([table], OutputFormat.HTML)
+    named = build_tables(Game.RAGE, [rage("rage/d01/t01/r0", ("1e5", "b", "c"),
+                                          (1, 2, 3), (3, 2, 1))], ())
+    assert "1e5" in render(named, OutputFormat.TEXT)  # not turned into 100000

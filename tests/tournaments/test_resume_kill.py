@@ -1,0 +1,63 @@
+"""A real SIGKILL in the middle of a run, then a resume: nothing lost, nothing twice."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tournaments.config import Game
+from tournaments.report import OutputFormat, build_tables, render
+from tournaments.schedule import fixtures_for
+from tournaments.store import ResultStore
+from tests.tournaments.driver import DRIVER_SPEC
+
+ROOT = Path(__file__).parents[2]
+TOTAL = len(fixtures_for(DRIVER_SPEC))
+
+
+def start_driver(db: Path, delay: float) -> subprocess.Popen[bytes]:
+    # Its own session, so the kill takes the worker processes too, like a machine crash.
+    return subprocess.Popen([sys.executable, "-m", "tests.tournaments.driver", str(db),
+                             str(delay)], cwd=ROOT, start_new_session=True)
+
+
+def stored_games(db: Path) -> int:
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return int(conn.execute("SELECT count(*) FROM games").fetchone()[0])
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+def tables_of(db: Path) -> dict[OutputFormat, str]:
+    with ResultStore.open_existing(db) as store:
+        records = store.records()
+    assert len(records) == TOTAL == len({record.fixture_id for record in records})
+    tables = build_tables(Game.RAGE, records, DRIVER_SPEC.bot_names)
+    return {fmt: render(tables, fmt) for fmt in (OutputFormat.TEXT, OutputFormat.JSON)}
+
+
+def test_sigkill_mid_run_then_resume_gives_the_uninterrupted_tables(tmp_path: Path) -> None:
+    killed_db, clean_db = tmp_path / "killed.sqlite", tmp_path / "clean.sqlite"
+    driver = start_driver(killed_db, delay=0.05)
+    deadline = time.monotonic() + 30
+    while stored_games(killed_db) < 6 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.killpg(driver.pid, signal.SIGKILL)
+    assert driver.wait(timeout=10) == -signal.SIGKILL
+    after_kill = stored_games(killed_db)
+    assert 6 <= after_kill < TOTAL  # really killed mid-run
+
+    with sqlite3.connect(killed_db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    resumed = start_driver(killed_db, delay=0.0)
+    assert resumed.wait(timeout=60) == 0
+    clean = start_driver(clean_db, delay=0.0)
+    assert clean.wait(timeout=60) == 0
+
+    assert tables_of(killed_db) == tables_of(clean_db)

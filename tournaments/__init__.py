@@ -1,0 +1,1 @@
+"""Round-robin tournaments: schedule, run on an executor, store results, report tables."""

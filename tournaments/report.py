@@ -1,0 +1,283 @@
+"""Result tables from game records, rendered as text, markdown, csv, json or html."""
+
+from __future__ import annotations
+
+import csv
+import enum
+import html
+import io
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from tabulate import tabulate  # type: ignore[import-untyped, unused-ignore]
+
+from referee.errors import Fault, FaultKind
+from tournaments.config import Game
+from tournaments.records import GameRecord
+from tournaments.stats import (
+    competition_ranks, head_to_head, mean_ci, plackett_luce_ratings, wilson_interval,
+)
+
+Cell = str | int | float | None
+EXCELLENT_BELOW = 10  # The Game: fewer than 10 cards left is "excellent"
+
+
+class OutputFormat(enum.StrEnum):
+    """The formats `render` writes."""
+
+    TEXT = "text"
+    MARKDOWN = "markdown"
+    CSV = "csv"
+    JSON = "json"
+    HTML = "html"
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column's header, and for float cells how many decimals to show."""
+
+    name: str
+    decimals: int = 2
+
+
+@dataclass(frozen=True)
+class Table:
+    """A titled table; a None cell means "not available" (shown as n/a)."""
+
+    title: str
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+
+    @property
+    def headers(self) -> tuple[str, ...]:
+        """The column names."""
+        return tuple(column.name for column in self.columns)
+
+
+def build_tables(game: Game, records: Sequence[GameRecord],
+                 bots: Sequence[str] = ()) -> list[Table]:
+    """The report of one tournament; `bots` lists bots to show even without games."""
+    names = _bot_order(bots, records)
+    if Game(game) is Game.RAGE:  # a plain "rage" works too
+        standings = rage_standings(records, names)
+        ranked = [str(row[1]) for row in standings.rows]
+        return [standings, rage_head_to_head(records, ranked)]
+    return thegame_tables(records, names)
+
+
+# ---------------------------------------------------------------- Rage
+
+def rage_standings(records: Sequence[GameRecord], bots: Sequence[str]) -> Table:
+    """Rank by mean score (equal means share a rank); one row per bot."""
+    scores: dict[str, list[int]] = {bot: [] for bot in bots}
+    places: dict[str, list[int]] = {bot: [] for bot in bots}
+    for record in records:
+        for bot, score, place in zip(record.bots, record.scores, record.places):
+            scores[bot].append(score)
+            places[bot].append(place)
+    ratings = plackett_luce_ratings(records)
+    faults = _faults_by_bot(records)
+    played = sorted((bot for bot in bots if scores[bot]),
+                    key=lambda bot: (-Fraction(sum(scores[bot]), len(scores[bot])), bot))
+    ranks = competition_ranks(played, lambda bot: Fraction(sum(scores[bot]),
+                                                           len(scores[bot])))
+    rows = [_standing_row(rank, bot, scores[bot], places[bot], ratings.get(bot),
+                          faults.get(bot, []))
+            for rank, bot in zip(ranks, played)]
+    rows += [_standing_row(None, bot, [], [], None, faults.get(bot, []))
+             for bot in bots if not scores[bot]]
+    columns = (Column("rank"), Column("bot"), Column("games"), Column("mean score"),
+               Column("95% CI ±"), Column("mean place"), Column("first places"),
+               Column("faults"), Column("rating mu"), Column("rating sigma"))
+    return Table("Rage standings (games = seats played; a bot in two seats of one game "
+                 "counts twice)", columns, tuple(rows))
+
+
+def _standing_row(rank: int | None, bot: str, scores: list[int], places: list[int],
+                  rating: tuple[float, float] | None, faults: list[Fault]) -> tuple[Cell, ...]:
+    mean, half = mean_ci(scores) if scores else (None, None)
+    mean_place = sum(places) / len(places) if places else None
+    mu, sigma = rating if rating is not None else (None, None)
+    return (rank, bot, len(scores), mean, half, mean_place,
+            sum(1 for place in places if place == 1), _fault_summary(faults), mu, sigma)
+
+
+def rage_head_to_head(records: Sequence[GameRecord], bots: Sequence[str]) -> Table:
+    """Crosstable: % of seat pairs in which the row bot placed ahead of the column bot."""
+    shares = head_to_head(records)
+    rows = tuple((row,) + tuple(_percent(shares[row, column][0])
+                                if (row, column) in shares else None for column in bots)
+                 for row in bots)
+    counts = sorted({count for _, count in shares.values()})
+    pairs = ("no seat pairs yet" if not counts else f"{counts[0]} seat pairs per cell"
+             if len(counts) == 1 else f"{counts[0]}-{counts[-1]} seat pairs per cell")
+    title = ("Head-to-head: % of seat pairs at the same table in which the row bot placed "
+             f"ahead of the column bot (ties count half; {pairs})")
+    columns = (Column("bot"),) + tuple(Column(bot, decimals=1) for bot in bots)
+    return Table(title, columns, rows)
+
+
+# ---------------------------------------------------------------- The Game
+
+def thegame_tables(records: Sequence[GameRecord], bots: Sequence[str]) -> list[Table]:
+    """Solo results per bot, team results per team, and each bot solo against in teams."""
+    solo = [record for record in records if len(record.bots) == 1]
+    teams = [record for record in records if len(record.bots) > 1]
+    by_bot = {bot: [r for r in solo if r.bots[0] == bot] for bot in bots}
+    team_names = list(dict.fromkeys("+".join(record.bots) for record in teams))
+    by_team = {team: [r for r in teams if "+".join(r.bots) == team] for team in team_names}
+    return [_thegame_table("The Game solo", "bot", by_bot),
+            _thegame_table("The Game teams", "team", by_team),
+            _solo_vs_team(bots, by_bot, teams)]
+
+
+def _thegame_table(title: str, who: str, games: dict[str, list[GameRecord]]) -> Table:
+    played = sorted((name for name in games if games[name]),
+                    key=lambda name: (_mean_left(games[name]), name))
+    ranks = competition_ranks(played, lambda name: _mean_left(games[name]))
+    rows = [(rank,) + _thegame_row(name, games[name]) for rank, name in zip(ranks, played)]
+    rows += [(None,) + _thegame_row(name, []) for name in games if not games[name]]
+    columns = (Column("rank"), Column(who), Column("games"), Column("win %", 1),
+               Column("win % 95% CI"), Column("mean cards left"), Column("95% CI ±"),
+               Column("excellent %", 1), Column("faults"))
+    return Table(f"{title} (ranked by mean cards left; excellent = fewer than "
+                 f"{EXCELLENT_BELOW} left)", columns, tuple(rows))
+
+
+def _thegame_row(name: str, games: list[GameRecord]) -> tuple[Cell, ...]:
+    if not games:
+        return (name, 0, None, None, None, None, None, "none")
+    wins = sum(1 for record in games if record.won)
+    _, low, high = wilson_interval(wins, len(games))
+    mean, half = mean_ci([_cards_left(record) for record in games])
+    excellent = sum(1 for record in games if _cards_left(record) < EXCELLENT_BELOW)
+    faults = [fault for record in games for fault in record.faults]
+    return (name, len(games), _percent(wins / len(games)),
+            f"{_percent(low):.1f}-{_percent(high):.1f}", mean, half,
+            _percent(excellent / len(games)), _fault_summary(faults))
+
+
+def _solo_vs_team(bots: Sequence[str], by_bot: dict[str, list[GameRecord]],
+                  teams: list[GameRecord]) -> Table:
+    rows = []
+    for bot in bots:
+        in_teams = [record for record in teams if bot in record.bots]
+        solo_mean, team_mean = _optional_mean(by_bot[bot]), _optional_mean(in_teams)
+        difference = (None if solo_mean is None or team_mean is None
+                      else team_mean - solo_mean)
+        rows.append((bot, len(by_bot[bot]), solo_mean, _win_percent(by_bot[bot]),
+                     len(in_teams), team_mean, _win_percent(in_teams), difference))
+    columns = (Column("bot"), Column("solo games"), Column("solo mean left"),
+               Column("solo win %", 1), Column("team games"), Column("team mean left"),
+               Column("team win %", 1), Column("team - solo"))
+    return Table("The Game: each bot solo vs in teams containing it (mean cards left; "
+                 "lower is better)", columns, tuple(rows))
+
+
+def _cards_left(record: GameRecord) -> int:
+    return record.cards_left if record.cards_left is not None else record.scores[0]
+
+
+def _mean_left(games: list[GameRecord]) -> Fraction:
+    return Fraction(sum(_cards_left(record) for record in games), len(games))
+
+
+def _optional_mean(games: list[GameRecord]) -> float | None:
+    return float(_mean_left(games)) if games else None
+
+
+def _win_percent(games: list[GameRecord]) -> float | None:
+    return _percent(sum(1 for r in games if r.won) / len(games)) if games else None
+
+
+# ---------------------------------------------------------------- shared helpers
+
+def _bot_order(bots: Sequence[str], records: Iterable[GameRecord]) -> list[str]:
+    seen = dict.fromkeys(bots)
+    for record in records:
+        seen.update(dict.fromkeys(record.bots))
+    return list(seen)
+
+
+def _faults_by_bot(records: Iterable[GameRecord]) -> dict[str, list[Fault]]:
+    faults: dict[str, list[Fault]] = {}
+    for record in records:
+        for fault in record.faults:
+            faults.setdefault(fault.bot, []).append(fault)
+    return faults
+
+
+def _fault_summary(faults: Iterable[Fault]) -> str:
+    """E.g. "timeout 1, crash 2", in FaultKind order; "none" if there are none."""
+    counts = Counter(fault.kind for fault in faults)
+    parts = [f"{kind.value} {counts[kind]}" for kind in FaultKind if counts[kind]]
+    return ", ".join(parts) or "none"
+
+
+def _percent(share: float) -> float:
+    return 100.0 * share
+
+
+# ---------------------------------------------------------------- rendering
+
+def render(tables: Sequence[Table], fmt: OutputFormat) -> str:
+    """All tables in one format; text formats separate tables by a blank line."""
+    if fmt is OutputFormat.JSON:
+        return json.dumps({table.title: [dict(zip(table.headers, _rounded(table, row)))
+                                         for row in table.rows] for table in tables},
+                          indent=2, ensure_ascii=False) + "\n"
+    if fmt is OutputFormat.CSV:
+        return _render_csv(tables)
+    return "\n\n".join(_render_tabulated(table, fmt) for table in tables) + "\n"
+
+
+def _render_tabulated(table: Table, fmt: OutputFormat) -> str:
+    style, heading = {
+        OutputFormat.TEXT: ("simple", "{}\n"),
+        OutputFormat.MARKDOWN: ("github", "### {}\n\n"),
+        OutputFormat.HTML: ("html", "<h3>{}</h3>\n"),
+    }[fmt]
+    title = html.escape(table.title) if fmt is OutputFormat.HTML else table.title
+    # Cells go in as text so tabulate never reads a bot named e.g. "1e5" as a number.
+    body = tabulate([_texts(table, row) for row in table.rows], table.headers,
+                    tablefmt=style, disable_numparse=True, colalign=_alignment(table))
+    return heading.format(title) + str(body)
+
+
+def _render_csv(tables: Sequence[Table]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    for number, table in enumerate(tables):
+        if number:
+            writer.writerow([])
+        writer.writerow([table.title])
+        writer.writerow(table.headers)
+        writer.writerows(_texts(table, row, missing="") for row in table.rows)
+    return out.getvalue()
+
+
+def _texts(table: Table, row: tuple[Cell, ...], missing: str = "n/a") -> list[str]:
+    return [_text(cell, column, missing) for cell, column in zip(row, table.columns)]
+
+
+def _text(cell: Cell, column: Column, missing: str) -> str:
+    if cell is None:
+        return missing
+    if isinstance(cell, float):
+        return f"{cell:.{column.decimals}f}"
+    return str(cell)
+
+
+def _rounded(table: Table, row: tuple[Cell, ...]) -> list[Cell]:
+    return [round(cell, column.decimals) if isinstance(cell, float) else cell
+            for cell, column in zip(row, table.columns)]
+
+
+def _alignment(table: Table) -> list[str]:
+    def numeric(index: int) -> bool:
+        cells = [row[index] for row in table.rows if row[index] is not None]
+        return bool(cells) and all(isinstance(c, (int, float)) for c in cells)
+    return ["right" if numeric(index) else "left" for index in range(len(table.columns))]

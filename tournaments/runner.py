@@ -1,0 +1,109 @@
+"""Running a tournament's fixtures on an executor, storing each game as it finishes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from typing import TypeVar
+
+from referee.errors import ConfigError
+from tournaments.config import TournamentSpec
+from tournaments.progress import Progress
+from tournaments.records import GameRecord
+from tournaments.schedule import Fixture
+from tournaments.store import ResultStore
+
+C = TypeVar("C")
+# Called in a worker: plays one fixture. Must be a picklable module-level function.
+PlayFunction = Callable[[Fixture, C], GameRecord]
+# Makes the executor from the job count; the seam for cluster executors (for dask:
+# `lambda jobs: client.get_executor()`, a concurrent.futures-compatible executor).
+ExecutorFactory = Callable[[int], Executor]
+
+
+class PlayFailed(RuntimeError):
+    """The play function raised or returned a wrong record: a referee bug, not a bot fault."""
+
+    def __init__(self, fixture: Fixture, problem: str) -> None:
+        super().__init__(f"referee bug while playing fixture {fixture.fixture_id}: {problem}")
+        self.fixture = fixture
+
+
+def run_tournament(spec: TournamentSpec, fixtures: Sequence[Fixture], store: ResultStore,
+                   play: PlayFunction[C], context: C, jobs: int,
+                   executor_factory: ExecutorFactory | None = None,
+                   progress: Progress | None = None) -> None:
+    """Play every fixture not yet in the store, storing each record as soon as it is done.
+
+    Resumable: stored fixtures are skipped, and each record is committed on its own, so an
+    interruption (Ctrl-C, SIGKILL) loses at most the games in flight. On a play error the
+    games already running are still stored, then PlayFailed is raised.
+    """
+    if store.fingerprint != spec.fingerprint():
+        raise ConfigError(f"{store.path} holds a different tournament than the one to run")
+    if jobs < 1:
+        raise ConfigError(f"jobs must be at least 1, not {jobs}")
+    done = store.done()
+    pending = [fixture for fixture in fixtures if fixture.fixture_id not in done]
+    if progress is not None:
+        faults = sum(len(record.faults) for record in store.records()) if done else 0
+        progress.start(len(fixtures), len(fixtures) - len(pending), faults)
+    try:
+        if pending:
+            _run(pending, store, play, context, jobs, executor_factory, progress)
+    finally:
+        if progress is not None:
+            progress.finish()
+
+
+def _run(pending: list[Fixture], store: ResultStore, play: PlayFunction[C], context: C,
+         jobs: int, executor_factory: ExecutorFactory | None,
+         progress: Progress | None) -> None:
+    executor = (executor_factory or _process_pool)(jobs)
+    try:
+        _drain(executor, iter(pending), store, play, context, 2 * jobs, progress)
+    except BaseException:  # KeyboardInterrupt too: drop queued games, keep the store as is
+        executor.shutdown(wait=False, cancel_futures=True)
+        raise
+    executor.shutdown(wait=True)
+
+
+def _drain(executor: Executor, queue: Iterator[Fixture], store: ResultStore,
+           play: PlayFunction[C], context: C, window: int, progress: Progress | None) -> None:
+    # At most `window` games are submitted at a time, so stopping cancels little.
+    running: dict[Future[GameRecord], Fixture] = {}
+    failure: PlayFailed | None = None
+    while True:
+        while failure is None and len(running) < window:
+            fixture = next(queue, None)
+            if fixture is None:
+                break
+            running[executor.submit(play, fixture, context)] = fixture
+        if not running:
+            break
+        finished, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in finished:
+            fixture = running.pop(future)
+            try:
+                record = _record_of(future, fixture)
+            except PlayFailed as error:
+                failure = failure or error
+                continue
+            if store.add(record) and progress is not None:
+                progress.advance(record)
+    if failure is not None:
+        raise failure
+
+
+def _record_of(future: Future[GameRecord], fixture: Fixture) -> GameRecord:
+    try:
+        record = future.result()
+    except Exception as error:
+        raise PlayFailed(fixture, f"{type(error).__name__}: {error}") from error
+    if not isinstance(record, GameRecord) or record.fixture_id != fixture.fixture_id:
+        raise PlayFailed(fixture, f"the play function returned {record!r:.200}")
+    return record
+
+
+def _process_pool(jobs: int) -> Executor:
+    return ProcessPoolExecutor(max_workers=jobs)

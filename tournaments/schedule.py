@@ -1,0 +1,97 @@
+"""Pure scheduling: which bots meet, in which seats, on which deals.
+
+Fixture order is deal by deal, so an interrupted tournament has played whole early deals;
+fixture ids are zero-padded so that sorting them gives the same order.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from dataclasses import dataclass
+from itertools import combinations, combinations_with_replacement
+
+from tournaments.config import Game, TournamentSpec
+
+
+class FixtureKind(enum.StrEnum):
+    """A Rage table, or a The Game deal played by one bot alone or by a team."""
+
+    TABLE = "table"
+    SOLO = "solo"
+    TEAM = "team"
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """One game to play: bot index per seat, the deal and its seed."""
+
+    fixture_id: str
+    game: Game
+    seats: tuple[int, ...]
+    deal: int  # from 1
+    rotation: int  # Rage: seat s holds table[(s + rotation) % size]; 0 otherwise
+    seed: int
+    kind: FixtureKind
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The seed of deal `deal`: the same at every table and rotation (duplicate deals)."""
+    digest = hashlib.sha256(f"referee deal {seed} {deal}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1  # fits SQLite's signed 64-bit INTEGER
+
+
+def groups(n_bots: int, size: int) -> list[tuple[int, ...]]:
+    """Every combination of `size` bots; with fewer bots than places, every multiset in
+    which each bot appears at least once (3 bots at 4 seats: AABC, ABBC, ABCC)."""
+    if n_bots >= size:
+        return list(combinations(range(n_bots), size))
+    return [group for group in combinations_with_replacement(range(n_bots), size)
+            if len(set(group)) == n_bots]
+
+
+def rage_fixtures(n_bots: int, table_size: int, deals: int, seed: int) -> list[Fixture]:
+    """Every table plays every deal once in each seat rotation."""
+    tables = groups(n_bots, table_size)
+    deal_width, table_width = _width(deals), _width(len(tables))
+    fixtures = []
+    for deal in range(1, deals + 1):
+        for number, table in enumerate(tables, start=1):
+            for rotation in range(table_size):
+                seats = tuple(table[(seat + rotation) % table_size]
+                              for seat in range(table_size))
+                fixture_id = (f"rage/d{deal:0{deal_width}d}/t{number:0{table_width}d}"
+                              f"/r{rotation}")
+                fixtures.append(Fixture(fixture_id, Game.RAGE, seats, deal, rotation,
+                                        deal_seed(seed, deal), FixtureKind.TABLE))
+    return fixtures
+
+
+def thegame_fixtures(n_bots: int, team_size: int, deals: int, seed: int) -> list[Fixture]:
+    """Every bot plays every deal solo; every team of `team_size` (if 2 or more) too.
+
+    Teams keep one seat order (the group's), since the whole team shares one result.
+    """
+    teams = groups(n_bots, team_size) if team_size >= 2 else []
+    deal_width, bot_width, team_width = _width(deals), _width(n_bots), _width(len(teams))
+    fixtures = []
+    for deal in range(1, deals + 1):
+        prefix, deal_seed_ = f"thegame/d{deal:0{deal_width}d}", deal_seed(seed, deal)
+        for bot in range(n_bots):
+            fixtures.append(Fixture(f"{prefix}/solo/b{bot + 1:0{bot_width}d}", Game.THEGAME,
+                                    (bot,), deal, 0, deal_seed_, FixtureKind.SOLO))
+        for number, team in enumerate(teams, start=1):
+            fixtures.append(Fixture(f"{prefix}/team/t{number:0{team_width}d}", Game.THEGAME,
+                                    team, deal, 0, deal_seed_, FixtureKind.TEAM))
+    return fixtures
+
+
+def fixtures_for(spec: TournamentSpec) -> list[Fixture]:
+    """The whole schedule of a tournament, in fixture order."""
+    if spec.game is Game.RAGE:
+        return rage_fixtures(len(spec.bots), spec.table_size, spec.deals, spec.seed)
+    return thegame_fixtures(len(spec.bots), spec.team_size, spec.deals, spec.seed)
+
+
+def _width(count: int) -> int:
+    return max(2, len(str(count)))

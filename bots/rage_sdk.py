@@ -11,7 +11,7 @@ from typing import Sequence
 
 from protocols import rage as codec
 from referee.games.rage import Variant, legal_plays_for
-from referee.games.rage_cards import DECK, Card, Colour, Play, card_by_face
+from referee.games.rage_cards import Card, Colour, Play, cards_from_faces
 
 
 @dataclass
@@ -41,15 +41,9 @@ class RageGame:
         return legal_plays_for(self.hand, self.trick_plays)
 
 
-def cards_from_faces(faces: Sequence[str]) -> list[Card]:
-    """Distinct physical cards for a list of faces (copies of action cards share a face)."""
-    cards: list[Card] = []
-    for face in faces:
-        card = card_by_face(face, (c for c in DECK if c not in cards))
-        if card is None:
-            raise ValueError(f"unknown card {face!r}")
-        cards.append(card)
-    return cards
+def _cards(faces: Sequence[str]) -> list[Card]:
+    """Distinct physical cards for faces (copies of action cards share a face)."""
+    return cards_from_faces(" ".join(faces))[0]
 
 
 class RageBot:
@@ -99,10 +93,10 @@ class RageBot:
         game.trick, game.seen, game.trump = [], [], None
 
     def _on_hand(self, message: codec.Message) -> None:
-        self.game.hand = cards_from_faces(message.words)
+        self.game.hand = _cards(message.words)
 
     def _on_flip(self, message: codec.Message) -> None:
-        self.game.seen.extend(cards_from_faces(message.words))
+        self.game.seen.extend(_cards(message.words))
 
     def _on_trump(self, message: codec.Message) -> None:
         self.game.trump = codec.parse_colour(message.words[0])
@@ -121,7 +115,7 @@ class RageBot:
             game.hand.remove(play.card)
         else:
             face, _, colour = notation.partition(":")
-            card = cards_from_faces([face])[0]
+            card = _cards([face])[0]
             play = Play(card, Colour(colour) if colour else None)
         game.trick.append((seat, play))
         game.seen.append(play.card)

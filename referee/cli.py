@@ -17,8 +17,10 @@ import click
 from referee import __version__
 from referee.errors import BotStartError, ConfigError
 from referee.games.rage import RageConfig, Variant
+from referee.games.thegame import TheGameConfig
+from referee.games.thegame_commands import DEFAULT_COMMANDS, CommandMap, load_command_map
 from referee.lineup import LaunchSettings, bot_specs
-from referee.play import LogOptions, play_rage
+from referee.play import LogOptions, play_rage, play_thegame
 from referee.settings import ResourceLimits, TimeLimits
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -115,6 +117,33 @@ def play_rage_command(bots: tuple[str, ...], variants: tuple[str, ...], seed: in
     config = RageConfig(len(bots), frozenset(Variant(v) for v in variants))
     play_rage(bot_specs(bots), config, _seed(seed), launch_settings(**limits),
               LogOptions(log_path, log_times), click.echo)
+
+
+@play.command("thegame")
+@click.argument("bots", nargs=-1, required=True)
+@click.option("--no-commands", is_flag=True, help="Play the original The Game (no command cards).")
+@click.option("--commands", "commands_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="TOML file mapping card numbers to commands.")
+@game_options
+@bot_limit_options
+def play_thegame_command(bots: tuple[str, ...], no_commands: bool, commands_file: Path | None,
+                         seed: int | None, log_path: Path | None, log_times: bool,
+                         **limits: Any) -> None:
+    """Referee one cooperative game of The Game Extreme for 1 to 5 BOTs."""
+    if not 1 <= len(bots) <= 5:
+        raise click.UsageError(f"The Game needs 1 to 5 bots, got {len(bots)}")
+    config = TheGameConfig(len(bots), command_map(no_commands, commands_file))
+    play_thegame(bot_specs(bots), config, _seed(seed), launch_settings(**limits),
+                 LogOptions(log_path, log_times), click.echo)
+
+
+def command_map(no_commands: bool, path: Path | None) -> CommandMap | None:
+    """The command cards in play: none, a loaded mapping, or the shipped default."""
+    if no_commands and path is not None:
+        raise click.UsageError("--no-commands and --commands exclude each other")
+    if no_commands:
+        return None
+    return load_command_map(path) if path is not None else DEFAULT_COMMANDS
 
 
 def _seed(seed: int | None) -> int:

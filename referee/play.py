@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
+from referee import rage_match, rage_render, thegame_match, thegame_render
 from referee.game_log import GameLog
-from referee.games.rage import Event, RageConfig, RoundScored, TrumpSet
+from referee.games.rage import Event as RageEvent, RageConfig, RoundScored, TrumpSet
 from referee.games.rage_cards import Colour
+from referee.games.thegame import Event as TheGameEvent, TheGameConfig, TheGameState, TurnPlayed
 from referee.lineup import BotSpec, LaunchSettings, Lineup
-from referee.rage_match import RageMatch, RageResult, game_settings
-from referee import rage_render
+from referee.player import Player
+from referee.remote_player import RemotePlayer
 
 Echo = Callable[[str], None]
 
@@ -25,15 +28,41 @@ class LogOptions:
         return GameLog.open(self.path, self.timestamps) if self.path else None
 
 
+def _player_entry(seat: int, spec: BotSpec, player: Player) -> dict[str, Any]:
+    entry: dict[str, Any] = {"seat": seat, "name": spec.label, "command": spec.command.text}
+    if isinstance(player, RemotePlayer):
+        entry["hello"] = {"name": player.hello.name, "version": player.hello.version}
+    return entry
+
+
+@contextmanager
+def seated(game: str, seed: int, settings: dict[str, Any], specs: Sequence[BotSpec],
+           launch: LaunchSettings, log_options: LogOptions
+           ) -> Iterator[tuple[list[Player], GameLog | None]]:
+    """Start the bots and open the log (header written); stop and close both afterwards."""
+    log = log_options.open()
+    try:
+        with Lineup(launch) as lineup:
+            players = lineup.launch_all(specs)
+            if log is not None:
+                log.header(game, seed, settings,
+                           [_player_entry(s, spec, p)
+                            for s, (spec, p) in enumerate(zip(specs, players))])
+            yield players, log
+    finally:
+        if log is not None:
+            log.close()
+
+
 class RoundPrinter:
-    """Observer that prints a compact line as each round is scored."""
+    """Observer that prints a compact line as each Rage round is scored."""
 
     def __init__(self, players: int, echo: Echo) -> None:
         self.echo = echo
         self.totals = [0] * players
         self.deal_trump: Colour | None = None
 
-    def __call__(self, event: Event) -> None:
+    def __call__(self, event: RageEvent) -> None:
         if isinstance(event, TrumpSet) and event.reason == "deal":
             self.deal_trump = event.colour
         elif isinstance(event, RoundScored):
@@ -42,28 +71,53 @@ class RoundPrinter:
 
 
 def play_rage(specs: Sequence[BotSpec], config: RageConfig, seed: int,
-              launch: LaunchSettings, log_options: LogOptions, echo: Echo) -> RageResult:
+              launch: LaunchSettings, log_options: LogOptions,
+              echo: Echo) -> rage_match.RageResult:
     """One whole game of Rage with the given bots; its account goes to `echo`."""
     names = [spec.label for spec in specs]
     echo(f"Rage, {config.players} players, seed {seed}, variants: "
          f"{', '.join(sorted(v.value for v in config.variants)) or 'none'}")
     echo("seats: " + ", ".join(f"{seat} {name}" for seat, name in enumerate(names)))
-    log = log_options.open()
-    try:
-        if log is not None:
-            log.header("rage", seed, game_settings(config, launch.times),
-                       [{"seat": s, "name": spec.label, "command": spec.command.text}
-                        for s, spec in enumerate(specs)])
-        with Lineup(launch) as lineup:
-            players = lineup.launch_all(specs)
-            match = RageMatch(players, config, seed, launch.times, log,
-                              RoundPrinter(config.players, echo))
-            result = match.run()
-    finally:
-        if log is not None:
-            log.close()
+    settings = rage_match.game_settings(config, launch.times)
+    with seated("rage", seed, settings, specs, launch, log_options) as (players, log):
+        match = rage_match.RageMatch(players, config, seed, launch.times, log,
+                                     RoundPrinter(config.players, echo))
+        result = match.run()
     echo("")
     echo(rage_render.score_sheet(names, result.rounds))
     echo("")
     echo(rage_render.standings(names, result.totals, result.places, result.faults))
+    return result
+
+
+class TurnPrinter:
+    """Observer that prints a compact line after each turn of The Game."""
+
+    def __init__(self, names: Sequence[str], echo: Echo) -> None:
+        self.names, self.echo = names, echo
+        self.state: TheGameState | None = None
+        self.turns = 0
+
+    def __call__(self, event: TheGameEvent) -> None:
+        if isinstance(event, TurnPlayed) and self.state is not None:
+            self.turns += 1
+            self.echo(thegame_render.turn_line(self.turns, event, self.names, self.state))
+
+
+def play_thegame(specs: Sequence[BotSpec], config: TheGameConfig, seed: int,
+                 launch: LaunchSettings, log_options: LogOptions,
+                 echo: Echo) -> thegame_match.TheGameResult:
+    """One whole cooperative game of The Game (Extreme); its account goes to `echo`."""
+    names = [spec.label for spec in specs]
+    mode = "The Game Extreme" if config.commands is not None else "The Game (no commands)"
+    echo(f"{mode}, {config.players} player(s), seed {seed}")
+    echo("seats: " + ", ".join(f"{seat} {name}" for seat, name in enumerate(names)))
+    settings = thegame_match.game_settings(config, launch.times)
+    printer = TurnPrinter(names, echo)
+    with seated("thegame", seed, settings, specs, launch, log_options) as (players, log):
+        match = thegame_match.TheGameMatch(players, config, seed, launch.times, log, printer)
+        printer.state = match.state
+        result = match.run()
+    echo("")
+    echo(thegame_render.summary(result))
     return result

@@ -63,10 +63,11 @@ class RageMatch:
 
     def __init__(self, players: Sequence[Player], config: RageConfig, seed: int,
                  times: TimeLimits, log: GameLog | None = None,
-                 observer: Observer | None = None) -> None:
+                 observer: Observer | None = None, state: RageState | None = None) -> None:
+        """`state` replaces the seeded deal with a prepared one (tests, transcripts)."""
         if len(players) != config.players:
             raise ValueError(f"{len(players)} players for a {config.players}-player game")
-        self.state = RageState.new_game(config, seed)
+        self.state = state if state is not None else RageState.new_game(config, seed)
         self.seed = seed
         self.times = times
         self.table = Table(players, log)

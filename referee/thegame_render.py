@@ -1,0 +1,41 @@
+"""Text for people: a compact line per turn of The Game, and the final result.
+
+Hands are shown as counts, never as values: the account may be read by anyone.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from tabulate import tabulate
+
+from protocols.thegame import placements_text
+from referee.games.thegame import PILE_NAMES, TheGameState, TurnPlayed
+from referee.thegame_match import TheGameResult
+
+
+def turn_line(number: int, event: TurnPlayed, names: Sequence[str],
+              state: TheGameState) -> str:
+    """`turn 7  seat 1 name: a:37 a:27 | piles a 37 b 12 c 88 d 95 | draw 80 | hands 6 6`."""
+    piles = " ".join(f"{n} {t:>3}" for n, t in zip(PILE_NAMES, state.tops()))
+    hands = " ".join(str(c) for c in state.hand_counts())
+    return (f"turn {number:>3}  seat {event.seat} {names[event.seat]}: "
+            f"{placements_text(event.turn)} | piles {piles} | draw {state.draw_pile_size():>2} "
+            f"| hands {hands}")
+
+
+def summary(result: TheGameResult) -> str:
+    """Won or lost, why, what is left, and each bot's share of the play and the talk."""
+    verdict = "WON" if result.won else "LOST"
+    excellent = " (excellent: fewer than 10 left)" if not result.won and result.cards_left < 10 else ""
+    lines = [f"result: {verdict}, reason {result.reason}; {result.cards_left} cards left"
+             f"{excellent}: {result.hand_cards} in hands, {result.draw_pile} in the draw pile"]
+    played = sum(result.cards_played) or 1
+    fault_of = {f.seat: f"{f.kind.value}: {f.detail}" for f in result.faults}
+    rows = [[seat, name, result.cards_played[seat],
+             f"{100 * result.cards_played[seat] / played:.0f}%", result.hints_given[seat],
+             fault_of.get(seat, "")]
+            for seat, name in enumerate(result.names)]
+    table = tabulate(rows, headers=["seat", "player", "cards played", "share", "hints",
+                                    "fault"], tablefmt="simple")
+    return "\n".join(lines) + "\n\n" + str(table)

@@ -11,7 +11,7 @@ from typing import Sequence
 
 from protocols import rage as codec
 from referee.games.rage import Variant, legal_plays_for
-from referee.games.rage_cards import Card, Colour, Play, cards_from_faces
+from referee.games.rage_cards import DECK, Card, Colour, Play, cards_from_faces
 
 
 @dataclass
@@ -39,6 +39,9 @@ class RageGame:
     def legal_plays(self) -> list[Play]:
         """The legal-move helper: what this seat may play now (same code as the referee)."""
         return legal_plays_for(self.hand, self.trick_plays)
+
+
+FACE_CARDS = {card.face: card for card in reversed(DECK)}  # a face's first copy
 
 
 def _cards(faces: Sequence[str]) -> list[Card]:
@@ -109,16 +112,15 @@ class RageBot:
 
     def _on_played(self, message: codec.Message) -> None:
         seat, notation = int(message.words[0]), message.words[1]
+        face, _, colour = notation.partition(":")
         game = self.game
         if seat == game.seat:
-            play = next(p for p in game.legal_plays() if p.notation == notation)
-            game.hand.remove(play.card)
+            card = next(c for c in game.hand if c.face == face)
+            game.hand.remove(card)
         else:
-            face, _, colour = notation.partition(":")
-            card = _cards([face])[0]
-            play = Play(card, Colour(colour) if colour else None)
-        game.trick.append((seat, play))
-        game.seen.append(play.card)
+            card = FACE_CARDS[face]
+        game.trick.append((seat, Play(card, Colour(colour) if colour else None)))
+        game.seen.append(card)
 
     def _on_trick(self, message: codec.Message) -> None:
         self.game.tricks_won[int(message.words[1])] += 1

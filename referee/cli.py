@@ -21,6 +21,7 @@ from referee.games.thegame import TheGameConfig
 from referee.games.thegame_commands import DEFAULT_COMMANDS, CommandMap, load_command_map
 from referee.lineup import LaunchSettings, bot_specs
 from referee.play import LogOptions, play_rage, play_thegame
+from referee.replay import ReplayMismatch, replay
 from referee.settings import ResourceLimits, TimeLimits
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -146,6 +147,17 @@ def command_map(no_commands: bool, path: Path | None) -> CommandMap | None:
     return load_command_map(path) if path is not None else DEFAULT_COMMANDS
 
 
+@cli.command("replay")
+@click.argument("log_path", metavar="LOG", type=click.Path(exists=True, dir_okay=False,
+                                                           path_type=Path))
+def replay_command(log_path: Path) -> None:
+    """Re-verify a game log: replay its seed and moves and check the logged result."""
+    try:
+        click.echo(replay(log_path))
+    except ReplayMismatch as mismatch:
+        raise click.ClickException(str(mismatch)) from None
+
+
 def _seed(seed: int | None) -> int:
     return seed if seed is not None else secrets.randbelow(2**31)
 
@@ -165,3 +177,9 @@ def main(argv: list[str] | None = None) -> None:
     except (BotStartError, ConfigError) as error:
         click.echo(f"referee: error: {error}", err=True)
         sys.exit(2)
+
+
+from referee import cli_tournament  # noqa: E402  (it uses the options defined above)
+
+cli.add_command(cli_tournament.tournament_command)
+cli.add_command(cli_tournament.results_command)

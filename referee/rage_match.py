@@ -16,7 +16,7 @@ from referee.games.rage import (
     Event, Phase, RageConfig, RageState, RoundResult, SeatRoundResult,
 )
 from referee.games.rage_cards import Card, Play, parse_play
-from referee.games.rage_view import view
+from referee.games.rage_view import visible_events
 from referee.player import Player
 from referee.settings import TimeLimits
 from referee.table import Table
@@ -95,19 +95,23 @@ class RageMatch:
             for seat in range(config.players)])
 
     def _deliver(self) -> None:
-        """Send every seat the new events it may see (decided by view() alone)."""
+        """Send every seat the new events it may see (decided by rage_view alone)."""
         since = self._delivered
+        new = self.state.events_since(since)
+        if not new:
+            return
+        lines = {id(event): codec.encode_event(event) for event in new}
         for seat in range(self.state.config.players):
             if seat in self.table.faults:
                 continue
-            for event in view(self.state, seat, since).events:
-                line = codec.encode_event(event)
+            for event in visible_events(self.state, seat, since):
+                line = lines[id(event)]
                 if line is not None:
                     self.table.tell(seat, line)
         if self.observer is not None:
-            for event in self.state.events_since(since):
+            for event in new:
                 self.observer(event)
-        self._delivered = len(self.state.events)
+        self._delivered = since + len(new)
 
     def _bid(self) -> None:
         seat, legal = self._seat(), self.state.legal_bids()

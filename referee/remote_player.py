@@ -114,7 +114,8 @@ class RemotePlayer(Player):
         """Send a line that wants no reply."""
         if is_request(line):
             raise ValueError(f"tell() of a request: {line!r}")
-        self._check_unsolicited()
+        # Unsolicited lines are looked for at the next request, not on every tell: a
+        # game tells far more lines than it asks, and nothing is lost by waiting.
         self._send(line, time.monotonic() + self._times.move + self._times.tolerance)
 
     def ask(self, line: str) -> str:

@@ -3,6 +3,11 @@
 A game's match loop asks the table for decisions; a bot fault never escapes as an
 exception: it is recorded, the bot is told and released, and the ask returns None so
 the loop can apply the game's fault policy.
+
+Lines that want no reply are held per seat and sent just before that seat's next request
+(or when the game ends): a bot needs them only when it must decide, and sending them in
+one burst wakes one bot per decision instead of every bot for every event. The order of
+lines each seat receives is unchanged.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ class Table:
         self.players = list(players)
         self.log = log
         self.faults: dict[int, Fault] = {}
+        self._held: list[list[str]] = [[] for _ in self.players]
         for seat, player in enumerate(self.players):
             player.listener = self._listener(seat)
 
@@ -43,7 +49,20 @@ class Table:
             self._guard(seat, lambda: self.players[seat].new_game(line))
 
     def tell(self, seat: int, line: str) -> None:
-        self._guard(seat, lambda: self.players[seat].tell(line))
+        """Queue a line for the seat; it goes out before the seat's next request."""
+        if seat not in self.faults:
+            self._held[seat].append(line)
+
+    def flush(self, seat: int) -> None:
+        """Send the seat's held lines now."""
+        lines, self._held[seat] = self._held[seat], []
+        player = self.players[seat]
+        for line in lines:
+            self._guard(seat, lambda: player.tell(line))
+
+    def flush_all(self) -> None:
+        for seat in range(len(self.players)):
+            self.flush(seat)
 
     def tell_all(self, line: str) -> None:
         for seat in range(len(self.players)):
@@ -51,6 +70,9 @@ class Table:
 
     def ask(self, seat: int, request: str, decode: Callable[[str], T]) -> T | None:
         """The decoded reply, or None if the seat has faulted (now or before)."""
+        if seat in self.faults:
+            return None
+        self.flush(seat)
         if seat in self.faults:
             return None
         try:
@@ -65,6 +87,7 @@ class Table:
         player = self.players[seat]
         fault = Fault.from_error(seat, player.name, error)
         self.faults[seat] = fault
+        self._held[seat] = []
         if self.log is not None:
             self.log.fault(fault)
         try:
@@ -82,7 +105,8 @@ class Table:
             self.fault(seat, error)
 
     def detach(self) -> None:
-        """Unhook the log from the players (they may outlive this game)."""
+        """Send what is held, then unhook the log (the players may outlive this game)."""
+        self.flush_all()
         for player in self.players:
             player.listener = None
 

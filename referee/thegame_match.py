@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 from protocols import thegame as codec
 from referee.errors import Fault
 from referee.game_log import GameLog
-from referee.games.thegame import Event, TheGameConfig, TheGameState, Turn
+from referee.games.thegame import Event, Outcome, TheGameConfig, TheGameState, Turn
 from referee.games.thegame_view import view
 from referee.player import Player
 from referee.settings import TimeLimits
@@ -47,9 +47,7 @@ class TheGameResult:
 
 def game_settings(config: TheGameConfig, times: TimeLimits) -> dict[str, object]:
     """The settings as written to the log header (enough to replay)."""
-    commands = None
-    if config.commands is not None:
-        commands = {str(n): c.value for n, c in sorted(config.commands.by_number.items())}
+    commands = config.commands.to_json() if config.commands is not None else None
     return {"players": config.players, "commands": commands, "times": times.to_json()}
 
 
@@ -157,7 +155,7 @@ class TheGameMatch:
         hand_cards = sum(len(h) for h in state.hands)
         result = TheGameResult(
             self.seed, tuple(p.name for p in self.table.players),
-            state.outcome is not None and state.outcome.name == "WON", reason,
+            state.outcome is Outcome.WON, reason,
             state.cards_left(), hand_cards, len(state.draw_pile),
             tuple(state.cards_played_by), tuple(self.hints_given),
             tuple(self.table.faults[s] for s in sorted(self.table.faults)))

@@ -50,12 +50,18 @@ def _event_visible(event: Event, seat: int, bids_hidden: bool) -> bool:
     return True
 
 
+def visible_events(state: RageState, seat: int, since: int = 0) -> list[Event]:
+    """The events from index `since` that `seat` may see (the part of view() the match
+    needs after every decision, without building the rest)."""
+    bids_hidden = bool(_BID_HIDING & state.config.variants)
+    return [e for e in state.events_since(since) if _event_visible(e, seat, bids_hidden)]
+
+
 def view(state: RageState, seat: int, since: int = 0) -> RageView:
     """The view of `seat`, with the events from index `since` that it may see."""
     if not 0 <= seat < state.config.players:
         raise ValueError(f"seat {seat} is not at this table of {state.config.players}")
     bids_visible = _others_bids_visible(state)
-    bids_hidden = bool(_BID_HIDING & state.config.variants)
     return RageView(
         seat=seat,
         players=state.config.players,
@@ -73,5 +79,5 @@ def view(state: RageState, seat: int, since: int = 0) -> RageView:
         bids=tuple(bid if s == seat or bids_visible else None for s, bid in enumerate(state.bids)),
         tricks_won=tuple(state.tricks_won),
         totals=tuple(state.totals()),
-        events=tuple(e for e in state.events_since(since) if _event_visible(e, seat, bids_hidden)),
+        events=tuple(visible_events(state, seat, since)),
     )

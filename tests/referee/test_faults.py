@@ -137,12 +137,15 @@ def test_second_reply_is_caught_at_the_next_request(launch: Launcher, stdio: boo
 
 
 @pytest.mark.parametrize("stdio", TRANSPORTS)
-def test_second_reply_is_caught_by_tell_too(launch: Launcher, stdio: bool) -> None:
+def test_second_reply_survives_tells_and_is_caught_at_the_next_request(
+        launch: Launcher, stdio: bool) -> None:
     player = launch("twice", stdio)
     player.ask("PLAY? a b")
     time.sleep(0.2)
-    with pytest.raises(ProtocolError):
-        player.tell("PLAYED 0 a")
+    player.tell("PLAYED 0 a")  # tells never read the bot's lines
+    with pytest.raises(ProtocolError, match="without a request") as caught:
+        player.ask("PLAY? c d")
+    assert caught.value.line == "a"
 
 
 @pytest.mark.parametrize("stdio", TRANSPORTS)

@@ -1,0 +1,76 @@
+"""The sample Rage bots, in process: legal, deterministic, and the heuristic beats random."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Callable
+
+from bots.rage_heuristic import HeuristicBot
+from bots.rage_random import RandomBot
+from bots.rage_sdk import RageBot
+from referee.games.rage import RageConfig, Variant
+from referee.games.rage_view import view
+from referee.player import FunctionPlayer
+from referee.rage_match import RageMatch, RageResult
+from referee.settings import TimeLimits
+
+VARIANT_SETS = [frozenset(), frozenset({Variant.PLUS_MINUS_ONE}),
+                frozenset({Variant.HIDDEN_BID, Variant.DURCHMARSCH}),
+                frozenset({Variant.SECRET_BID})]
+
+
+def play(bots: list[RageBot], seed: int,
+         variants: frozenset[Variant] = frozenset()) -> RageResult:
+    players = [FunctionPlayer(f"bot{i}", bot.on_line) for i, bot in enumerate(bots)]
+    return RageMatch(players, RageConfig(len(bots), variants), seed, TimeLimits()).run()
+
+
+def test_sample_bots_never_fault_at_any_table_size_or_variant() -> None:
+    for seed in range(16):
+        players = 3 + seed % 6
+        bots: list[RageBot] = [HeuristicBot() if s % 2 else RandomBot() for s in range(players)]
+        result = play(bots, seed, VARIANT_SETS[seed % len(VARIANT_SETS)])
+        assert result.faults == (), (seed, result.faults)
+
+
+def test_bots_are_deterministic_for_a_seed() -> None:
+    def table() -> list[RageBot]:
+        return [RandomBot(), HeuristicBot(), RandomBot(), HeuristicBot()]
+    assert play(table(), 3).totals == play(table(), 3).totals
+
+
+def test_heuristic_clearly_beats_random() -> None:
+    """One heuristic among three random bots, its seat rotated over 40 deals."""
+    heuristic, random_ = [], []
+    for seed in range(40):
+        seat = seed % 4
+        bots: list[RageBot] = [HeuristicBot() if s == seat else RandomBot() for s in range(4)]
+        totals = play(bots, seed).totals
+        heuristic.append(totals[seat])
+        random_.extend(t for s, t in enumerate(totals) if s != seat)
+    gap = statistics.mean(heuristic) - statistics.mean(random_)
+    spread = statistics.stdev(heuristic) / len(heuristic) ** 0.5
+    assert gap > 4 * spread and gap > 30, (gap, spread)
+
+
+def test_sdk_tracks_hand_trick_and_bids_like_the_referee() -> None:
+    """At every request, the bot's tracked state equals its seat's view (R1-R3 inputs)."""
+    checked: list[int] = []
+    match: list[RageMatch] = []
+
+    class Checker(RandomBot):
+        def on_line(self, line: str) -> str | None:
+            if line.startswith("PLAY?"):
+                seen = view(match[0].state, self.game.seat)
+                assert sorted(c.face for c in self.game.hand) == sorted(c.face for c in seen.hand)
+                assert [p.notation for p in self.game.trick_plays] == \
+                    [p.notation for _, p in seen.trick]
+                assert self.game.trump == seen.trump
+                checked.append(1)
+            return super().on_line(line)
+
+    players: list[Callable[[str], str | None]] = [Checker().on_line for _ in range(4)]
+    match.append(RageMatch([FunctionPlayer(f"c{i}", h) for i, h in enumerate(players)],
+                           RageConfig(4), 9, TimeLimits()))
+    assert match[0].run().faults == ()
+    assert len(checked) == 4 * sum(range(1, 11))

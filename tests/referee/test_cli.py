@@ -1,0 +1,120 @@
+"""The `referee` command line: games from the shell, and one clear line for bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM = "python bots/rage_random.py"
+HEURISTIC = "python bots/rage_heuristic.py"
+SHELL = "stdio:bots/rage_first.sh"
+DEMO_BOTS = [RANDOM, HEURISTIC, RANDOM, SHELL]
+
+
+def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    out, err = capsys.readouterr()
+    code = exit_info.value.code
+    return (code if isinstance(code, int) else 0), out, err
+
+
+def assert_bad_input(args: list[str], capsys: pytest.CaptureFixture[str], *words: str) -> None:
+    """Exit 2, exactly one line on stderr that says what is wrong, nothing on stdout."""
+    code, out, err = run_main(args, capsys)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("referee: error: "), err
+    assert "Traceback" not in err and out == ""
+    for word in words:
+        assert word in lines[0]
+
+
+@pytest.mark.parametrize("count", [2, 9])
+def test_rage_needs_three_to_eight_bots(count: int, capsys: pytest.CaptureFixture[str]) -> None:
+    assert_bad_input(["play", "rage", *[RANDOM] * count], capsys, "3 to 8", str(count))
+
+
+def test_bot_that_cannot_be_started(capsys: pytest.CaptureFixture[str]) -> None:
+    assert_bad_input(["play", "rage", RANDOM, RANDOM, "./no/such/bot --fast"], capsys,
+                     "no/such/bot")
+
+
+def test_unknown_variant(capsys: pytest.CaptureFixture[str]) -> None:
+    assert_bad_input(["play", "rage", "--variant", "double-trump", RANDOM, RANDOM, RANDOM],
+                     capsys, "double-trump")
+
+
+def test_r10_impossible_variant_combination(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["play", "rage", "--variant", "plus-minus-one", "--variant", "hidden-bid",
+            RANDOM, RANDOM, RANDOM]
+    assert_bad_input(args, capsys, "plus-minus-one", "hidden", "R10")
+
+
+@pytest.mark.parametrize("option, value", [
+    ("--move-time", "0"), ("--move-time", "abc"), ("--move-time", "nan"),
+    ("--startup-time", "-1"), ("--time-bank", "-0.5"), ("--move-time", "inf"),
+])
+def test_unusable_time_values(option: str, value: str,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    assert_bad_input(["play", "rage", option, value, RANDOM, RANDOM, RANDOM], capsys, option)
+
+
+@pytest.mark.parametrize("count", [0, 6])
+def test_thegame_needs_one_to_five_bots(count: int, capsys: pytest.CaptureFixture[str]) -> None:
+    assert_bad_input(["play", "thegame", *["python bots/thegame_random.py"] * count], capsys)
+
+
+@pytest.mark.parametrize("args", [
+    ["play", "thegame", "--variant", "durchmarsch", RANDOM],
+    ["play", "rage", "--no-commands", RANDOM, RANDOM, RANDOM],
+])
+def test_options_of_the_other_game_are_refused(args: list[str],
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert_bad_input(args, capsys, "--")
+
+
+def test_bad_command_mapping_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mapping = tmp_path / "commands.toml"
+    mapping.write_text('[commands]\nstop = [2, 3, 4]\n')
+    assert_bad_input(["play", "thegame", "--commands", str(mapping), RANDOM], capsys,
+                     "commands.toml")
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "referee", *args], cwd=ROOT, text=True,
+                          capture_output=True, timeout=120, check=False)
+
+
+def test_demo_game_is_byte_identical_for_the_same_seed(tmp_path: Path) -> None:
+    """Issue: same seed, same deterministic bots -> byte-identical output and log."""
+    runs = [run_cli("play", "rage", "--seed", "7", "--no-log-times",
+                    "--log", str(tmp_path / f"{i}.jsonl"), *DEMO_BOTS)
+            for i in (1, 2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
+    assert runs[0].stdout == runs[1].stdout
+    assert (tmp_path / "1.jsonl").read_bytes() == (tmp_path / "2.jsonl").read_bytes()
+    out = runs[0].stdout
+    assert out.count("\nround ") == 10, "a compact line per round"
+    for column in ("bid", "tricks", "action pts", "bid bonus", "round total", "place"):
+        assert column in out
+
+
+def test_replay_verifies_a_log_and_catches_tampering(tmp_path: Path) -> None:
+    log = tmp_path / "game.jsonl"
+    assert run_cli("play", "rage", "--seed", "7", "--log", str(log), *DEMO_BOTS).returncode == 0
+    verified = run_cli("replay", str(log))
+    assert verified.returncode == 0 and "reproduced" in verified.stdout
+    lines = log.read_text().splitlines()
+    result = json.loads(lines[-1])
+    result["totals"][0] += 1
+    log.write_text("\n".join([*lines[:-1], json.dumps(result)]) + "\n")
+    failed = run_cli("replay", str(log))
+    assert failed.returncode == 1 and "does not reproduce" in failed.stderr

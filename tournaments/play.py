@@ -1,0 +1,232 @@
+"""The worker side of a tournament: play one fixture with real bots, reusing them.
+
+Each worker (process or thread) keeps a BotPool of started bots keyed by (bot index, copy
+at the table), and starts a game on them with the protocol's GAME line, so a bot process
+plays many games. A bot that faulted was closed by the match's Table and is replaced by a
+fresh one next time; with `fresh_bots` every bot is started and closed per game. Bots
+reseed from their hands (protocol), so reused and fresh bots play the same games.
+"""
+
+from __future__ import annotations
+
+import multiprocessing.util
+import os
+import re
+import threading
+from collections import Counter
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Sequence
+
+from referee import rage_match, thegame_match
+from referee.errors import BotFault
+from referee.game_log import GameLog
+from referee.games.rage import RageConfig, Variant
+from referee.games.thegame import TheGameConfig
+from referee.games.thegame_commands import DEFAULT_COMMANDS, CommandMap, load_command_map
+from referee.lineup import BotSpec, FaultedPlayer, bot_specs
+from referee.player import Player
+from referee.remote_player import RemotePlayer
+from referee.transport import ZmqHub
+from tournaments.config import Game, TournamentSpec
+from tournaments.records import GameRecord
+from tournaments.schedule import Fixture
+from tournaments.store import logs_dir
+
+SeatKey = tuple[int, int]  # (bot index, which copy of that bot at the table, from 0)
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+# Pools close before multiprocessing's own exit work (joining children) in a worker.
+_CLOSE_PRIORITY = 50
+
+
+@dataclass(frozen=True)
+class PlayContext:
+    """Everything a worker needs to play fixtures; picklable, the same for a whole run."""
+
+    spec: TournamentSpec
+    bots: tuple[BotSpec, ...]  # index i is bot i of the fixtures (spec.bots[i])
+    logs: Path  # the game-logs folder beside the results db, absolute
+    transport: str = "ipc"
+    log_times: bool = True
+
+
+def play_context(spec: TournamentSpec, db_path: Path, transport: str = "ipc",
+                 log_times: bool = True) -> PlayContext:
+    """Parse the bot commands (BotStartError if one cannot start) and locate the logs."""
+    specs = bot_specs([bot.command for bot in spec.bots], list(spec.bot_names))
+    return PlayContext(spec, tuple(specs), logs_dir(db_path).resolve(), transport, log_times)
+
+
+def log_name(fixture_id: str) -> str:
+    """The game log's file name: the fixture id made safe, e.g. rage_d01_t02_r3.jsonl."""
+    return _UNSAFE.sub("_", fixture_id).strip("_") + ".jsonl"
+
+
+def stderr_path(context: PlayContext, bot: str) -> Path:
+    """Where a bot's standard error (and a ZeroMQ bot's stdout) goes: one file per bot."""
+    return context.logs / f"{bot}.stderr"
+
+
+def seat_keys(seats: Sequence[int]) -> list[SeatKey]:
+    """(bot, copy) per seat: AABC gives (0,0) (0,1) (1,0) (2,0)."""
+    seen: Counter[int] = Counter()
+    keys = []
+    for bot in seats:
+        keys.append((bot, seen[bot]))
+        seen[bot] += 1
+    return keys
+
+
+class BotPool:
+    """The started bots of one worker thread, with the one ZmqHub they all connect to."""
+
+    def __init__(self, context: PlayContext) -> None:
+        self.context = context
+        self.pid = os.getpid()
+        self._hub: ZmqHub | None = None
+        self._idle: dict[SeatKey, RemotePlayer] = {}
+        self._commands: CommandMap | None = None
+        self.started = 0  # bot processes started so far (for tests and the bench)
+
+    def take(self, keys: Sequence[SeatKey]) -> list[Player]:
+        """A player per seat: an idle bot still running, else a newly started one."""
+        return [self._take(key) for key in keys]
+
+    def give_back(self, keys: Sequence[SeatKey], players: Sequence[Player],
+                  faulted: frozenset[int]) -> None:
+        """Keep the bots that may play on; close the faulted ones (and all, if fresh)."""
+        for seat, (key, player) in enumerate(zip(keys, players)):
+            keep = (not self.context.spec.fresh_bots and seat not in faulted
+                    and isinstance(player, RemotePlayer))
+            if keep:
+                assert isinstance(player, RemotePlayer)
+                self._idle[key] = player
+            else:
+                player.close()
+
+    def discard(self, players: Sequence[Player]) -> None:
+        """Close players after a failed game: their state is unknown."""
+        for player in players:
+            player.close()
+
+    def command_map(self) -> CommandMap | None:
+        """The Game's command cards for this tournament, loaded once."""
+        spec = self.context.spec
+        if spec.no_commands:
+            return None
+        if self._commands is None:
+            self._commands = (DEFAULT_COMMANDS if spec.commands is None
+                              else load_command_map(spec.commands))
+        return self._commands
+
+    def close(self) -> None:
+        """Say BYE to every idle bot, kill them, and close the hub. Idempotent."""
+        if self.pid != os.getpid():
+            return  # inherited through fork: the parent's bots and sockets, not ours
+        idle, self._idle = list(self._idle.values()), {}
+        for player in idle:
+            player.close()
+        if self._hub is not None:
+            self._hub.close()
+            self._hub = None
+
+    def _take(self, key: SeatKey) -> Player:
+        player = self._idle.pop(key, None)
+        if player is not None and not player.process.exited():
+            return player
+        if player is not None:  # died between games: start another, as fresh bots would
+            player.close()
+        return self._launch(key[0])
+
+    def _launch(self, bot: int) -> Player:
+        spec, context = self.context.bots[bot], self.context
+        hub = None if spec.command.stdio else self._zmq_hub()
+        self.started += 1
+        try:
+            return RemotePlayer.launch(spec.command, spec.label, hub, context.spec.time_limits,
+                                       context.spec.resource_limits,
+                                       stderr_path(context, spec.label))
+        except BotFault as error:
+            return FaultedPlayer(spec.label, error)
+
+    def _zmq_hub(self) -> ZmqHub:
+        if self._hub is None:
+            self._hub = ZmqHub(self.context.transport)
+        return self._hub
+
+
+_local = threading.local()
+
+
+def worker_pool(context: PlayContext) -> BotPool:
+    """This worker thread's pool for `context`; a pool for another context is closed."""
+    pool: BotPool | None = getattr(_local, "pool", None)
+    if pool is not None and pool.pid == os.getpid() and pool.context == context:
+        return pool
+    if pool is not None:
+        pool.close()  # a no-op for a pool inherited through fork
+    pool = BotPool(context)
+    context.logs.mkdir(parents=True, exist_ok=True)
+    # Runs at interpreter exit, and also in a multiprocessing worker, which skips atexit.
+    multiprocessing.util.Finalize(None, pool.close, exitpriority=_CLOSE_PRIORITY)
+    _local.pool = pool
+    return pool
+
+
+def close_worker_pool() -> None:
+    """Close this thread's pool now (tests, and callers that run games in-process)."""
+    pool: BotPool | None = getattr(_local, "pool", None)
+    if pool is not None:
+        pool.close()
+        _local.pool = None
+
+
+def play_fixture(fixture: Fixture, context: PlayContext) -> GameRecord:
+    """Play one fixture with this worker's bots, log it, and return its record."""
+    pool = worker_pool(context)
+    keys = seat_keys(fixture.seats)
+    players = pool.take(keys)
+    log_path = context.logs / log_name(fixture.fixture_id)
+    log = GameLog.open(log_path, context.log_times)
+    try:
+        record = _play(fixture, context, pool, players, log)
+    except BaseException:
+        pool.discard(players)
+        raise
+    finally:
+        log.close()
+    pool.give_back(keys, players, frozenset(fault.seat for fault in record.faults))
+    relative = f"{context.logs.name}/{log_path.name}"  # beside the db, wherever that is
+    return replace(record, log_path=relative)
+
+
+def _play(fixture: Fixture, context: PlayContext, pool: BotPool, players: list[Player],
+          log: GameLog) -> GameRecord:
+    spec = context.spec
+    names = tuple(spec.bot_names[bot] for bot in fixture.seats)
+    entries = [_player_entry(seat, context.bots[bot], player)
+               for seat, (bot, player) in enumerate(zip(fixture.seats, players))]
+    if fixture.game is Game.RAGE:
+        config = RageConfig(len(players), frozenset(Variant(v) for v in spec.variants))
+        log.header("rage", fixture.seed, rage_match.game_settings(config, spec.time_limits),
+                   entries)
+        rage = rage_match.RageMatch(players, config, fixture.seed, spec.time_limits,
+                                    log).run()
+        return GameRecord(fixture.fixture_id, fixture.game.value, fixture.seed, names,
+                          rage.totals, rage.places, rage.faults)
+    thegame_config = TheGameConfig(len(players), pool.command_map())
+    log.header("thegame", fixture.seed,
+               thegame_match.game_settings(thegame_config, spec.time_limits), entries)
+    result = thegame_match.TheGameMatch(players, thegame_config, fixture.seed,
+                                        spec.time_limits, log).run()
+    return GameRecord(fixture.fixture_id, fixture.game.value, fixture.seed, names,
+                      (result.cards_left,) * len(names), (1,) * len(names), result.faults,
+                      won=result.won, cards_left=result.cards_left, end_reason=result.reason,
+                      cards_played=result.cards_played, hints_given=result.hints_given)
+
+
+def _player_entry(seat: int, spec: BotSpec, player: Player) -> dict[str, Any]:
+    entry: dict[str, Any] = {"seat": seat, "name": spec.label, "command": spec.command.text}
+    if isinstance(player, RemotePlayer):
+        entry["hello"] = {"name": player.hello.name, "version": player.hello.version}
+    return entry

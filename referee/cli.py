@@ -10,12 +10,12 @@ import math
 import secrets
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import click
 
 from referee import __version__
-from referee.errors import BotStartError, ConfigError
+from referee.errors import BotStartError, ConfigError, Fault
 from referee.games.rage import RageConfig, Variant
 from referee.games.thegame import TheGameConfig
 from referee.games.thegame_commands import DEFAULT_COMMANDS, CommandMap, load_command_map
@@ -116,8 +116,9 @@ def play_rage_command(bots: tuple[str, ...], variants: tuple[str, ...], seed: in
     if not 3 <= len(bots) <= 8:
         raise click.UsageError(f"Rage needs 3 to 8 bots, got {len(bots)}")
     config = RageConfig(len(bots), frozenset(Variant(v) for v in variants))
-    play_rage(bot_specs(bots), config, _seed(seed), launch_settings(**limits),
-              LogOptions(log_path, log_times), click.echo)
+    result = play_rage(bot_specs(bots), config, _seed(seed), launch_settings(**limits),
+                       LogOptions(log_path, log_times), click.echo)
+    report_faults(result.faults)
 
 
 @play.command("thegame")
@@ -134,8 +135,17 @@ def play_thegame_command(bots: tuple[str, ...], no_commands: bool, commands_file
     if not 1 <= len(bots) <= 5:
         raise click.UsageError(f"The Game needs 1 to 5 bots, got {len(bots)}")
     config = TheGameConfig(len(bots), command_map(no_commands, commands_file))
-    play_thegame(bot_specs(bots), config, _seed(seed), launch_settings(**limits),
-                 LogOptions(log_path, log_times), click.echo)
+    result = play_thegame(bot_specs(bots), config, _seed(seed), launch_settings(**limits),
+                          LogOptions(log_path, log_times), click.echo)
+    report_faults(result.faults)
+
+
+def report_faults(faults: Sequence[Fault]) -> None:
+    """Diagnostics: each fault on standard error, with the offending line."""
+    for fault in faults:
+        line = f" (line: {fault.line[:120]!r})" if fault.line is not None else ""
+        click.echo(f"referee: fault: seat {fault.seat} {fault.bot}: {fault.kind.value}: "
+                   f"{fault.detail}{line}", err=True)
 
 
 def command_map(no_commands: bool, path: Path | None) -> CommandMap | None:

@@ -56,10 +56,11 @@ class TheGameMatch:
 
     def __init__(self, players: Sequence[Player], config: TheGameConfig, seed: int,
                  times: TimeLimits, log: GameLog | None = None,
-                 observer: Observer | None = None) -> None:
+                 observer: Observer | None = None, state: TheGameState | None = None) -> None:
+        """`state` replaces the seeded deal with a prepared one (tests, transcripts)."""
         if len(players) != config.players:
             raise ValueError(f"{len(players)} players for a {config.players}-player game")
-        self.state = TheGameState.new_game(config, seed)
+        self.state = state if state is not None else TheGameState.new_game(config, seed)
         self.seed = seed
         self.times = times
         self.table = Table(players, log)

@@ -5,18 +5,21 @@
 Plays the same small Rage tournament (random, heuristic, first at tables of 4: 12 games a
 deal) through `tournaments.session.run_session`, as `referee tournament` does, each time
 into a new results db. Configurations alternate within each repeat and the medians are
-compared; the last lines are `ratio jobs2_vs_jobs1 X` and `ratio persistent_vs_fresh Y`
-(both at jobs 1 and jobs 2: the first ratio uses reused bots, the second jobs 1).
+compared; the last lines are `ratio jobs2_vs_jobs1 X` (reused bots) and
+`ratio persistent_vs_fresh Y` (jobs 1). Also shown: jobs 2 on a plain, unpinned process
+pool. Wall-clock figures: run it on an otherwise idle machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import resource
 import statistics
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,24 +41,46 @@ class Setup:
 
     jobs: int
     fresh: bool
+    pinned: bool = True  # the default local pool: each worker on its own CPUs
 
     @property
     def label(self) -> str:
-        return f"jobs {self.jobs}, {'fresh' if self.fresh else 'persistent'} bots"
+        pool = "" if self.pinned else ", unpinned"
+        return f"jobs {self.jobs}, {'fresh' if self.fresh else 'persistent'} bots{pool}"
 
 
-SETUPS = (Setup(1, False), Setup(2, False), Setup(1, True), Setup(2, True))
+PERSISTENT_1, PERSISTENT_2, FRESH_1 = Setup(1, False), Setup(2, False), Setup(1, True)
+UNPINNED_2 = Setup(2, False, pinned=False)
+SETUPS = (PERSISTENT_1, PERSISTENT_2, UNPINNED_2, FRESH_1)
 
 
-def run_once(setup: Setup, deals: int, folder: Path) -> tuple[float, int, str]:
-    """Wall seconds, games and the rendered tables of one whole tournament."""
+@dataclass(frozen=True)
+class Run:
+    """One whole tournament: wall and CPU seconds (all processes), games, its tables."""
+
+    wall: float
+    cpu: float
+    games: int
+    tables: str
+
+
+def cpu_seconds() -> float:
+    """CPU of this process and of every reaped descendant (workers reap their bots)."""
+    own, children = (resource.getrusage(who) for who in (resource.RUSAGE_SELF,
+                                                         resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def run_once(setup: Setup, deals: int, folder: Path) -> Run:
+    """Play the whole tournament once into a new db."""
     spec = TournamentSpec.create(Game.RAGE, BOTS, deals=deals, seed=99, table_size=4,
                                  fresh_bots=setup.fresh)
     db = folder / f"{setup.jobs}-{setup.fresh}-{time.monotonic_ns()}.sqlite"
-    start = time.perf_counter()
-    tables = run_session(spec, RunOptions(db, setup.jobs, progress=False), io.StringIO())
-    elapsed = time.perf_counter() - start
-    return elapsed, 12 * deals, tables
+    cpu, start = cpu_seconds(), time.perf_counter()
+    factory = None if setup.pinned else ProcessPoolExecutor
+    options = RunOptions(db, setup.jobs, progress=False, executor_factory=factory)
+    tables = run_session(spec, options, io.StringIO())
+    return Run(time.perf_counter() - start, cpu_seconds() - cpu, 12 * deals, tables)
 
 
 def main() -> None:
@@ -63,22 +88,27 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    seconds: dict[Setup, list[float]] = {setup: [] for setup in SETUPS}
-    tables: set[str] = set()
-    games = 0
+    runs: dict[Setup, list[Run]] = {setup: [] for setup in SETUPS}
     with tempfile.TemporaryDirectory(prefix="bench-tournament-") as tmp:
         for _ in range(args.repeats):
             for setup in SETUPS:
-                elapsed, games, text = run_once(setup, args.deals, Path(tmp))
-                seconds[setup].append(elapsed)
-                tables.add(text)
+                runs[setup].append(run_once(setup, args.deals, Path(tmp)))
+    games = 12 * args.deals
+    same = len({run.tables for values in runs.values() for run in values}) == 1
     print(f"{games} Rage games per tournament, median of {args.repeats} runs "
-          f"(tables identical in all runs: {len(tables) == 1})")
-    median = {setup: statistics.median(values) for setup, values in seconds.items()}
+          f"(tables identical in all runs: {same})")
+    median = {setup: statistics.median(run.wall for run in values)
+              for setup, values in runs.items()}
     for setup in SETUPS:
-        print(f"{setup.label:<26} {median[setup]:7.2f} s  {games / median[setup]:7.1f} games/s")
-    print(f"ratio jobs2_vs_jobs1 {median[Setup(1, False)] / median[Setup(2, False)]:.2f}")
-    print(f"ratio persistent_vs_fresh {median[Setup(1, True)] / median[Setup(1, False)]:.2f}")
+        cpu = statistics.median(run.cpu for run in runs[setup])
+        # cpu/wall above 1 at jobs 1: one game keeps more than a core busy (referee,
+        # bots and ZeroMQ I/O threads overlap), which caps what a second core can add.
+        print(f"{setup.label:<36} {median[setup]:6.2f} s wall {games / median[setup]:6.1f} "
+              f"games/s  {1000 * cpu / games:5.1f} ms cpu/game  cpu/wall "
+              f"{cpu / median[setup]:4.2f}")
+    print(f"(unpinned jobs 2 vs jobs 1: {median[PERSISTENT_1] / median[UNPINNED_2]:.2f})")
+    print(f"ratio jobs2_vs_jobs1 {median[PERSISTENT_1] / median[PERSISTENT_2]:.2f}")
+    print(f"ratio persistent_vs_fresh {median[FRESH_1] / median[PERSISTENT_1]:.2f}")
 
 
 if __name__ == "__main__":

@@ -50,14 +50,17 @@ _FORMATS = click.Choice([fmt.value for fmt in OutputFormat])
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Results db (default results/<game>-<fingerprint>.sqlite); "
                                  "the same db again resumes.")
-@click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
+@click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
+              help="Format of the tables.")
 @bot_limit_options
-def _tournament(game_or_file: str, bots: tuple[str, ...],
-                       jobs: int | None, fresh_bots: bool, db_path: Path | None, fmt: str,
-                       transport: str, **options: Any) -> None:
-    """Round-robin tournament of BOTs at GAME_OR_FILE: rage, thegame, or a .toml file.
+def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None,
+                fresh_bots: bool, db_path: Path | None, fmt: str, transport: str,
+                **options: Any) -> None:
+    """Play a round-robin tournament. GAME_OR_FILE is rage, thegame or a tournament .toml
+    file (which lists its own bots); a BOT is a command line, or stdio:COMMAND.
 
-    Tables go to standard output, progress to standard error.
+    Tables go to standard output, progress to standard error. Running the same command
+    again on the same --db resumes where it stopped.
     """
     if _is_file(game_or_file):
         spec = _file_spec(Path(game_or_file), bots, fresh_bots)
@@ -72,7 +75,8 @@ def _tournament(game_or_file: str, bots: tuple[str, ...],
 
 @click.command("results")
 @click.argument("db_path", metavar="DB", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True)
+@click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
+              help="Format of the tables.")
 def _results(db_path: Path, fmt: str) -> None:
     """Print the tables of a results DB again (finished or not)."""
     click.echo(results_tables(db_path, OutputFormat(fmt)), nl=False)

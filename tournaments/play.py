@@ -3,8 +3,11 @@
 Each worker (process or thread) keeps a BotPool of started bots keyed by (bot index, copy
 at the table), and starts a game on them with the protocol's GAME line, so a bot process
 plays many games. A bot that faulted was closed by the match's Table and is replaced by a
-fresh one next time; with `fresh_bots` every bot is started and closed per game. Bots
-reseed from their hands (protocol), so reused and fresh bots play the same games.
+fresh one next time; with `fresh_bots` every bot is started and closed per game. The
+sample bots reseed from each hand, so reused and fresh ones play the same games.
+
+Game logs and bots' stderr go to the logs folder beside the results db; a record's
+log_path is relative to the db's folder, so the results stay valid when moved together.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import os
 import re
 import threading
 from collections import Counter
+from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
@@ -52,9 +56,19 @@ class PlayContext:
 
 def play_context(spec: TournamentSpec, db_path: Path, transport: str = "ipc",
                  log_times: bool = True) -> PlayContext:
-    """Parse the bot commands (BotStartError if one cannot start) and locate the logs."""
+    """Check everything a game will need before any starts: the bot commands
+    (BotStartError), The Game's command mapping (ConfigError); locate the logs."""
     specs = bot_specs([bot.command for bot in spec.bots], list(spec.bot_names))
+    if spec.game is Game.THEGAME:
+        command_map(spec)  # in the workers a bad file would look like a referee bug
     return PlayContext(spec, tuple(specs), logs_dir(db_path).resolve(), transport, log_times)
+
+
+def command_map(spec: TournamentSpec) -> CommandMap | None:
+    """The Game's command cards: none, the spec's mapping file, or the shipped default."""
+    if spec.no_commands:
+        return None
+    return DEFAULT_COMMANDS if spec.commands is None else load_command_map(spec.commands)
 
 
 def log_name(fixture_id: str) -> str:
@@ -85,21 +99,27 @@ class BotPool:
         self.pid = os.getpid()
         self._hub: ZmqHub | None = None
         self._idle: dict[SeatKey, RemotePlayer] = {}
-        self._commands: CommandMap | None = None
+        self._commands: CommandMap | None = None  # loaded on first use
         self.started = 0  # bot processes started so far (for tests and the bench)
 
     def take(self, keys: Sequence[SeatKey]) -> list[Player]:
         """A player per seat: an idle bot still running, else a newly started one."""
-        return [self._take(key) for key in keys]
+        players: list[Player] = []
+        try:
+            for key in keys:
+                players.append(self._take(key))
+        except BaseException:
+            self.discard(players)
+            raise
+        return players
 
     def give_back(self, keys: Sequence[SeatKey], players: Sequence[Player],
                   faulted: frozenset[int]) -> None:
         """Keep the bots that may play on; close the faulted ones (and all, if fresh)."""
+        reuse = not self.context.spec.fresh_bots
         for seat, (key, player) in enumerate(zip(keys, players)):
-            keep = (not self.context.spec.fresh_bots and seat not in faulted
-                    and isinstance(player, RemotePlayer))
-            if keep:
-                assert isinstance(player, RemotePlayer)
+            # A FaultedPlayer (it never started) is tried again next game.
+            if reuse and seat not in faulted and isinstance(player, RemotePlayer):
                 self._idle[key] = player
             else:
                 player.close()
@@ -111,12 +131,8 @@ class BotPool:
 
     def command_map(self) -> CommandMap | None:
         """The Game's command cards for this tournament, loaded once."""
-        spec = self.context.spec
-        if spec.no_commands:
-            return None
         if self._commands is None:
-            self._commands = (DEFAULT_COMMANDS if spec.commands is None
-                              else load_command_map(spec.commands))
+            self._commands = command_map(self.context.spec)
         return self._commands
 
     def close(self) -> None:
@@ -185,16 +201,14 @@ def play_fixture(fixture: Fixture, context: PlayContext) -> GameRecord:
     """Play one fixture with this worker's bots, log it, and return its record."""
     pool = worker_pool(context)
     keys = seat_keys(fixture.seats)
-    players = pool.take(keys)
     log_path = context.logs / log_name(fixture.fixture_id)
-    log = GameLog.open(log_path, context.log_times)
-    try:
-        record = _play(fixture, context, pool, players, log)
-    except BaseException:
-        pool.discard(players)
-        raise
-    finally:
-        log.close()
+    with closing(GameLog.open(log_path, context.log_times)) as log:
+        players = pool.take(keys)
+        try:
+            record = _play(fixture, context, pool, players, log)
+        except BaseException:
+            pool.discard(players)
+            raise
     pool.give_back(keys, players, frozenset(fault.seat for fault in record.faults))
     relative = f"{context.logs.name}/{log_path.name}"  # beside the db, wherever that is
     return replace(record, log_path=relative)

@@ -63,13 +63,18 @@ class StderrProgress:
         return (f"{self.label}: {self.done}/{self.total} games{resumed}, "
                 f"{self.faults} fault{'s' if self.faults != 1 else ''}, ETA {self._eta()}")
 
+    def bar(self, width: int = 20) -> str:
+        """The share done as a bar, e.g. "[#####---------------]"."""
+        filled = width * self.done // self.total if self.total else width
+        return "[" + "#" * filled + "-" * (width - filled) + "]"
+
     def _show(self, force: bool) -> None:
         now = self.clock()
         if not force and now - self.last_shown < (0.1 if self.live else self.interval):
             return
         self.last_shown = now
-        if self.live:
-            self.stream.write("\r\x1b[K" + self.line())  # carriage return, clear the line
+        if self.live:  # carriage return, clear the line, redraw with a bar
+            self.stream.write(f"\r\x1b[K{self.bar()} {self.line()}")
         else:
             self.stream.write(self.line() + "\n")
         self.stream.flush()

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import sqlite3
 import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from referee.errors import ConfigError
 from tournaments.config import TournamentSpec
@@ -32,7 +36,7 @@ class RunOptions:
     fmt: OutputFormat = OutputFormat.TEXT
     progress: bool = True
     transport: str = "ipc"
-    executor_factory: ExecutorFactory | None = None  # None: a local process pool
+    executor_factory: ExecutorFactory | None = None  # None: pinned_process_pool
 
 
 def run_session(spec: TournamentSpec, options: RunOptions,
@@ -48,23 +52,59 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     context = play_context(spec, db_path, options.transport)
     fixtures = fixtures_for(spec)
     err = stream if stream is not None else sys.stderr
-    with ResultStore(db_path, spec) as store:
+    with _open(lambda: ResultStore(db_path, spec), db_path) as store:
         err.write(f"results: {db_path} (game logs in {context.logs.name}/)\n")
         left = len(fixtures) - len(store.done())
         # More workers than games left would only start idle processes.
         jobs = max(1, min(options.jobs, left))
         progress = StderrProgress(spec.game.value, err) if options.progress else None
         run_tournament(spec, fixtures, store, play_fixture, context, jobs,
-                       options.executor_factory, progress)
+                       options.executor_factory or pinned_process_pool, progress)
         return _render(store, options.fmt)
 
 
 def results_tables(db_path: Path, fmt: OutputFormat) -> str:
     """The tables of a results db made earlier (finished or not)."""
-    with ResultStore.open_existing(db_path) as store:
+    with _open(lambda: ResultStore.open_existing(db_path), db_path) as store:
         return _render(store, fmt)
+
+
+def _open(opener: Callable[[], ResultStore], path: Path) -> ResultStore:
+    """The store, with a file system or SQLite failure as a one-line ConfigError."""
+    try:
+        return opener()
+    except (OSError, sqlite3.Error) as error:
+        raise ConfigError(f"cannot use {path} as a results db: {error}") from None
 
 
 def _render(store: ResultStore, fmt: OutputFormat) -> str:
     tables = build_tables(store.spec.game, store.records(), store.spec.bot_names)
     return render(tables, fmt)
+
+
+def cpu_shares(cpus: Sequence[int], jobs: int) -> list[frozenset[int]]:
+    """The CPUs of each of `jobs` workers: one each (shared round-robin when there are
+    more workers than CPUs), or an equal interleaved share when there are fewer."""
+    if jobs >= len(cpus):
+        return [frozenset({cpus[worker % len(cpus)]}) for worker in range(jobs)]
+    return [frozenset(cpus[worker::jobs]) for worker in range(jobs)]
+
+
+def pinned_process_pool(jobs: int) -> Executor:
+    """A local process pool in which each worker, and the bots it starts, keeps to its own
+    CPUs. A game is a ping-pong between the referee and its bots; kept on one core it
+    avoids cross-core wake-ups and cache traffic (bench/tournament.py: jobs 2 about 15%
+    faster on 2 cores). Bots inherit the affinity, so every game gets an equal share."""
+    if not hasattr(os, "sched_setaffinity"):
+        return ProcessPoolExecutor(jobs)
+    shares = cpu_shares(sorted(os.sched_getaffinity(0)), jobs)
+    counter = multiprocessing.Value("i", 0)
+    return ProcessPoolExecutor(jobs, initializer=_pin_worker, initargs=(counter, shares))
+
+
+def _pin_worker(counter: Any, shares: list[frozenset[int]]) -> None:
+    # `counter` is a multiprocessing.Value: its typing is not public.
+    with counter.get_lock():
+        worker = counter.value
+        counter.value += 1
+    os.sched_setaffinity(0, shares[worker % len(shares)])

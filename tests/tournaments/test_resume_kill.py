@@ -44,7 +44,7 @@ def tables_of(db: Path) -> dict[OutputFormat, str]:
 
 def test_sigkill_mid_run_then_resume_gives_the_uninterrupted_tables(tmp_path: Path) -> None:
     killed_db, clean_db = tmp_path / "killed.sqlite", tmp_path / "clean.sqlite"
-    driver = start_driver(killed_db, delay=0.05)
+    driver = start_driver(killed_db, delay=0.2)  # ~4 s: the kill lands mid-run, even under load
     deadline = time.monotonic() + 30
     while stored_games(killed_db) < 6 and time.monotonic() < deadline:
         time.sleep(0.01)

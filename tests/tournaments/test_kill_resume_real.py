@@ -1,0 +1,99 @@
+"""A real `referee tournament` with real bots, SIGKILLed mid-run and resumed: the tables
+are exactly those of an uninterrupted run, no game lost or stored twice, no bot left."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from tournaments.store import ResultStore
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = ["python bots/rage_random.py", "python bots/rage_heuristic.py",
+        "stdio:bots/rage_first.sh"]
+TOTAL = 24  # 3 bots at tables of 3 (one table, 3 rotations) x 8 deals
+TAG = "REFEREE_KILL_TEST_TAG"  # inherited by the bots: finds them among all processes
+
+
+def command(db: Path) -> list[str]:
+    return [sys.executable, "-m", "referee", "tournament", "rage", "--deals", "8",
+            "--jobs", "2", "--db", str(db), "--format", "json", "--move-time", "5", *BOTS]
+
+
+def start(db: Path, tag: str) -> subprocess.Popen[str]:
+    # Its own session, so the kill takes its worker processes too, like a machine crash.
+    # TMPDIR: the hubs' socket folders, which a killed run cannot remove, stay in tmp_path.
+    return subprocess.Popen(command(db), cwd=ROOT, start_new_session=True, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, TAG: tag, "TMPDIR": str(db.parent)})
+
+
+def finish(db: Path, tag: str) -> str:
+    run = start(db, tag)
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 0, err
+    return out
+
+
+def stored_games(db: Path) -> int:
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return int(conn.execute("SELECT count(*) FROM games").fetchone()[0])
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+def tagged_processes(tag: str) -> list[int]:
+    """Live processes whose environment holds TAG=tag."""
+    wanted = f"{TAG}={tag}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            environ = Path(f"/proc/{entry}/environ").read_bytes()
+        except OSError:  # not a process, or gone meanwhile
+            continue
+        if stat.rsplit(")", 1)[1].split()[0] != "Z" and wanted in environ.split(b"\0"):
+            found.append(int(entry))
+    return found
+
+
+def records_of(db: Path) -> list[dict[str, object]]:
+    with ResultStore.open_existing(db) as store:
+        return [{**record.to_json(), "log_path": None} for record in store.records()]
+
+
+def test_sigkill_mid_run_then_the_same_command_again_gives_the_uninterrupted_tables(
+        tmp_path: Path) -> None:
+    killed_db, clean_db = tmp_path / "killed.sqlite", tmp_path / "clean.sqlite"
+    tag = uuid.uuid4().hex
+    run = start(killed_db, tag)
+    deadline = time.monotonic() + 60
+    while stored_games(killed_db) < 4 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    # The referee, its 2 workers and each worker's 3 bots: the tag does find bots.
+    assert len(tagged_processes(tag)) >= 9
+    os.killpg(run.pid, signal.SIGKILL)
+    run.communicate(timeout=10)
+    assert run.returncode == -signal.SIGKILL
+    after_kill = stored_games(killed_db)
+    assert 4 <= after_kill < TOTAL  # really killed mid-run
+    with sqlite3.connect(killed_db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    deadline = time.monotonic() + 5  # the bots die with their worker (PDEATHSIG)
+    while tagged_processes(tag) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert tagged_processes(tag) == []
+
+    resumed = finish(killed_db, tag)
+    clean = finish(clean_db, uuid.uuid4().hex)
+    assert resumed == clean
+    assert records_of(killed_db) == records_of(clean_db)
+    assert len(records_of(killed_db)) == TOTAL
+    assert tagged_processes(tag) == []

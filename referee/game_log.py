@@ -13,6 +13,8 @@ from typing import IO, Any
 
 from referee.errors import Fault
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"))  # one encoder: ~2,300 records a game
+
 
 class GameLog:
     """Writes one JSON object per line. `timestamps=False` makes the log byte-reproducible."""
@@ -31,7 +33,7 @@ class GameLog:
     def _write(self, record: dict[str, Any]) -> None:
         if self._timestamps:
             record["t"] = round(time.monotonic() - self._start, 6)
-        self._stream.write(json.dumps(record, separators=(",", ":")) + "\n")
+        self._stream.write(_ENCODER.encode(record) + "\n")
 
     def header(self, game: str, seed: int, settings: dict[str, Any],
                players: list[dict[str, Any]]) -> None:

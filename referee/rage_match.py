@@ -98,16 +98,8 @@ class RageMatch:
         """Send every seat the new events it may see (decided by rage_view alone)."""
         since = self._delivered
         new = self.state.events_since(since)
-        if not new:
-            return
-        lines = {id(event): codec.encode_event(event) for event in new}
-        for seat in range(self.state.config.players):
-            if seat in self.table.faults:
-                continue
-            for event in visible_events(self.state, seat, since):
-                line = lines[id(event)]
-                if line is not None:
-                    self.table.tell(seat, line)
+        self.table.deliver(new, lambda seat: visible_events(self.state, seat, since),
+                           codec.encode_event)
         if self.observer is not None:
             for event in new:
                 self.observer(event)

@@ -20,6 +20,7 @@ from referee.game_log import GameLog
 from referee.player import Player
 
 T = TypeVar("T")
+E = TypeVar("E")
 
 
 class Table:
@@ -67,6 +68,22 @@ class Table:
     def tell_all(self, line: str) -> None:
         for seat in range(len(self.players)):
             self.tell(seat, line)
+
+    def deliver(self, events: Sequence[E], visible_to: Callable[[int], Sequence[E]],
+                encode: Callable[[E], str | None]) -> None:
+        """Queue for every seat the lines of the new `events` it may see.
+
+        `visible_to(seat)` is the game's view function, the only judge of visibility;
+        each event is encoded once, whoever receives it.
+        """
+        lines = {id(event): encode(event) for event in events}
+        for seat in range(len(self.players)):
+            if seat in self.faults:
+                continue
+            for event in visible_to(seat):
+                line = lines[id(event)]
+                if line is not None:
+                    self.tell(seat, line)
 
     def ask(self, seat: int, request: str, decode: Callable[[str], T]) -> T | None:
         """The decoded reply, or None if the seat has faulted (now or before)."""

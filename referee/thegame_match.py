@@ -93,15 +93,13 @@ class TheGameMatch:
     def _deliver(self) -> None:
         """Send every seat the new events it may see (decided by view() alone)."""
         since = self._delivered
-        for seat in range(self.state.config.players):
-            for event in view(self.state, seat, since).events:
-                line = codec.encode_event(event)
-                if line is not None:
-                    self.table.tell(seat, line)
+        new = self.state.events_since(since)
+        self.table.deliver(new, lambda seat: view(self.state, seat, since).events,
+                           codec.encode_event)
         if self.observer is not None:
-            for event in self.state.events_since(since):
+            for event in new:
                 self.observer(event)
-        self._delivered = len(self.state.events)
+        self._delivered = since + len(new)
 
     def _collect_hints(self) -> bool:
         """Ask every other seat for hints and pass them on; False if someone faulted."""

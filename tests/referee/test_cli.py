@@ -118,3 +118,19 @@ def test_replay_verifies_a_log_and_catches_tampering(tmp_path: Path) -> None:
     log.write_text("\n".join([*lines[:-1], json.dumps(result)]) + "\n")
     failed = run_cli("replay", str(log))
     assert failed.returncode == 1 and "does not reproduce" in failed.stderr
+
+
+def test_thegame_game_is_reproducible_and_shows_hands_only_as_counts(tmp_path: Path) -> None:
+    bots = ["python bots/thegame_heuristic.py", "python bots/thegame_random.py",
+            "stdio:python bots/thegame_heuristic.py"]
+    runs = [run_cli("play", "thegame", "--seed", "3", "--no-log-times",
+                    "--log", str(tmp_path / f"{i}.jsonl"), *bots) for i in (1, 2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
+    assert runs[0].stdout == runs[1].stdout
+    assert (tmp_path / "1.jsonl").read_bytes() == (tmp_path / "2.jsonl").read_bytes()
+    turns = [line for line in runs[0].stdout.splitlines() if line.startswith("turn ")]
+    assert turns
+    for line in turns:  # counts per seat, nothing else: e.g. "| hands 6 6 5"
+        counts = line.split("| hands ")[1].split()
+        assert len(counts) == 3 and all(int(c) <= 6 for c in counts)
+    assert "result: " in runs[0].stdout and "cards played" in runs[0].stdout

@@ -235,14 +235,17 @@ def test_a_line_sent_just_before_the_exit_is_still_read(
         channel.recv(soon())
 
 
-def test_sending_to_a_bot_that_has_exited_is_a_crash(
+def test_a_send_to_an_exited_bot_is_reported_as_a_crash_by_the_next_recv(
         hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
     process = spawn(argv_command("sh", "-c", "exit 4"))
     channel, _ = bound_channel(hub, dealer, process)
     assert process.wait(3)
+    channel.send("PLAYED 0 a")  # sends never block or check: the wait for a reply does
+    start = time.monotonic()
     with pytest.raises(BotCrashed) as caught:
-        channel.send("PLAY? a")
+        channel.recv(start + 5.0)
     assert caught.value.exit_code == 4
+    assert time.monotonic() - start < 1.0, "reported at once, not at the deadline"
 
 
 def test_a_closed_channel_ignores_its_bot(hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:

@@ -47,7 +47,10 @@ _EXCERPT_BYTES = 200
 TRANSPORTS = ("ipc", "tcp")
 
 
+# Plain ints: pyzmq's enum flags cost more in arithmetic than the calls they are for.
 _NOBLOCK = int(zmq.NOBLOCK)
+_EVENTS = int(zmq.EVENTS)
+_POLLIN = int(zmq.POLLIN)
 _MORE_NOBLOCK = int(zmq.NOBLOCK) | int(zmq.SNDMORE)
 
 class Channel(ABC):
@@ -208,10 +211,10 @@ class ZmqHub:
         socket = self._socket
         for _ in range(DRAIN_BATCH):
             # Asking first is cheaper than the zmq.Again exception of an empty recv.
-            if not cast(int, socket.get(zmq.EVENTS)) & zmq.POLLIN:
+            if not cast(int, socket.getsockopt(_EVENTS)) & _POLLIN:
                 return
             try:
-                frames = socket.recv_multipart(zmq.NOBLOCK)
+                frames = socket.recv_multipart(_NOBLOCK)
             except zmq.Again:
                 return
             self._dispatch(frames)
@@ -230,8 +233,7 @@ class ZmqHub:
 
     def send(self, rid: bytes, data: bytes) -> None:
         """Send one frame to a bound bot; zmq.Again if its queue is full."""
-        # Two plain sends with int flags: send_multipart's enum arithmetic cost more than
-        # the sends themselves, on the hottest path of a game.
+        # Two plain sends: send_multipart's flag arithmetic is slow, on the hottest path.
         self._socket.send(rid, _MORE_NOBLOCK)
         self._socket.send(data, _NOBLOCK)
 

@@ -19,7 +19,7 @@ from referee.games.rage_cards import Card, Play, parse_play
 from referee.games.rage_view import visible_events
 from referee.player import Player
 from referee.settings import TimeLimits
-from referee.table import Table
+from referee.match import Match
 
 Observer = Callable[[Event], None]
 
@@ -58,7 +58,7 @@ def game_settings(config: RageConfig, times: TimeLimits) -> dict[str, object]:
             "variants": sorted(v.value for v in config.variants), "times": times.to_json()}
 
 
-class RageMatch:
+class RageMatch(Match[Event]):
     """Runs one game on a Table of players."""
 
     def __init__(self, players: Sequence[Player], config: RageConfig, seed: int,
@@ -67,13 +67,9 @@ class RageMatch:
         """`state` replaces the seeded deal with a prepared one (tests, transcripts)."""
         if len(players) != config.players:
             raise ValueError(f"{len(players)} players for a {config.players}-player game")
+        super().__init__(players, times, log, observer)
         self.state = state if state is not None else RageState.new_game(config, seed)
         self.seed = seed
-        self.times = times
-        self.table = Table(players, log)
-        self.log = log
-        self.observer = observer
-        self._delivered = 0
 
     def run(self) -> RageResult:
         """Play the game to the end and return its result."""
@@ -96,14 +92,9 @@ class RageMatch:
 
     def _deliver(self) -> None:
         """Send every seat the new events it may see (decided by rage_view alone)."""
-        since = self._delivered
-        new = self.state.events_since(since)
-        self.table.deliver(new, lambda seat: visible_events(self.state, seat, since),
-                           codec.encode_event)
-        if self.observer is not None:
-            for event in new:
-                self.observer(event)
-        self._delivered = since + len(new)
+        since = self.delivered
+        self.deliver(self.state.events_since(since),
+                     lambda seat: visible_events(self.state, seat, since), codec.encode_event)
 
     def _bid(self) -> None:
         seat, legal = self._seat(), self.state.legal_bids()
@@ -112,7 +103,7 @@ class RageMatch:
         if bid is None:
             bid, by = self.state.fallback_bid(), "fallback"
         self.state.bid(bid)
-        self._log_move(seat, str(bid), by)
+        self.log_move(seat, str(bid), by)
 
     def _play(self) -> None:
         seat, legal = self._seat(), self.state.legal_plays()
@@ -123,16 +114,12 @@ class RageMatch:
         if play is None:
             play, by = self.state.fallback_play(), "fallback"
         self.state.play(play)
-        self._log_move(seat, play.notation, by)
+        self.log_move(seat, play.notation, by)
 
     def _seat(self) -> int:
         seat = self.state.current_seat
         assert seat is not None, "a decision is due only while the game is on"
         return seat
-
-    def _log_move(self, seat: int, move: str, by: str) -> None:
-        if self.log is not None:
-            self.log.move(seat, move, by)
 
     def _finish(self) -> RageResult:
         totals = self.state.totals()

@@ -17,7 +17,7 @@ from referee.games.thegame import Event, Outcome, TheGameConfig, TheGameState, T
 from referee.games.thegame_view import view
 from referee.player import Player
 from referee.settings import TimeLimits
-from referee.table import Table
+from referee.match import Match
 
 Observer = Callable[[Event], None]
 
@@ -51,7 +51,7 @@ def game_settings(config: TheGameConfig, times: TimeLimits) -> dict[str, object]
     return {"players": config.players, "commands": commands, "times": times.to_json()}
 
 
-class TheGameMatch:
+class TheGameMatch(Match[Event]):
     """Runs one cooperative game on a Table of players."""
 
     def __init__(self, players: Sequence[Player], config: TheGameConfig, seed: int,
@@ -60,14 +60,10 @@ class TheGameMatch:
         """`state` replaces the seeded deal with a prepared one (tests, transcripts)."""
         if len(players) != config.players:
             raise ValueError(f"{len(players)} players for a {config.players}-player game")
+        super().__init__(players, times, log, observer)
         self.state = state if state is not None else TheGameState.new_game(config, seed)
         self.seed = seed
-        self.times = times
-        self.table = Table(players, log)
-        self.log = log
-        self.observer = observer
         self.hints_given = [0] * config.players
-        self._delivered = 0
 
     def run(self) -> TheGameResult:
         """Play until the team wins, has no legal turn, or a bot faults."""
@@ -92,14 +88,9 @@ class TheGameMatch:
 
     def _deliver(self) -> None:
         """Send every seat the new events it may see (decided by view() alone)."""
-        since = self._delivered
-        new = self.state.events_since(since)
-        self.table.deliver(new, lambda seat: view(self.state, seat, since).events,
-                           codec.encode_event)
-        if self.observer is not None:
-            for event in new:
-                self.observer(event)
-        self._delivered = since + len(new)
+        since = self.delivered
+        self.deliver(self.state.events_since(since),
+                     lambda seat: view(self.state, seat, since).events, codec.encode_event)
 
     def _collect_hints(self) -> bool:
         """Ask every other seat for hints and pass them on; False if someone faulted."""
@@ -112,7 +103,7 @@ class TheGameMatch:
                 return self._charge_faults()
             if hints:
                 self.hints_given[seat] += len(hints)
-                self._log_move(seat, "hint " + " ".join(h.word for h in hints))
+                self.log_move(seat, "hint " + " ".join(h.word for h in hints))
                 for other in range(self.state.config.players):
                     if other != seat:
                         self.table.tell(other, codec.hint_line(seat, hints))
@@ -127,7 +118,7 @@ class TheGameMatch:
         if turn is None:
             self._charge_faults()
             return
-        self._log_move(seat, codec.placements_text(turn))
+        self.log_move(seat, codec.placements_text(turn))
         state.apply_turn(turn)
 
     def _checked_turn(self, reply: str) -> Turn:
@@ -142,10 +133,6 @@ class TheGameMatch:
         if not self.state.is_over:
             self.state.record_fault(min(self.table.faults))
         return False
-
-    def _log_move(self, seat: int, move: str) -> None:
-        if self.log is not None:
-            self.log.move(seat, move, "bot")
 
     def _finish(self) -> TheGameResult:
         self.table.detach()

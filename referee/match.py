@@ -1,0 +1,43 @@
+"""What every game's match shares: the table of players, the log, the observer, and the
+delivery of each new engine event to the seats that may see it.
+
+A game's match (rage_match, thegame_match) adds its loop: view -> request -> parse ->
+check -> apply, and its fault policy.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Generic, Sequence, TypeVar
+
+from referee.game_log import GameLog
+from referee.player import Player
+from referee.settings import TimeLimits
+from referee.table import Table
+
+E = TypeVar("E")
+
+
+class Match(Generic[E]):
+    """The shared half of a refereed game; E is the game's event type."""
+
+    def __init__(self, players: Sequence[Player], times: TimeLimits, log: GameLog | None,
+                 observer: Callable[[E], None] | None) -> None:
+        self.times = times
+        self.table = Table(players, log)
+        self.log = log
+        self.observer = observer
+        self.delivered = 0  # events of the engine already sent to the seats
+
+    def deliver(self, new: Sequence[E], visible_to: Callable[[int], Sequence[E]],
+                encode: Callable[[E], str | None]) -> None:
+        """Send the seats the `new` events (visibility decided by the game's view)."""
+        self.table.deliver(new, visible_to, encode)
+        if self.observer is not None:
+            for event in new:
+                self.observer(event)
+        self.delivered += len(new)
+
+    def log_move(self, seat: int, move: str, by: str = "bot") -> None:
+        """A decision applied to the game; `by` is "bot" or "fallback"."""
+        if self.log is not None:
+            self.log.move(seat, move, by)

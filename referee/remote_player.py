@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import secrets
 import time
 from pathlib import Path
@@ -58,7 +59,7 @@ class RemotePlayer(Player):
             raise ValueError(f"the ZeroMQ bot {cmd.text!r} needs a ZmqHub")
         token = secrets.token_hex(16)
         endpoint = STDIO_ENDPOINT if zmq_hub is None else zmq_hub.endpoint
-        env = {**os.environ, ENV_ENDPOINT: endpoint, ENV_TOKEN: token}
+        env = {**os.environ, "PATH": bot_path(), ENV_ENDPOINT: endpoint, ENV_TOKEN: token}
         process = BotProcess.spawn(cmd, env, limits, stderr)
         try:
             channel = StdioChannel(process) if zmq_hub is None else zmq_hub.channel(token, process)
@@ -184,3 +185,11 @@ class RemotePlayer(Player):
         if self._logs > MAX_LOG_LINES_PER_REQUEST:
             raise OutputFlood(f"more than {MAX_LOG_LINES_PER_REQUEST} LOG lines for one request",
                               line)
+
+
+def bot_path() -> str:
+    """PATH for bots: the referee's interpreter first, so a script starting with
+    `#!/usr/bin/env python3` runs where pyzmq and the SDK are installed."""
+    here = os.path.dirname(sys.executable)
+    rest = [p for p in os.environ.get("PATH", os.defpath).split(os.pathsep) if p != here]
+    return os.pathsep.join([here, *rest])

@@ -134,3 +134,15 @@ def test_thegame_game_is_reproducible_and_shows_hands_only_as_counts(tmp_path: P
         counts = line.split("| hands ")[1].split()
         assert len(counts) == 3 and all(int(c) <= 6 for c in counts)
     assert "result: " in runs[0].stdout and "cards played" in runs[0].stdout
+
+
+def test_sample_bots_run_directly_as_executables() -> None:
+    """`./bots/x.py` finds the referee's interpreter (pyzmq, SDK) whatever PATH says."""
+    bare_path = {"PATH": "/usr/bin:/bin", "HOME": str(Path.home())}
+    run = subprocess.run(
+        [sys.executable, "-m", "referee", "play", "rage", "--seed", "2", "./bots/rage_random.py",
+         "./bots/rage_heuristic.py", "stdio:./bots/rage_random.py"],
+        cwd=ROOT, env=bare_path, text=True, capture_output=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+    assert "fault" not in run.stderr
+    assert "rage_heuristic" in run.stdout

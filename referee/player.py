@@ -7,7 +7,7 @@ in-process test double and the fallback all look the same from here.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Callable
+from typing import Callable, Sequence
 
 from referee.errors import ProtocolError
 
@@ -29,6 +29,11 @@ class Player(ABC):
     @abstractmethod
     def tell(self, line: str) -> None:
         """Send a line that wants no reply. May raise BotFault."""
+
+    def tell_many(self, lines: Sequence[str]) -> None:
+        """Send several lines that want no reply, in order (a player may batch them)."""
+        for line in lines:
+            self.tell(line)
 
     @abstractmethod
     def ask(self, line: str) -> str:

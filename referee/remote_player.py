@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-import sys
 import secrets
+import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from protocols.wire import (
@@ -113,11 +114,19 @@ class RemotePlayer(Player):
 
     def tell(self, line: str) -> None:
         """Send a line that wants no reply."""
-        if is_request(line):
-            raise ValueError(f"tell() of a request: {line!r}")
-        # Unsolicited lines are looked for at the next request, not on every tell: a
-        # game tells far more lines than it asks, and nothing is lost by waiting.
-        self._send(line, time.monotonic() + self._times.move + self._times.tolerance)
+        self.tell_many((line,))
+
+    def tell_many(self, lines: Sequence[str]) -> None:
+        """Send lines that want no reply, in one tight loop (the held lines of a seat).
+
+        Unsolicited lines from the bot are looked for at the next request, not here: a
+        game tells far more lines than it asks, and nothing is lost by waiting.
+        """
+        deadline = time.monotonic() + self._times.move + self._times.tolerance
+        for line in lines:
+            if is_request(line):
+                raise ValueError(f"tell() of a request: {line!r}")
+            self._send(line, deadline)
 
     def ask(self, line: str) -> str:
         """Send a request and return its reply; a reply later than `move` spends the bank."""

@@ -57,9 +57,8 @@ class Table:
     def flush(self, seat: int) -> None:
         """Send the seat's held lines now."""
         lines, self._held[seat] = self._held[seat], []
-        player = self.players[seat]
-        for line in lines:
-            self._guard(seat, lambda: player.tell(line))
+        if lines:
+            self._guard(seat, lambda: self.players[seat].tell_many(lines))
 
     def flush_all(self) -> None:
         for seat in range(len(self.players)):

@@ -17,12 +17,12 @@ from tournaments.store import ResultStore
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ["python bots/rage_random.py", "python bots/rage_heuristic.py",
         "stdio:bots/rage_first.sh"]
-TOTAL = 24  # 3 bots at tables of 3 (one table, 3 rotations) x 8 deals
+TOTAL = 120  # 3 bots at tables of 3 (one table, 3 rotations) x 40 deals: a wide window to kill in
 TAG = "REFEREE_KILL_TEST_TAG"  # inherited by the bots: finds them among all processes
 
 
 def command(db: Path) -> list[str]:
-    return [sys.executable, "-m", "referee", "tournament", "rage", "--deals", "8",
+    return [sys.executable, "-m", "referee", "tournament", "rage", "--deals", "40",
             "--jobs", "2", "--db", str(db), "--format", "json", "--move-time", "5", *BOTS]
 
 

@@ -9,32 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from referee.cli import main
+from tests.cli_support import assert_bad_input
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = "python bots/rage_random.py"
 HEURISTIC = "python bots/rage_heuristic.py"
 SHELL = "stdio:bots/rage_first.sh"
 DEMO_BOTS = [RANDOM, HEURISTIC, RANDOM, SHELL]
-
-
-def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(args)
-    out, err = capsys.readouterr()
-    code = exit_info.value.code
-    return (code if isinstance(code, int) else 0), out, err
-
-
-def assert_bad_input(args: list[str], capsys: pytest.CaptureFixture[str], *words: str) -> None:
-    """Exit 2, exactly one line on stderr that says what is wrong, nothing on stdout."""
-    code, out, err = run_main(args, capsys)
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("referee: error: "), err
-    assert "Traceback" not in err and out == ""
-    for word in words:
-        assert word in lines[0]
 
 
 @pytest.mark.parametrize("count", [2, 9])

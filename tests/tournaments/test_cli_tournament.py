@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.cli import main
+from tests.cli_support import assert_bad_input
 from referee.lineup import bot_specs
 from tournaments.config import load_tournament_file
 from tournaments.progress import StderrProgress
@@ -38,25 +38,6 @@ def rage_run(db: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     """3 sample bots at tables of 3, 2 deals: 6 games."""
     return referee("tournament", "rage", "--deals", "2", "--db", str(db), *SLACK, *extra,
                    RANDOM, HEURISTIC, FIRST)
-
-
-def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(args)
-    out, err = capsys.readouterr()
-    code = exit_info.value.code
-    return (code if isinstance(code, int) else 0), out, err
-
-
-def assert_bad_input(args: list[str], capsys: pytest.CaptureFixture[str], *words: str) -> None:
-    """Exit 2, exactly one line on stderr saying what is wrong, nothing on stdout."""
-    code, out, err = run_main(args, capsys)
-    lines = err.strip().splitlines()
-    assert code == 2, err
-    assert len(lines) == 1 and lines[0].startswith("referee: error: "), err
-    assert out == ""
-    for word in words:
-        assert word in lines[0], lines[0]
 
 
 def test_tables_go_to_stdout_and_progress_to_stderr(tmp_path: Path) -> None:

@@ -20,8 +20,10 @@ E = TypeVar("E")
 class Match(Generic[E]):
     """The shared half of a refereed game; E is the game's event type."""
 
-    def __init__(self, players: Sequence[Player], times: TimeLimits, log: GameLog | None,
-                 observer: Callable[[E], None] | None) -> None:
+    def __init__(self, players: Sequence[Player], seats: int, times: TimeLimits,
+                 log: GameLog | None, observer: Callable[[E], None] | None) -> None:
+        if len(players) != seats:
+            raise ValueError(f"{len(players)} players for a {seats}-player game")
         self.times = times
         self.table = Table(players, log)
         self.log = log

@@ -58,9 +58,7 @@ class TheGameMatch(Match[Event]):
                  times: TimeLimits, log: GameLog | None = None,
                  observer: Observer | None = None, state: TheGameState | None = None) -> None:
         """`state` replaces the seeded deal with a prepared one (tests, transcripts)."""
-        if len(players) != config.players:
-            raise ValueError(f"{len(players)} players for a {config.players}-player game")
-        super().__init__(players, times, log, observer)
+        super().__init__(players, config.players, times, log, observer)
         self.state = state if state is not None else TheGameState.new_game(config, seed)
         self.seed = seed
         self.hints_given = [0] * config.players

@@ -15,7 +15,7 @@ from referee.game_log import GameLog
 from referee.games.rage import (
     Event, Phase, RageConfig, RageState, RoundResult, SeatRoundResult,
 )
-from referee.games.rage_cards import Card, Play, parse_play
+from referee.games.rage_cards import Card, Play, find_play, parse_play
 from referee.games.rage_view import visible_events
 from referee.player import Player
 from referee.settings import TimeLimits
@@ -144,9 +144,9 @@ def _checked_bid(reply: str, legal: list[int]) -> int:
 
 def _checked_play(reply: str, legal: list[Play], hand: Sequence[Card]) -> Play:
     text = codec.check_play_syntax(reply)
-    for play in legal:
-        if play.notation == text:
-            return play
+    play = find_play(legal, text)
+    if play is not None:
+        return play
     face = text.split(":", 1)[0]
     if parse_play(text, hand) is None:
         raise RuleError(f"{face} is not in your hand")

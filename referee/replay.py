@@ -15,7 +15,7 @@ from protocols import thegame as thegame_codec
 from referee.errors import ConfigError
 from referee.game_log import read_log
 from referee.games.rage import RageConfig, RageState, Variant
-from referee.games.rage_cards import Play
+from referee.games.rage_cards import Play, find_play
 from referee.games.thegame import Outcome, TheGameConfig, TheGameState
 from referee.games.thegame_commands import Command, CommandMap
 
@@ -64,9 +64,9 @@ def _rage(header: dict[str, Any], moves: list[dict[str, Any]],
 
 
 def _play(state: RageState, notation: str) -> Play:
-    for play in state.legal_plays():
-        if play.notation == notation:
-            return play
+    play = find_play(state.legal_plays(), notation)
+    if play is not None:
+        return play
     raise ConfigError(f"logged play {notation} is not legal when replayed")
 
 

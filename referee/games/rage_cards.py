@@ -109,6 +109,11 @@ def card_by_face(face: str, among: Iterable[Card]) -> Card | None:
 _COLOUR_BY_LETTER: dict[str, Colour] = {colour.value: colour for colour in COLOURS}
 
 
+def find_play(plays: Iterable[Play], notation: str) -> Play | None:
+    """The play among `plays` written `notation` (e.g. a reply checked against PLAY?'s list)."""
+    return next((play for play in plays if play.notation == notation), None)
+
+
 def parse_play(text: str, hand: Sequence[Card]) -> Play | None:
     """The play `text` names from `hand` (`r7`, `NT`, `J:r`), or None if it names none."""
     face, sep, letter = text.partition(":")

@@ -58,7 +58,7 @@ class FaultedPlayer(Player):
     def tell(self, line: str) -> None:
         raise self.error
 
-    def ask(self, line: str) -> str:
+    def ask(self, line: str, preamble: Sequence[str] = ()) -> str:
         raise self.error
 
 

@@ -36,8 +36,9 @@ class Player(ABC):
             self.tell(line)
 
     @abstractmethod
-    def ask(self, line: str) -> str:
-        """Send a request and return the one reply line, within the time limits.
+    def ask(self, line: str, preamble: Sequence[str] = ()) -> str:
+        """Send `preamble` (lines that want no reply), then the request; return the one
+        reply line, within the time limits. A player may send them all as one batch.
 
         Raises a BotFault subclass on timeout, crash, bad framing or flood.
         """
@@ -67,7 +68,8 @@ class FunctionPlayer(Player):
         self._heard("out", line)
         self._handler(line)
 
-    def ask(self, line: str) -> str:
+    def ask(self, line: str, preamble: Sequence[str] = ()) -> str:
+        self.tell_many(preamble)
         self._heard("out", line)
         reply = self._handler(line)
         if reply is None:

@@ -122,21 +122,21 @@ class RemotePlayer(Player):
         Unsolicited lines from the bot are looked for at the next request, not here: a
         game tells far more lines than it asks, and nothing is lost by waiting.
         """
-        deadline = time.monotonic() + self._times.move + self._times.tolerance
-        for line in lines:
-            if is_request(line):
-                raise ValueError(f"tell() of a request: {line!r}")
-            self._send(line, deadline)
+        self._check_told(lines)
+        if lines:
+            self._send(lines, time.monotonic() + self._times.move + self._times.tolerance)
 
-    def ask(self, line: str) -> str:
-        """Send a request and return its reply; a reply later than `move` spends the bank."""
+    def ask(self, line: str, preamble: Sequence[str] = ()) -> str:
+        """Send the preamble and the request in one batch and return the reply; a reply
+        later than `move` spends the bank."""
         if not is_request(line):
             raise ValueError(f"ask() of a line that is not a request: {line!r}")
+        self._check_told(preamble)
         self._check_unsolicited()
         times = self._times
         start = time.monotonic()
         deadline = start + times.move + self._bank + times.tolerance
-        self._send(line, deadline)
+        self._send((*preamble, line), deadline)
         reply = self._next_line(deadline)
         if reply is None:
             bank, self._bank = self._bank, 0.0
@@ -155,7 +155,7 @@ class RemotePlayer(Player):
         self._closed = True
         try:
             if self._greeted and not self._process.exited():
-                self._send(BYE, time.monotonic() + BYE_GRACE)
+                self._send((BYE,), time.monotonic() + BYE_GRACE)
                 self._process.wait(BYE_GRACE)
         except (BotFault, OSError):
             pass  # best effort: the kill follows anyway
@@ -163,9 +163,16 @@ class RemotePlayer(Player):
             self._process.kill()
             self._channel.close()
 
-    def _send(self, line: str, deadline: float) -> None:
-        self._heard("out", line)
-        self._channel.send(line, deadline)
+    @staticmethod
+    def _check_told(lines: Sequence[str]) -> None:
+        for line in lines:
+            if is_request(line):
+                raise ValueError(f"tell() of a request: {line!r}")
+
+    def _send(self, lines: Sequence[str], deadline: float) -> None:
+        for line in lines:
+            self._heard("out", line)
+        self._channel.send_lines(lines, deadline)
 
     def _next_line(self, deadline: float) -> str | None:
         """The next non-LOG line, or None at the deadline; LOG lines go to the listener."""

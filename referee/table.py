@@ -4,10 +4,10 @@ A game's match loop asks the table for decisions; a bot fault never escapes as a
 exception: it is recorded, the bot is told and released, and the ask returns None so
 the loop can apply the game's fault policy.
 
-Lines that want no reply are held per seat and sent just before that seat's next request
-(or when the game ends): a bot needs them only when it must decide, and sending them in
-one burst wakes one bot per decision instead of every bot for every event. The order of
-lines each seat receives is unchanged.
+Lines that want no reply are held per seat and sent with that seat's next request, as
+one batch (or when the game ends): a bot needs them only when it must decide, and one
+batch wakes one bot once per decision instead of every bot for every event. The order
+of lines each seat receives is unchanged.
 """
 
 from __future__ import annotations
@@ -31,14 +31,8 @@ class Table:
         self.log = log
         self.faults: dict[int, Fault] = {}
         self._held: list[list[str]] = [[] for _ in self.players]
-        for seat, player in enumerate(self.players):
-            player.listener = self._listener(seat)
-
-    def _listener(self, seat: int) -> Callable[[str, str], None]:
-        def heard(direction: str, line: str) -> None:
-            if self.log is not None:
-                self.log.line(seat, direction, line)
-        return heard
+        for seat, player in enumerate(self.players):  # no log: nothing to hear lines
+            player.listener = None if log is None else _listener(log, seat)
 
     @property
     def faulted(self) -> frozenset[int]:
@@ -76,23 +70,18 @@ class Table:
         each event is encoded once, whoever receives it.
         """
         lines = {id(event): encode(event) for event in events}
-        for seat in range(len(self.players)):
-            if seat in self.faults:
-                continue
-            for event in visible_to(seat):
-                line = lines[id(event)]
-                if line is not None:
-                    self.tell(seat, line)
+        for seat, held in enumerate(self._held):
+            if seat not in self.faults:
+                held.extend(line for event in visible_to(seat)
+                            if (line := lines[id(event)]) is not None)
 
     def ask(self, seat: int, request: str, decode: Callable[[str], T]) -> T | None:
         """The decoded reply, or None if the seat has faulted (now or before)."""
         if seat in self.faults:
             return None
-        self.flush(seat)
-        if seat in self.faults:
-            return None
+        preamble, self._held[seat] = self._held[seat], []
         try:
-            reply = self.players[seat].ask(request)
+            reply = self.players[seat].ask(request, preamble)
             return _decode(decode, reply)
         except BotFault as error:
             self.fault(seat, error)
@@ -125,6 +114,12 @@ class Table:
         self.flush_all()
         for player in self.players:
             player.listener = None
+
+
+def _listener(log: GameLog, seat: int) -> Callable[[str, str], None]:
+    def heard(direction: str, line: str) -> None:
+        log.line(seat, direction, line)
+    return heard
 
 
 def _decode(decode: Callable[[str], T], reply: str) -> T:

@@ -16,6 +16,7 @@ import tempfile
 import time
 from abc import ABC, abstractmethod
 from collections import deque
+from collections.abc import Sequence
 from typing import cast
 
 import zmq
@@ -48,17 +49,25 @@ TRANSPORTS = ("ipc", "tcp")
 
 
 # Plain ints: pyzmq's enum flags cost more in arithmetic than the calls they are for.
+# And the backend's send: the sugar layer's checks (copy threshold, routing ids, groups)
+# are for features this module does not use, and cost as much as the send itself.
+_raw_send = zmq.backend.Socket.send
 _NOBLOCK = int(zmq.NOBLOCK)
 _EVENTS = int(zmq.EVENTS)
 _POLLIN = int(zmq.POLLIN)
 _MORE_NOBLOCK = int(zmq.NOBLOCK) | int(zmq.SNDMORE)
 
+
 class Channel(ABC):
     """A line channel to one bot."""
 
-    @abstractmethod
     def send(self, line: str, deadline: float | None = None) -> None:
         """Send one line; wait at most until `deadline` (time.monotonic()) for room."""
+        self.send_lines((line,), deadline)
+
+    @abstractmethod
+    def send_lines(self, lines: Sequence[str], deadline: float | None = None) -> None:
+        """Send lines in order, as one batch the bot receives at once (one wake-up)."""
 
     @abstractmethod
     def recv(self, deadline: float) -> str:
@@ -219,23 +228,34 @@ class ZmqHub:
                 return
             self._dispatch(frames)
 
-    def wait(self, process: BotProcess, timeout: float) -> bool:
-        """Wait up to `timeout` for a frame from anyone or the exit of `process`; exited?"""
-        fd = process.exit_fd()
+    def poller(self, process: BotProcess) -> zmq.Poller:
+        """A poller for this hub's socket and the exit of `process` (kept by its channel)."""
         poller = zmq.Poller()
         poller.register(self._socket, zmq.POLLIN)
-        if fd is None:
-            timeout = min(timeout, FALLBACK_SLICE)
-        else:
+        fd = process.exit_fd()
+        if fd is not None:
             poller.register(fd, zmq.POLLIN)
-        poller.poll(_timeout_ms(timeout))
-        return process.exited()
+        return poller
 
-    def send(self, rid: bytes, data: bytes) -> None:
-        """Send one frame to a bound bot; zmq.Again if its queue is full."""
-        # Two plain sends: send_multipart's flag arithmetic is slow, on the hottest path.
-        self._socket.send(rid, _MORE_NOBLOCK)
-        self._socket.send(data, _NOBLOCK)
+    @staticmethod
+    def wait(poller: zmq.Poller, process: BotProcess, timeout: float) -> bool:
+        """Wait up to `timeout` for a frame from anyone or the exit of `process`; exited?"""
+        fd = process.exit_fd()
+        if fd is None:
+            poller.poll(_timeout_ms(min(timeout, FALLBACK_SLICE)))
+            return process.exited()
+        ready = poller.poll(_timeout_ms(timeout))
+        # Only a readable exit fd is worth a waitid() call: the common wake-up is a reply.
+        return any(item == fd for item, _ in ready) and process.exited()
+
+    def send(self, rid: bytes, frames: Sequence[bytes]) -> None:
+        """Send frames to a bound bot as the parts of one message; zmq.Again if its queue
+        is full (then nothing is sent: ZeroMQ queues a message whole or not at all)."""
+        socket = self._socket
+        _raw_send(socket, rid, _MORE_NOBLOCK)
+        for data in frames[:-1]:
+            _raw_send(socket, data, _MORE_NOBLOCK)
+        _raw_send(socket, frames[-1], _NOBLOCK)
 
     def forget(self, channel: ZmqChannel) -> None:
         """Drop a channel: later frames from its bot are ignored."""
@@ -280,6 +300,7 @@ class ZmqChannel(Channel):
         self._hub = hub
         self._process = process
         self._inbox = _Inbox()
+        self._poller = hub.poller(process)
         self.rid: bytes | None = None
 
     def deliver(self, body: list[bytes]) -> None:
@@ -291,19 +312,23 @@ class ZmqChannel(Channel):
             self._inbox.push_fault(ProtocolError(
                 f"a message must be exactly one frame, got {len(body)}", excerpt(raw)))
 
-    def send(self, line: str, deadline: float | None = None) -> None:
-        data = encode_line(line)
+    def send_lines(self, lines: Sequence[str], deadline: float | None = None) -> None:
+        """One line per frame, all the frames in one multipart message."""
+        frames = [encode_line(line) for line in lines]
         if self.rid is None:
             raise RuntimeError("cannot send to a bot before its HELLO")
+        if not frames:
+            return
         # No exit check here: a send to a dead bot is harmless, and the crash is reported
         # (with its exit code) by the next recv, which wakes on the bot's exit.
-        end = time.monotonic() + DEFAULT_SEND_TIMEOUT if deadline is None else deadline
         while True:
             try:
-                self._hub.send(self.rid, data)
+                self._hub.send(self.rid, frames)
                 return
             except zmq.Again:  # the bot has not read a whole queue of our lines
-                if time.monotonic() >= end:
+                if deadline is None:
+                    deadline = time.monotonic() + DEFAULT_SEND_TIMEOUT
+                if time.monotonic() >= deadline:
                     raise BotTimeout("bot stopped reading its messages") from None
                 time.sleep(FALLBACK_SLICE)
             except zmq.ZMQError as exc:
@@ -312,16 +337,18 @@ class ZmqChannel(Channel):
                 raise
 
     def recv(self, deadline: float) -> str:
+        # Wait first, then drain: frames already in the socket end the wait at once, and
+        # a wait of 0 past the deadline still sees them, so the deadline hides no reply.
         while True:
-            self._hub.drain()
             line = self._inbox.take()
             if line is not None:
                 return line
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise BotTimeout("no line from the bot before the deadline")
-            if self._hub.wait(self._process, remaining):
+            remaining = max(0.0, deadline - time.monotonic())
+            if self._hub.wait(self._poller, self._process, remaining):
                 return self._last_words()
+            self._hub.drain()
+            if remaining == 0 and not self._inbox.ready():
+                raise BotTimeout("no line from the bot before the deadline")
 
     def _last_words(self) -> str:
         """The bot has exited: a line it sent just before still counts, else it crashed."""
@@ -363,8 +390,9 @@ class StdioChannel(Channel):
         self._skipping = False  # inside an over-long line, already reported
         self._eof = False
 
-    def send(self, line: str, deadline: float | None = None) -> None:
-        data = memoryview(encode_line(line) + b"\n")
+    def send_lines(self, lines: Sequence[str], deadline: float | None = None) -> None:
+        """The lines, each ended by a newline, in one write where the pipe has room."""
+        data = memoryview(b"".join([encode_line(line) + b"\n" for line in lines]))
         self._check_open()
         end = time.monotonic() + DEFAULT_SEND_TIMEOUT if deadline is None else deadline
         while data:

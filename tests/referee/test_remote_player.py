@@ -67,10 +67,13 @@ def test_handshake_then_replies_and_every_line_heard(
     assert player.ask("PLAY? r3 r9") == "r3"
     player.tell("PLAYED 1 r3")
     assert player.ask("BID?") == "ok"
+    assert player.ask("PLAY? y4", preamble=["PLAYED 2 b1", "TRICK 1 2"]) == "y4"
     player.close()
     assert heard[0][0] == "in" and heard[0][1].startswith("HELLO 1 ")
     assert heard[1:] == [("out", "GAME rage seat=0"), ("out", "PLAY? r3 r9"), ("in", "r3"),
-                         ("out", "PLAYED 1 r3"), ("out", "BID?"), ("in", "ok"), ("out", "BYE")]
+                         ("out", "PLAYED 1 r3"), ("out", "BID?"), ("in", "ok"),
+                         ("out", "PLAYED 2 b1"), ("out", "TRICK 1 2"), ("out", "PLAY? y4"),
+                         ("in", "y4"), ("out", "BYE")]
 
 
 @pytest.mark.parametrize("stdio", TRANSPORTS)
@@ -131,6 +134,8 @@ def test_ask_and_tell_refuse_the_wrong_kind_of_line(launch: Launcher) -> None:
         player.ask("GAME x")
     with pytest.raises(ValueError, match="of a request"):
         player.tell("PLAY? a")
+    with pytest.raises(ValueError, match="of a request"):
+        player.ask("PLAY? b", preamble=["BID? 0 1"])
 
 
 def test_a_zeromq_bot_needs_a_hub() -> None:

@@ -121,6 +121,16 @@ def test_hello_binds_the_connection_and_lines_flow_both_ways(
     assert channel.recv(soon()) == "r3"
 
 
+def test_a_batch_of_lines_is_one_message_of_one_frame_per_line(
+        hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
+    channel, bot = bound_channel(hub, dealer, sleeper(spawn))
+    channel.send_lines(["PLAYED 1 r3", "PLAYED 2 b0", "PLAY? r9 y1"])
+    channel.send_lines([])  # nothing to send: no empty message either
+    channel.send("TRICK 1 2")
+    assert bot.recv_multipart() == [b"PLAYED 1 r3", b"PLAYED 2 b0", b"PLAY? r9 y1"]
+    assert bot.recv_multipart() == [b"TRICK 1 2"]
+
+
 def test_frames_without_a_proven_token_are_ignored(
         hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
     channel = hub.channel(TOKEN, sleeper(spawn))
@@ -279,6 +289,12 @@ def test_stdio_lines_flow_both_ways(spawn: Spawn) -> None:
         channel.send(word)
         assert channel.recv(soon()) == f"got {word}"
     assert not channel.pending()
+
+
+def test_stdio_batch_arrives_as_lines_in_order(spawn: Spawn) -> None:
+    channel, _ = stdio(spawn, ECHO)
+    channel.send_lines(["one", "two", "three"])
+    assert [channel.recv(soon()) for _ in range(3)] == ["got one", "got two", "got three"]
 
 
 def test_stdio_accepts_crlf_and_a_last_line_without_newline(spawn: Spawn) -> None:

@@ -7,11 +7,12 @@ Subclass RageBot and implement `choose_bid` and `choose_play`; the tracker keeps
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 from protocols import rage as codec
+from protocols.wire import WireError
 from referee.games.rage import Variant, legal_plays_for
-from referee.games.rage_cards import DECK, Card, Colour, Play, cards_from_faces
+from referee.games.rage_cards import COLOURS, DECK, Card, Colour, Kind, Play, cards_from_faces
 
 
 @dataclass
@@ -42,6 +43,18 @@ class RageGame:
 
 
 FACE_CARDS = {card.face: card for card in reversed(DECK)}  # a face's first copy
+# Lookup tables for the per-line work of every bot: no string building per card.
+_FACE_OF_ID = tuple(card.face for card in DECK)
+_PLAY_OF = {(play.card.id, play.notation): play for play in (
+    play for card in DECK for play in (
+        [Play(card, colour) for colour in COLOURS] if card.kind is Kind.JOKER
+        else [Play(card)]))}
+
+Handler = Callable[[codec.Message], None]
+
+
+def _ignore(message: codec.Message) -> None:
+    """The handler of lines a bot does not track."""
 
 
 def _cards(faces: Sequence[str]) -> list[Card]:
@@ -54,6 +67,7 @@ class RageBot:
 
     def __init__(self) -> None:
         self.game = RageGame()
+        self._handlers: dict[str, Handler] = {}  # keyword -> `_on_<keyword>` or _ignore
 
     def choose_bid(self, legal: list[int]) -> int:
         raise NotImplementedError
@@ -62,20 +76,33 @@ class RageBot:
         raise NotImplementedError
 
     def on_line(self, line: str) -> str | None:
-        message = codec.parse_message(line)
-        handler = getattr(self, "_on_" + message.keyword.rstrip("?").lower(), None)
-        if message.keyword == codec.BID_REQUEST:
-            return str(self.choose_bid([int(w) for w in message.words]))
-        if message.keyword == codec.PLAY_REQUEST:
-            legal = self._legal_from(message.words)
-            return self.choose_play(legal).notation
-        if handler is not None:
-            handler(message)
+        keyword, _, rest = line.partition(" ")
+        words = rest.split()
+        if keyword == codec.PLAY_REQUEST:
+            return self.choose_play(self._offered(words)).notation
+        if keyword == codec.BID_REQUEST:
+            return str(self.choose_bid([int(w) for w in words]))
+        handler = self._handlers.get(keyword)
+        if handler is None:
+            handler = getattr(self, "_on_" + keyword.lower(), _ignore)
+            self._handlers[keyword] = handler
+        if handler is not _ignore:
+            handler(codec.Message(keyword, tuple(words)))
         return None
 
-    def _legal_from(self, words: Sequence[str]) -> list[Play]:
-        offered = set(words)
-        return [p for p in self.game.legal_plays() if p.notation in offered]
+    def _offered(self, words: Sequence[str]) -> list[Play]:
+        """The plays a PLAY? request lists (the legal ones), made with this hand's cards."""
+        hand_cards: dict[str, Card] = {}
+        for card in self.game.hand:
+            hand_cards.setdefault(_FACE_OF_ID[card.id], card)
+        plays = []
+        for word in words:
+            held = hand_cards.get(word.partition(":")[0])
+            play = None if held is None else _PLAY_OF.get((held.id, word))
+            if play is None:
+                raise WireError(f"PLAY? offers {word!r}, which is not in the tracked hand")
+            plays.append(play)
+        return plays
 
     def _on_game(self, message: codec.Message) -> None:
         settings = message.settings
@@ -112,14 +139,14 @@ class RageBot:
 
     def _on_played(self, message: codec.Message) -> None:
         seat, notation = int(message.words[0]), message.words[1]
-        face, _, colour = notation.partition(":")
+        face = notation.partition(":")[0]
         game = self.game
         if seat == game.seat:
-            card = next(c for c in game.hand if c.face == face)
+            card = next(c for c in game.hand if _FACE_OF_ID[c.id] == face)
             game.hand.remove(card)
         else:
             card = FACE_CARDS[face]
-        game.trick.append((seat, Play(card, Colour(colour) if colour else None)))
+        game.trick.append((seat, _PLAY_OF[card.id, notation]))
         game.seen.append(card)
 
     def _on_trick(self, message: codec.Message) -> None:

@@ -61,7 +61,7 @@ class ZmqConnection:
         self._socket.send(line.encode("utf-8"))
 
     def recv(self) -> str | None:
-        return bytes(self._socket.recv()).decode("utf-8")
+        return self._socket.recv().decode("utf-8")
 
     def close(self) -> None:
         self._socket.close()

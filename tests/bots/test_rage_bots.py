@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import random
 import statistics
 from typing import Callable
+
+import pytest
 
 from bots.rage_heuristic import HeuristicBot
 from bots.rage_random import RandomBot
 from bots.rage_sdk import RageBot
+from bots.sdk import Bot
+from protocols.wire import WireError
 from referee.games.rage import RageConfig, Variant
+from referee.games.rage_cards import Play
 from referee.games.rage_view import view
 from referee.player import FunctionPlayer
 from referee.rage_match import RageMatch, RageResult
@@ -19,7 +25,21 @@ VARIANT_SETS = [frozenset(), frozenset({Variant.PLUS_MINUS_ONE}),
                 frozenset({Variant.SECRET_BID})]
 
 
-def play(bots: list[RageBot], seed: int,
+class SeededSdkBot(RageBot):
+    """Random choices made through the SDK's tracking (the sample random bot skips it)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__()
+        self.rng = random.Random(seed)
+
+    def choose_bid(self, legal: list[int]) -> int:
+        return self.rng.choice(legal)
+
+    def choose_play(self, legal: list[Play]) -> Play:
+        return self.rng.choice(legal)
+
+
+def play(bots: list[Bot], seed: int,
          variants: frozenset[Variant] = frozenset()) -> RageResult:
     players = [FunctionPlayer(f"bot{i}", bot.on_line) for i, bot in enumerate(bots)]
     return RageMatch(players, RageConfig(len(bots), variants), seed, TimeLimits()).run()
@@ -28,13 +48,13 @@ def play(bots: list[RageBot], seed: int,
 def test_sample_bots_never_fault_at_any_table_size_or_variant() -> None:
     for seed in range(16):
         players = 3 + seed % 6
-        bots: list[RageBot] = [HeuristicBot() if s % 2 else RandomBot() for s in range(players)]
+        bots: list[Bot] = [HeuristicBot() if s % 2 else RandomBot() for s in range(players)]
         result = play(bots, seed, VARIANT_SETS[seed % len(VARIANT_SETS)])
         assert result.faults == (), (seed, result.faults)
 
 
 def test_bots_are_deterministic_for_a_seed() -> None:
-    def table() -> list[RageBot]:
+    def table() -> list[Bot]:
         return [RandomBot(), HeuristicBot(), RandomBot(), HeuristicBot()]
     assert play(table(), 3).totals == play(table(), 3).totals
 
@@ -44,7 +64,7 @@ def test_heuristic_clearly_beats_random() -> None:
     heuristic, random_ = [], []
     for seed in range(40):
         seat = seed % 4
-        bots: list[RageBot] = [HeuristicBot() if s == seat else RandomBot() for s in range(4)]
+        bots: list[Bot] = [HeuristicBot() if s == seat else RandomBot() for s in range(4)]
         totals = play(bots, seed).totals
         heuristic.append(totals[seat])
         random_.extend(t for s, t in enumerate(totals) if s != seat)
@@ -58,7 +78,7 @@ def test_sdk_tracks_hand_trick_and_bids_like_the_referee() -> None:
     checked: list[int] = []
     match: list[RageMatch] = []
 
-    class Checker(RandomBot):
+    class Checker(SeededSdkBot):
         def on_line(self, line: str) -> str | None:
             if line.startswith("PLAY?"):
                 seen = view(match[0].state, self.game.seat)
@@ -66,11 +86,24 @@ def test_sdk_tracks_hand_trick_and_bids_like_the_referee() -> None:
                 assert [p.notation for p in self.game.trick_plays] == \
                     [p.notation for _, p in seen.trick]
                 assert self.game.trump == seen.trump
+                offered = self._offered(line.split()[1:])  # what the reply is chosen from
+                assert offered == self.game.legal_plays()
                 checked.append(1)
             return super().on_line(line)
 
-    players: list[Callable[[str], str | None]] = [Checker().on_line for _ in range(4)]
+    players: list[Callable[[str], str | None]] = [Checker(seat).on_line for seat in range(4)]
     match.append(RageMatch([FunctionPlayer(f"c{i}", h) for i, h in enumerate(players)],
                            RageConfig(4), 9, TimeLimits()))
     assert match[0].run().faults == ()
     assert len(checked) == 4 * sum(range(1, 11))
+
+
+def test_sdk_refuses_a_play_request_its_tracked_hand_cannot_make() -> None:
+    bot = SeededSdkBot()
+    for line in ["GAME rage protocol=1 seat=0 players=3 rounds=10 variants=none "
+                 "move_ms=1000 bank_ms=0", "ROUND 10 cards=1 dealer=2", "HAND J"]:
+        assert bot.on_line(line) is None
+    assert bot.on_line("PLAY? J:r") == "J:r"
+    assert bot.game.trick == [] and [c.face for c in bot.game.hand] == ["J"]
+    with pytest.raises(WireError, match="'r5'"):
+        bot.on_line("PLAY? r5")

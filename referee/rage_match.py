@@ -16,7 +16,7 @@ from referee.games.rage import (
     Event, Phase, RageConfig, RageState, RoundResult, SeatRoundResult,
 )
 from referee.games.rage_cards import Card, Play, find_play, parse_play
-from referee.games.rage_view import visible_events
+from referee.games.rage_view import visible_events_by_seat
 from referee.player import Player
 from referee.settings import TimeLimits
 from referee.match import Match
@@ -92,7 +92,7 @@ class RageMatch(Match[Event]):
         """Send every seat the new events it may see (decided by rage_view alone)."""
         since = self.delivered
         self.deliver(self.state.events_since(since),
-                     lambda seat: visible_events(self.state, seat, since), codec.encode_event)
+                     visible_events_by_seat(self.state, since).__getitem__, codec.encode_event)
 
     def _bid(self) -> None:
         seat, legal = self._seat(), self.state.legal_bids()
@@ -105,9 +105,8 @@ class RageMatch(Match[Event]):
 
     def _play(self) -> None:
         seat, legal = self._seat(), self.state.legal_plays()
-        hand = self.state.hands[seat]
         play = self.table.ask(seat, codec.play_request(legal),
-                              lambda r: _checked_play(r, legal, hand))
+                              lambda r: _checked_play(r, legal, lambda: self.state.hand(seat)))
         by = "bot"
         if play is None:
             play, by = self.state.fallback_play(), "fallback"
@@ -142,13 +141,14 @@ def _checked_bid(reply: str, legal: list[int]) -> int:
     return bid
 
 
-def _checked_play(reply: str, legal: list[Play], hand: Sequence[Card]) -> Play:
+def _checked_play(reply: str, legal: list[Play], hand: Callable[[], Sequence[Card]]) -> Play:
+    """The legal play the reply names; the hand is looked at only to explain a refusal."""
     text = codec.check_play_syntax(reply)
     play = find_play(legal, text)
     if play is not None:
         return play
     face = text.split(":", 1)[0]
-    if parse_play(text, hand) is None:
+    if parse_play(text, hand()) is None:
         raise RuleError(f"{face} is not in your hand")
     raise RuleError(f"{text} is not a legal play now (legal: "
                     f"{' '.join(p.notation for p in legal)})")

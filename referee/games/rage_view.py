@@ -42,19 +42,35 @@ def _others_bids_visible(state: RageState) -> bool:
     return True
 
 
-def _event_visible(event: Event, seat: int, bids_hidden: bool) -> bool:
+def _only_seat(event: Event, bids_hidden: bool) -> int | None:
+    """The one seat that may see `event`, or None if every seat may."""
     if isinstance(event, HandDealt):
-        return event.seat == seat
-    if isinstance(event, BidMade):
-        return event.seat == seat or not bids_hidden
-    return True
+        return event.seat
+    if bids_hidden and isinstance(event, BidMade):
+        return event.seat
+    return None
 
 
 def visible_events(state: RageState, seat: int, since: int = 0) -> list[Event]:
     """The events from index `since` that `seat` may see (the part of view() the match
     needs after every decision, without building the rest)."""
     bids_hidden = bool(_BID_HIDING & state.config.variants)
-    return [e for e in state.events_since(since) if _event_visible(e, seat, bids_hidden)]
+    return [e for e in state.events_since(since)
+            if _only_seat(e, bids_hidden) in (None, seat)]
+
+
+def visible_events_by_seat(state: RageState, since: int = 0) -> list[list[Event]]:
+    """visible_events() of every seat, in one pass over the new events."""
+    bids_hidden = bool(_BID_HIDING & state.config.variants)
+    seats: list[list[Event]] = [[] for _ in range(state.config.players)]
+    for event in state.events_since(since):
+        only = _only_seat(event, bids_hidden)
+        if only is None:
+            for seen in seats:
+                seen.append(event)
+        else:
+            seats[only].append(event)
+    return seats
 
 
 def view(state: RageState, seat: int, since: int = 0) -> RageView:

@@ -14,7 +14,8 @@ import random
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypeAlias
+from itertools import repeat, starmap
+from typing import Any, TypeAlias
 
 from referee.errors import ConfigError, RuleError
 from referee.games.rage_cards import (COLOUR_CARDS, COLOURS, DECK, VALUES_PER_COLOUR, Card, Colour,
@@ -188,6 +189,9 @@ def _plays_of(card: Card) -> tuple[Play, ...]:
 
 _PLAYS: tuple[tuple[Play, ...], ...] = tuple(_plays_of(c) for c in DECK)
 _PLAY: tuple[Play, ...] = tuple(plays[0] for plays in _PLAYS)
+# The card id of each canonical play (the Play objects legal_plays hands out), keyed by
+# id(): they live as long as the module, so their ids are never reused.
+_CANONICAL: dict[int, int] = {id(play): play.card.id for plays in _PLAYS for play in plays}
 # Copies of an action card share a face; legal_plays lists only the lowest id of each.
 _FACE_GROUP: tuple[int, ...] = tuple(
     next(o.id for o in DECK if o.face == c.face) for c in DECK)
@@ -203,18 +207,26 @@ def _follow_span(hand: Sequence[int], lead: int | None) -> tuple[int, int]:
     return lo, bisect_left(hand, (lead + 1) * VALUES_PER_COLOUR, lo)
 
 
+def _holds_colour(hand: Sequence[int], colour: int) -> bool:
+    """Whether the sorted hand holds a card of this colour."""
+    lo = bisect_left(hand, colour * VALUES_PER_COLOUR)
+    return lo < len(hand) and hand[lo] < (colour + 1) * VALUES_PER_COLOUR
+
+
 def _hand_plays(hand: Sequence[int]) -> list[Play]:
     """Every distinct play from a sorted hand, in canonical order.
 
     The colour cards come first, one play each, so they line up with the hand's indices.
     """
-    first_action = bisect_left(hand, COLOUR_CARDS)
-    plays = [_PLAY[i] for i in hand[:first_action]]
-    last_group: int | None = None
-    for i in hand[first_action:]:
-        if _FACE_GROUP[i] != last_group:
-            last_group = _FACE_GROUP[i]
-            plays.extend(_PLAYS[i])
+    plays = [_PLAY[i] for i in hand]
+    if hand and hand[-1] >= COLOUR_CARDS:  # skip the action part when there is none
+        first_action = bisect_left(hand, COLOUR_CARDS)
+        del plays[first_action:]
+        last_group: int | None = None
+        for i in hand[first_action:]:
+            if _FACE_GROUP[i] != last_group:
+                last_group = _FACE_GROUP[i]
+                plays.extend(_PLAYS[i])
     return plays
 
 
@@ -303,14 +315,18 @@ def _action_points_of_ids(won: Iterable[int]) -> int:
     return sum(map(_ACTION_POINTS.__getitem__, won))
 
 
-def score_seat(bid: int, tricks: int, action_points: int, cards: int,
-               durchmarsch: bool) -> SeatRoundResult:
-    """Score one seat's round from its bid, tricks won and the action points in them."""
+def _trick_points_and_bonus(bid: int, tricks: int, cards: int,
+                            durchmarsch: bool) -> tuple[int, int]:
     # Durchmarsch doubles the trick points of a player who won every trick, except in the
     # one-card round 10.
     per_trick = 2 if durchmarsch and tricks == cards and cards > 1 else 1
-    trick_points = per_trick * tricks
-    bid_bonus = 10 if tricks == bid else -5
+    return per_trick * tricks, 10 if tricks == bid else -5
+
+
+def score_seat(bid: int, tricks: int, action_points: int, cards: int,
+               durchmarsch: bool) -> SeatRoundResult:
+    """Score one seat's round from its bid, tricks won and the action points in them."""
+    trick_points, bid_bonus = _trick_points_and_bonus(bid, tricks, cards, durchmarsch)
     return SeatRoundResult(bid, tricks, trick_points, action_points, bid_bonus,
                            trick_points + action_points + bid_bonus)
 
@@ -331,9 +347,58 @@ def _shuffled_ids(rng: random.Random) -> list[int]:
     """A uniformly random order of all card ids, seeded by `rng`."""
     # Sorting by random float keys is a uniform shuffle (a tie has odds about 1e-12 and
     # then keeps id order) and runs about 1.5x faster than random.shuffle here.
-    random_key = rng.random
-    keys = [random_key() for _ in _ALL_IDS]
+    # starmap calls rng.random() len(DECK) times from C: the same keys, a little faster.
+    keys = list(starmap(rng.random, repeat((), len(_ALL_IDS))))
     return sorted(_ALL_IDS, key=keys.__getitem__)
+
+
+# ---------------------------------------------------------------- lazy records
+
+# A random playout never reads the events or the RoundResults, but building a frozen
+# dataclass costs ~7x a tuple. So the state logs each event as a raw record
+# (factory, *args) and builds the Event objects only when `events`/`events_since` are
+# read. They are built once and cached, so every read hands out the same objects
+# (Table.deliver keys the encoded lines on id(event)).
+_Record: TypeAlias = tuple[Any, ...]
+
+
+def _hand_dealt(seat: int, ids: tuple[int, ...]) -> HandDealt:
+    return HandDealt(seat, tuple([DECK[i] for i in ids]))
+
+
+def _trump_set(trump: int | None, reason: TrumpReason) -> TrumpSet:
+    return TrumpSet(_colour_at(trump), reason)
+
+
+def _trick_won(trick_no: int, winner: int, trick: list[tuple[int, Play]]) -> TrickWon:
+    return TrickWon(trick_no, winner, tuple(trick))  # a finished trick's list never changes
+
+
+class _LazyResult:
+    """A round's RoundResult, built when first asked for from each seat's
+    (bid, tricks, action points)."""
+
+    __slots__ = ("_round_no", "_cards", "_dealer", "_seats", "_durchmarsch", "_result")
+
+    def __init__(self, round_no: int, cards: int, dealer: int,
+                 seats: list[tuple[int, int, int]], durchmarsch: bool) -> None:
+        self._round_no, self._cards, self._dealer = round_no, cards, dealer
+        self._seats, self._durchmarsch = seats, durchmarsch
+        self._result: RoundResult | None = None
+
+    def get(self) -> RoundResult:
+        if self._result is None:
+            self._result = RoundResult(self._round_no, self._cards, self._dealer, tuple(
+                score_seat(bid, tricks, points, self._cards, self._durchmarsch)
+                for bid, tricks, points in self._seats))
+        return self._result
+
+
+def _round_scored(result: _LazyResult) -> RoundScored:
+    return RoundScored(result.get())
+
+
+_BIDDING, _PLAYING, _OVER = Phase.BID, Phase.PLAY, Phase.OVER
 
 
 # ---------------------------------------------------------------- the state
@@ -345,16 +410,17 @@ class RageState:
     properties; the list-valued ones return fresh copies.
     """
 
-    __slots__ = ("_config", "_n", "_rng", "_hidden", "_secret", "_durchmarsch", "_phase",
-                 "_round_no", "_cards", "_dealer", "_current", "_hands", "_plays", "_bids",
-                 "_bids_made",
-                 "_tricks_won", "_tricks_done", "_trump", "_nt", "_trick", "_keys", "_lead",
-                 "_stock", "_flipped", "_won", "_results", "_totals", "_events")
+    __slots__ = ("_config", "_n", "_rng", "_hidden", "_secret", "_durchmarsch",
+                 "_plus_minus_one", "_phase", "_round_no", "_cards", "_dealer", "_current",
+                 "_hands", "_plays", "_bids", "_bids_made", "_tricks_won", "_tricks_done",
+                 "_trump", "_nt", "_trick", "_keys", "_lead", "_trick_points", "_stock",
+                 "_stock_top", "_first_flip", "_won", "_action_points", "_results", "_totals",
+                 "_log", "_events")
     _phase: Phase
     _round_no: int
     _cards: int
     _dealer: int
-    _current: int | None
+    _current: int  # meaningless once the game is over (current_seat is then None)
     _hands: list[list[int]]
     _plays: list[list[Play]]
     _bids: list[int | None]
@@ -366,30 +432,37 @@ class RageState:
     _trick: list[tuple[int, Play]]
     _keys: list[tuple[int | None, int]]
     _lead: int | None
+    _trick_points: int  # action points among the cards of the current trick
+    # The stock is a list of ids, top first, turned by moving _stock_top; the cards turned
+    # this round (the trump pile) are _stock[_first_flip:_stock_top]. A seeded deal keeps
+    # the whole shuffled deck there, the dealt hands before _first_flip.
     _stock: list[int]
-    _flipped: list[int]
-    _won: list[list[int]]
+    _stock_top: int
+    _first_flip: int
+    _won: list[list[list[tuple[int, Play]]]]  # per seat, the tricks it won this round
+    _action_points: list[int]  # per seat, the action points of the tricks it won
 
     def __init__(self, config: RageConfig, rng: random.Random, round_no: int, dealer: int,
-                 hands: Sequence[Sequence[int]], stock: Sequence[int]) -> None:
-        """Internal; use new_game or from_deal. `stock` is top first."""
+                 hands: list[list[int]], stock: list[int], top: int) -> None:
+        """Internal; use new_game or from_deal. `stock[top:]` is the stock, top first."""
         self._config = config
         self._n = config.players
         self._rng = rng
         self._hidden = Variant.HIDDEN_BID in config.variants
         self._secret = Variant.SECRET_BID in config.variants
         self._durchmarsch = Variant.DURCHMARSCH in config.variants
-        self._results: list[RoundResult] = []
+        self._plus_minus_one = Variant.PLUS_MINUS_ONE in config.variants
+        self._results: list[_LazyResult] = []
         self._totals = [0] * self._n
-        self._events: list[Event] = []
-        self._start_round(round_no, dealer, hands, stock)
+        self._log: list[_Record] = []
+        self._events: list[Event] = []  # the first len(_events) records, built
+        self._start_round(round_no, dealer, hands, stock, top)
 
     @classmethod
     def new_game(cls, config: RageConfig, seed: int) -> RageState:
         """A new game, dealt from `random.Random(seed)`; seat 0 deals round 1 (ruling R11)."""
         rng = random.Random(seed)
-        hands, stock = _deal(rng, config.players, cards_in_round(1))
-        return cls(config, rng, 1, 0, hands, stock)
+        return cls(config, rng, 1, 0, *_deal(rng, config.players, cards_in_round(1)))
 
     @classmethod
     def from_deal(cls, config: RageConfig, hands: Sequence[Sequence[Card]], stock: Sequence[Card],
@@ -397,7 +470,7 @@ class RageState:
         """A game from an explicit deal (stock top first); later rounds from Random(seed)."""
         _check_deal(config, hands, stock, dealer, round_no)
         return cls(config, random.Random(seed), round_no, dealer,
-                   [[c.id for c in hand] for hand in hands], [c.id for c in stock])
+                   [[c.id for c in hand] for hand in hands], [c.id for c in stock], 0)
 
     # ------------------------------------------------------------ read-only state
 
@@ -425,7 +498,7 @@ class RageState:
     @property
     def current_seat(self) -> int | None:
         """The seat whose decision is due; None once the game is over."""
-        return self._current
+        return None if self._phase is _OVER else self._current
 
     @property
     def hands(self) -> list[list[Card]]:
@@ -467,29 +540,34 @@ class RageState:
     @property
     def stock(self) -> list[Card]:
         """Undealt, unturned cards, top first."""
-        return [DECK[i] for i in reversed(self._stock)]
+        return [DECK[i] for i in self._stock[self._stock_top:]]
 
     @property
     def flipped(self) -> list[Card]:
         """The trump pile: every card turned this round, in order."""
-        return [DECK[i] for i in self._flipped]
+        return [DECK[i] for i in self._stock[self._first_flip:self._stock_top]]
 
     @property
     def won_cards(self) -> list[list[Card]]:
-        return [[DECK[i] for i in won] for won in self._won]
+        return [[DECK[play.card.id] for trick in tricks for _, play in trick]
+                for tricks in self._won]
 
     @property
     def round_results(self) -> list[RoundResult]:
-        return list(self._results)
+        return [result.get() for result in self._results]
 
     @property
     def events(self) -> list[Event]:
+        if len(self._events) < len(self._log):
+            self._build_events()
         return list(self._events)
 
     def events_since(self, index: int) -> list[Event]:
         """The events from position `index` on."""
         if index < 0:
             raise ValueError(f"event index must be >= 0, got {index}")
+        if len(self._events) < len(self._log):
+            self._build_events()
         return self._events[index:]
 
     def totals(self) -> list[int]:
@@ -504,17 +582,26 @@ class RageState:
 
     def legal_bids(self) -> list[int]:
         """The current seat's legal bids, ascending; empty outside bidding."""
-        if self._phase is not Phase.BID:
+        if self._phase is not _BIDDING:
             return []
+        if not self._plus_minus_one:  # fast path: every bid 0..cards
+            return list(range(self._cards + 1))
         return legal_bids_for(self._cards, self._made_bids(), self._current == self._dealer,
                               self._config.variants)
 
     def legal_plays(self) -> list[Play]:
         """The current seat's legal plays in canonical order; empty outside the play phase."""
-        seat = self._current
-        if self._phase is not Phase.PLAY or seat is None:
+        if self._phase is not _PLAYING:
             return []
-        return _select_legal(self._hands[seat], self._plays[seat], self._lead)
+        seat = self._current
+        lead = self._lead
+        if lead is not None:  # _select_legal, inlined: this runs before every play
+            hand = self._hands[seat]
+            lo = bisect_left(hand, lead * VALUES_PER_COLOUR)
+            hi = bisect_left(hand, (lead + 1) * VALUES_PER_COLOUR, lo)
+            if lo < hi:  # rulings R1, R2: follow with a lead-colour card, nothing else
+                return self._plays[seat][lo:hi]
+        return self._plays[seat][:]
 
     def fallback_bid(self) -> int:
         """The deterministic bid made for a faulty seat: the lowest legal bid."""
@@ -532,44 +619,53 @@ class RageState:
 
     def bid(self, value: int) -> None:
         """The current seat bids `value`; RuleError if that is not a legal bid."""
-        if self._phase is not Phase.BID:
+        if self._phase is not _BIDDING:
             raise RuleError(f"no bid is due in phase {self._phase.value}")
         seat = self._current
-        assert seat is not None
-        if type(value) is not int or value not in self.legal_bids():
+        if (type(value) is not int or not 0 <= value <= self._cards
+                or (self._plus_minus_one and value not in self.legal_bids())):
             raise RuleError(self._bad_bid_reason(seat, value))
         self._bids[seat] = value
         self._bids_made += 1
-        self._events.append(BidMade(seat, value))
+        self._log.append((BidMade, seat, value))
         if self._bids_made < self._n:
             self._current = (seat + 1) % self._n
             return
         if self._hidden:
-            self._events.append(BidsRevealed(tuple(self._made_bids())))
-        self._phase = Phase.PLAY
+            self._log.append((BidsRevealed, tuple(self._made_bids())))
+        self._phase = _PLAYING
         self._current = (self._dealer + 1) % self._n  # ruling R11: left of the dealer leads
 
     def play(self, play: Play) -> None:
         """The current seat plays `play`; RuleError if it is not legal."""
-        if self._phase is not Phase.PLAY:
+        if self._phase is not _PLAYING:
             raise RuleError(f"no play is due in phase {self._phase.value}")
         seat = self._current
-        assert seat is not None
         hand = self._hands[seat]
-        pos = self._checked_position(seat, hand, play)
-        cid = hand.pop(pos)
-        self._events.append(CardPlayed(seat, play))
+        # Fast path for the plays legal_plays hands out: a canonical Play is a deck card
+        # with the right declaration, so only holding it and following (rulings R1, R2)
+        # are left to check. Any other play, legal or not, gets the full checks.
+        cid = _CANONICAL.get(id(play), -1)
+        pos = bisect_left(hand, cid)
+        lead = self._lead
+        if (pos == len(hand) or hand[pos] != cid
+                or (lead is not None and _CIDX[cid] != lead and _holds_colour(hand, lead))):
+            pos = self._checked_position(seat, hand, play)  # raises unless the play is legal
+            cid = hand[pos]
+        del hand[pos]
+        self._log.append((CardPlayed, seat, play))
+        trick = self._trick
         if cid < COLOUR_CARDS:
             del self._plays[seat][pos]  # colour cards line up with the start of the play list
             key = _KEY[cid]
         else:
             self._plays[seat] = _hand_plays(hand)
-            key = _play_key(play, len(self._trick))
+            key = _play_key(play, len(trick))
+            self._trick_points += _ACTION_POINTS[cid]
             self._action_effect(_KIND[cid])
-        trick = self._trick
         trick.append((seat, play))
         self._keys.append(key)
-        if self._lead is None:
+        if lead is None:
             self._lead = key[0]
         if len(trick) == self._n:
             self._finish_trick()
@@ -577,6 +673,12 @@ class RageState:
             self._current = (seat + 1) % self._n
 
     # ------------------------------------------------------------ internals
+
+    def _build_events(self) -> None:
+        """Build the events of the records not built yet."""
+        events = self._events
+        for record in self._log[len(events):]:
+            events.append(record[0](*record[1:]))
 
     def _made_bids(self) -> list[int]:
         return [b for b in self._bids if b is not None]
@@ -611,27 +713,31 @@ class RageState:
                                 f"so {play.notation} is not allowed")
         return pos
 
-    def _start_round(self, round_no: int, dealer: int, hands: Sequence[Sequence[int]],
-                     stock: Sequence[int]) -> None:
+    def _start_round(self, round_no: int, dealer: int, hands: list[list[int]],
+                     stock: list[int], top: int) -> None:
+        """Deal `hands` (fresh lists, kept and sorted in place) and turn the first trump."""
         n = self._n
         self._round_no = round_no
         self._cards = cards_in_round(round_no)
         self._dealer = dealer
-        self._hands = [sorted(hand) for hand in hands]
-        self._plays = [_hand_plays(hand) for hand in self._hands]
-        self._stock = list(reversed(stock))  # top at the end, for pop()
-        self._flipped = []
+        log = self._log
+        log.append((RoundStarted, round_no, self._cards, dealer))
+        self._hands, self._plays = hands, []
+        for seat, hand in enumerate(hands):
+            hand.sort()
+            self._plays.append(_hand_plays(hand))
+            log.append((_hand_dealt, seat, tuple(hand)))
+        self._stock = stock
+        self._stock_top = self._first_flip = top
         self._won = [[] for _ in range(n)]
+        self._action_points = [0] * n
         self._bids = [None] * n
         self._bids_made = 0
         self._tricks_won = [0] * n
         self._tricks_done = 0
         self._new_trick()
-        self._events.append(RoundStarted(round_no, self._cards, dealer))
-        for seat, hand in enumerate(self._hands):
-            self._events.append(HandDealt(seat, tuple([DECK[i] for i in hand])))
         self._flip(TrumpReason.DEAL)
-        self._phase = Phase.BID
+        self._phase = _BIDDING
         self._current = (dealer + 1) % n  # ruling R11: left of the dealer bids first
 
     def _new_trick(self) -> None:
@@ -639,6 +745,7 @@ class RageState:
         self._keys = []
         self._lead = None
         self._nt = False
+        self._trick_points = 0
 
     def _action_effect(self, kind: Kind) -> None:
         if kind is Kind.NO_TRUMP:  # ruling R5: one flip after the trick, however many
@@ -649,24 +756,28 @@ class RageState:
 
     def _flip(self, reason: TrumpReason) -> None:
         """Turn stock cards until a colour card shows; an empty stock means no trump."""
+        stock, top, log = self._stock, self._stock_top, self._log
         trump = None
-        while self._stock:
-            cid = self._stock.pop()
-            self._flipped.append(cid)
-            self._events.append(Flipped(DECK[cid]))
+        while top < len(stock):
+            cid = stock[top]
+            top += 1
+            log.append((Flipped, DECK[cid]))
             trump = _CIDX[cid]
             if trump is not None:  # ruling R7: the old colour again simply stays trump
                 break
+        self._stock_top = top
         self._trump = trump
-        self._events.append(TrumpSet(_colour_at(trump), reason))
+        log.append((_trump_set, trump, reason))
 
     def _finish_trick(self) -> None:
+        trick = self._trick
         trump = None if self._nt else self._trump
-        winner = self._trick[_winning_position(self._keys, self._lead, trump)][0]
+        winner = trick[_winning_position(self._keys, self._lead, trump)][0]
         self._tricks_won[winner] += 1
-        self._won[winner].extend([play.card.id for _, play in self._trick])
+        self._won[winner].append(trick)
+        self._action_points[winner] += self._trick_points
         self._tricks_done += 1
-        self._events.append(TrickWon(self._tricks_done, winner, tuple(self._trick)))
+        self._log.append((_trick_won, self._tricks_done, winner, trick))
         round_over = self._tricks_done == self._cards
         pending_flip = self._nt and not round_over  # rulings R5, R6
         self._new_trick()
@@ -679,30 +790,30 @@ class RageState:
 
     def _end_round(self) -> None:
         if self._secret:
-            self._events.append(BidsRevealed(tuple(self._made_bids())))
-        result = RoundResult(self._round_no, self._cards, self._dealer, tuple(
-            score_seat(bid, self._tricks_won[s], _action_points_of_ids(self._won[s]),
-                       self._cards, self._durchmarsch)
-            for s, bid in enumerate(self._made_bids())))
+            self._log.append((BidsRevealed, tuple(self._made_bids())))
+        cards, durchmarsch, totals = self._cards, self._durchmarsch, self._totals
+        seats = list(zip(self._made_bids(), self._tricks_won, self._action_points))
+        for seat, (bid, tricks, points) in enumerate(seats):
+            trick_points, bid_bonus = _trick_points_and_bonus(bid, tricks, cards, durchmarsch)
+            totals[seat] += trick_points + points + bid_bonus
+        result = _LazyResult(self._round_no, cards, self._dealer, seats, durchmarsch)
         self._results.append(result)
-        for seat, seat_result in enumerate(result.seats):
-            self._totals[seat] += seat_result.total
-        self._events.append(RoundScored(result))
+        self._log.append((_round_scored, result))
         if self._round_no == self._config.rounds:
-            self._phase = Phase.OVER
-            self._current = None
-            self._events.append(GameOver(tuple(self._totals)))
+            self._phase = _OVER
+            self._log.append((GameOver, tuple(totals)))
             return
         round_no = self._round_no + 1
-        hands, stock = _deal(self._rng, self._n, cards_in_round(round_no))
-        self._start_round(round_no, (self._dealer + 1) % self._n, hands, stock)  # ruling R11
+        dealer = (self._dealer + 1) % self._n  # ruling R11
+        self._start_round(round_no, dealer, *_deal(self._rng, self._n, cards_in_round(round_no)))
 
 
-def _deal(rng: random.Random, players: int, cards: int) -> tuple[list[list[int]], list[int]]:
-    """Shuffle all 112 cards; hands of `cards` ids each, and the stock top first."""
+def _deal(rng: random.Random, players: int, cards: int) -> tuple[list[list[int]], list[int], int]:
+    """Shuffle all 112 cards; hands of `cards` ids each, and the shuffled ids with the
+    index of the stock's top card (the stock follows the hands)."""
     ids = _shuffled_ids(rng)
     hands = [ids[s * cards:(s + 1) * cards] for s in range(players)]
-    return hands, ids[players * cards:]
+    return hands, ids, players * cards
 
 
 def _check_deal(config: RageConfig, hands: Sequence[Sequence[Card]], stock: Sequence[Card],

@@ -230,6 +230,14 @@ def _threads_of(proc_dir: str, uid: str) -> int:
     return int(fields.get("Threads", "1").strip() or 1)
 
 
+def die_with_parent(parent: int) -> None:
+    """Have the kernel SIGKILL this process when its parent dies (PR_SET_PDEATHSIG); exit
+    at once if `parent` is already gone. For the referee's own helper processes."""
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 def _child_setup(limits: list[_Limit], parent: int) -> Callable[[], None]:
     """The preexec function. Everything it needs is prepared here, before the fork."""
     prctl = ctypes.CDLL(None, use_errno=True).prctl

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from referee.bot_process import die_with_parent
 from referee.errors import ConfigError
 from tournaments.config import TournamentSpec
 from tournaments.play import play_context, play_fixture
@@ -96,13 +97,17 @@ def pinned_process_pool(jobs: int) -> Executor:
     avoids cross-core wake-ups and cache traffic (bench/tournament.py: jobs 2 about 15%
     faster on 2 cores). Bots inherit the affinity, so every game gets an equal share."""
     if not hasattr(os, "sched_setaffinity"):
-        return ProcessPoolExecutor(jobs)
+        return ProcessPoolExecutor(jobs, initializer=die_with_parent, initargs=(os.getpid(),))
     shares = cpu_shares(sorted(os.sched_getaffinity(0)), jobs)
     counter = multiprocessing.Value("i", 0)
-    return ProcessPoolExecutor(jobs, initializer=_pin_worker, initargs=(counter, shares))
+    return ProcessPoolExecutor(jobs, initializer=_start_worker,
+                               initargs=(os.getpid(), counter, shares))
 
 
-def _pin_worker(counter: Any, shares: list[frozenset[int]]) -> None:
+def _start_worker(parent: int, counter: Any, shares: list[frozenset[int]]) -> None:
+    """A pool worker dies with the referee (even SIGKILLed: its bots then die with it)
+    and keeps, with its bots, to its share of the CPUs."""
+    die_with_parent(parent)
     # `counter` is a multiprocessing.Value: its typing is not public.
     with counter.get_lock():
         worker = counter.value

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 class Colour(enum.Enum):
@@ -48,6 +48,9 @@ class Card:
     kind: Kind
     colour: Colour | None
     value: int | None
+    # Wire notation: `r7`, `b15` for colour cards, `J`, `NT`, `TC`, `+5`, `-5` for actions.
+    # Derived once, here: every line the referee writes spells cards.
+    face: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         is_colour = self.kind is Kind.COLOUR
@@ -55,13 +58,8 @@ class Card:
             raise ValueError("a colour card has a colour and a value; an action card neither")
         if self.value is not None and not 0 <= self.value < VALUES_PER_COLOUR:
             raise ValueError(f"card value {self.value} outside 0..15")
-
-    @property
-    def face(self) -> str:
-        """Wire notation: `r7`, `b15` for colour cards, `J`, `NT`, `TC`, `+5`, `-5` for actions."""
-        if self.colour is None:
-            return self.kind.value
-        return f"{self.colour.value}{self.value}"
+        face = self.kind.value if self.colour is None else f"{self.colour.value}{self.value}"
+        object.__setattr__(self, "face", face)
 
     def __str__(self) -> str:
         return self.face
@@ -88,13 +86,17 @@ class Play:
 
     card: Card
     declared: Colour | None = None
+    # Wire notation: the card face, or `J:<colour letter>` for a Joker. Derived once.
+    notation: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def notation(self) -> str:
-        """Wire notation: the card face, or `J:<colour letter>` for a Joker."""
+    def __post_init__(self) -> None:
         if self.declared is None:
-            return self.card.face
-        return f"{self.card.face}:{self.declared.value}"
+            notation = self.card.face
+        elif isinstance(self.declared, Colour):
+            notation = f"{self.card.face}:{self.declared.value}"
+        else:
+            raise TypeError(f"a declared colour is a Colour or None, not {self.declared!r}")
+        object.__setattr__(self, "notation", notation)
 
     def __str__(self) -> str:
         return self.notation

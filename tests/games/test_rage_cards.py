@@ -49,6 +49,16 @@ def test_play_notation_adds_the_declared_colour_for_a_joker() -> None:
     assert Play(DECK[98]).notation == "NT"
 
 
+def test_face_and_notation_are_derived_not_compared() -> None:
+    """Both are stored once at construction; equality and hashing still use the fields."""
+    assert Card(7, Kind.COLOUR, Colour.BLUE, 7) == DECK[7]
+    assert hash(Card(7, Kind.COLOUR, Colour.BLUE, 7)) == hash(DECK[7])
+    assert Play(DECK[96], Colour.RED) == Play(DECK[96], Colour.RED)
+    assert "face" not in repr(DECK[7]) and "notation" not in repr(Play(DECK[7]))
+    with pytest.raises(TypeError, match="'r'"):
+        Play(DECK[96], "r")  # type: ignore[arg-type]
+
+
 def test_card_rejects_inconsistent_fields() -> None:
     with pytest.raises(ValueError):
         Card(0, Kind.COLOUR, None, 3)

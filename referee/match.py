@@ -30,10 +30,10 @@ class Match(Generic[E]):
         self.observer = observer
         self.delivered = 0  # events of the engine already sent to the seats
 
-    def deliver(self, new: Sequence[E], visible_to: Callable[[int], Sequence[E]],
+    def deliver(self, new: Sequence[E], private_to: Callable[[E], int | None],
                 encode: Callable[[E], str | None]) -> None:
         """Send the seats the `new` events (visibility decided by the game's view)."""
-        self.table.deliver(new, visible_to, encode)
+        self.table.deliver(new, private_to, encode)
         if self.observer is not None:
             for event in new:
                 self.observer(event)

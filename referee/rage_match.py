@@ -16,7 +16,7 @@ from referee.games.rage import (
     Event, Phase, RageConfig, RageState, RoundResult, SeatRoundResult,
 )
 from referee.games.rage_cards import Card, Play, find_play, parse_play
-from referee.games.rage_view import visible_events_by_seat
+from referee.games.rage_view import private_to
 from referee.player import Player
 from referee.settings import TimeLimits
 from referee.match import Match
@@ -89,10 +89,10 @@ class RageMatch(Match[Event]):
             for seat in range(config.players)])
 
     def _deliver(self) -> None:
-        """Send every seat the new events it may see (decided by rage_view alone)."""
-        since = self.delivered
-        self.deliver(self.state.events_since(since),
-                     visible_events_by_seat(self.state, since).__getitem__, codec.encode_event)
+        """Queue for every seat the new events it may see (decided by rage_view alone)."""
+        state = self.state
+        self.deliver(state.events_since(self.delivered),
+                     lambda event: private_to(state, event), codec.encode_event)
 
     def _bid(self) -> None:
         seat, legal = self._seat(), self.state.legal_bids()

@@ -62,18 +62,22 @@ class Table:
         for seat in range(len(self.players)):
             self.tell(seat, line)
 
-    def deliver(self, events: Sequence[E], visible_to: Callable[[int], Sequence[E]],
+    def deliver(self, events: Sequence[E], private_to: Callable[[E], int | None],
                 encode: Callable[[E], str | None]) -> None:
-        """Queue for every seat the lines of the new `events` it may see.
+        """Queue for the seats the lines of the new `events`, in order.
 
-        `visible_to(seat)` is the game's view function, the only judge of visibility;
-        each event is encoded once, whoever receives it.
+        `private_to(event)` comes from the game's view module, the only judge of
+        visibility: the one seat that may see the event, or None for every seat. Each
+        event is encoded once, whoever receives it.
         """
-        lines = {id(event): encode(event) for event in events}
-        for seat, held in enumerate(self._held):
-            if seat not in self.faults:
-                held.extend(line for event in visible_to(seat)
-                            if (line := lines[id(event)]) is not None)
+        for event in events:
+            line = encode(event)
+            if line is None:
+                continue
+            only = private_to(event)
+            for seat, held in enumerate(self._held):
+                if (only is None or only == seat) and seat not in self.faults:
+                    held.append(line)
 
     def ask(self, seat: int, request: str, decode: Callable[[str], T]) -> T | None:
         """The decoded reply, or None if the seat has faulted (now or before)."""

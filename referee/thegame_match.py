@@ -14,7 +14,7 @@ from protocols import thegame as codec
 from referee.errors import Fault
 from referee.game_log import GameLog
 from referee.games.thegame import Event, Outcome, TheGameConfig, TheGameState, Turn
-from referee.games.thegame_view import view
+from referee.games.thegame_view import private_to
 from referee.player import Player
 from referee.settings import TimeLimits
 from referee.match import Match
@@ -85,10 +85,8 @@ class TheGameMatch(Match[Event]):
         self._charge_faults()
 
     def _deliver(self) -> None:
-        """Send every seat the new events it may see (decided by view() alone)."""
-        since = self.delivered
-        self.deliver(self.state.events_since(since),
-                     lambda seat: view(self.state, seat, since).events, codec.encode_event)
+        """Queue for every seat the new events it may see (decided by thegame_view alone)."""
+        self.deliver(self.state.events_since(self.delivered), private_to, codec.encode_event)
 
     def _collect_hints(self) -> bool:
         """Ask every other seat for hints and pass them on; False if someone faulted."""

@@ -42,11 +42,12 @@ def _others_bids_visible(state: RageState) -> bool:
     return True
 
 
-def _only_seat(event: Event, bids_hidden: bool) -> int | None:
-    """The one seat that may see `event`, or None if every seat may."""
+def private_to(state: RageState, event: Event) -> int | None:
+    """The one seat that may see `event`, or None if every seat may: a hand, and a bid
+    while bids are hidden (the bids themselves show later, as BidsRevealed)."""
     if isinstance(event, HandDealt):
         return event.seat
-    if bids_hidden and isinstance(event, BidMade):
+    if isinstance(event, BidMade) and _BID_HIDING & state.config.variants:
         return event.seat
     return None
 
@@ -54,23 +55,7 @@ def _only_seat(event: Event, bids_hidden: bool) -> int | None:
 def visible_events(state: RageState, seat: int, since: int = 0) -> list[Event]:
     """The events from index `since` that `seat` may see (the part of view() the match
     needs after every decision, without building the rest)."""
-    bids_hidden = bool(_BID_HIDING & state.config.variants)
-    return [e for e in state.events_since(since)
-            if _only_seat(e, bids_hidden) in (None, seat)]
-
-
-def visible_events_by_seat(state: RageState, since: int = 0) -> list[list[Event]]:
-    """visible_events() of every seat, in one pass over the new events."""
-    bids_hidden = bool(_BID_HIDING & state.config.variants)
-    seats: list[list[Event]] = [[] for _ in range(state.config.players)]
-    for event in state.events_since(since):
-        only = _only_seat(event, bids_hidden)
-        if only is None:
-            for seen in seats:
-                seen.append(event)
-        else:
-            seats[only].append(event)
-    return seats
+    return [e for e in state.events_since(since) if private_to(state, e) in (None, seat)]
 
 
 def view(state: RageState, seat: int, since: int = 0) -> RageView:

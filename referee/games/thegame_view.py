@@ -69,5 +69,10 @@ def view(state: TheGameState, seat: int, since: int = 0) -> TheGameView:
     )
 
 
+def private_to(event: Event) -> int | None:
+    """The one seat that may see `event` (its own cards), or None if every seat may."""
+    return event.seat if isinstance(event, PRIVATE_EVENTS) else None
+
+
 def _may_see(event: Event, seat: int) -> bool:
-    return not isinstance(event, PRIVATE_EVENTS) or event.seat == seat
+    return private_to(event) in (None, seat)

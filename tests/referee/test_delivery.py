@@ -1,0 +1,68 @@
+"""What reaches each seat during a match is exactly what its view may see: every event
+line of the game, in order, once, and nothing of another seat's hand or hidden bid."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from bots.rage_random import RandomBot as RageRandom
+from bots.thegame_random import RandomBot as TheGameRandom
+from protocols import rage as rage_codec
+from protocols import thegame as thegame_codec
+from protocols.wire import is_request
+from referee.games.rage import RageConfig, Variant
+from referee.games.rage_view import visible_events
+from referee.games.thegame import TheGameConfig
+from referee.games.thegame_view import view
+from referee.player import FunctionPlayer
+from referee.rage_match import RageMatch
+from referee.settings import TimeLimits
+from referee.thegame_match import TheGameMatch
+
+Handler = Callable[[str], "str | None"]
+
+
+def recording(seat_lines: list[str], handler: Handler) -> Handler:
+    def handle(line: str) -> str | None:
+        seat_lines.append(line)
+        return handler(line)
+    return handle
+
+
+def told(lines: list[str], keywords: set[str]) -> list[str]:
+    """The lines that announce engine events (by keyword), in the order received."""
+    return [line for line in lines if line.split(" ", 1)[0] in keywords and not is_request(line)]
+
+
+@pytest.mark.parametrize("variants", [
+    frozenset(), frozenset({Variant.HIDDEN_BID}), frozenset({Variant.SECRET_BID}),
+    frozenset({Variant.PLUS_MINUS_ONE, Variant.DURCHMARSCH})])
+def test_rage_seats_receive_exactly_their_visible_events(variants: frozenset[Variant]) -> None:
+    received: list[list[str]] = [[] for _ in range(4)]
+    players = [FunctionPlayer(f"b{s}", recording(received[s], RageRandom().on_line))
+               for s in range(4)]
+    match = RageMatch(players, RageConfig(4, variants, rounds=4), 5, TimeLimits())
+    assert match.run().faults == ()
+    keywords = {"ROUND", "HAND", "FLIP", "TRUMP", "BID", "BIDS", "PLAYED", "TRICK", "SCORE"}
+    for seat in range(4):
+        expected = [line for e in visible_events(match.state, seat)
+                    if (line := rage_codec.encode_event(e)) is not None]
+        assert told(received[seat], keywords) == expected
+        assert sum(line.startswith("HAND ") for line in received[seat]) == 4  # its own only
+
+
+@pytest.mark.parametrize("players", [1, 3])
+def test_thegame_seats_receive_exactly_their_visible_events(players: int) -> None:
+    received: list[list[str]] = [[] for _ in range(players)]
+    bots = [FunctionPlayer(f"b{s}", recording(received[s], TheGameRandom().on_line))
+            for s in range(players)]
+    match = TheGameMatch(bots, TheGameConfig(players), 3, TimeLimits())
+    match.run()
+    keywords = {"HAND", "DRAW", "DREW", "TURNED", "OUT", "END"}
+    for seat in range(players):
+        expected = [line for e in view(match.state, seat).events
+                    if (line := thegame_codec.encode_event(e)) is not None]
+        assert told(received[seat], keywords) == expected
+        assert expected[0].startswith("HAND ") and expected[-1].startswith("END ")

@@ -56,8 +56,8 @@ def is_log(line: str) -> bool:
 
 def is_request(line: str) -> bool:
     """Referee lines whose first word ends in '?' want exactly one reply."""
-    head = line.split(" ", 1)[0]
-    return head.endswith("?")
+    space = line.find(" ")
+    return line.endswith("?") if space < 0 else space > 0 and line[space - 1] == "?"
 
 
 def decode_line(raw: bytes) -> str:

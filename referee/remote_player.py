@@ -170,8 +170,9 @@ class RemotePlayer(Player):
                 raise ValueError(f"tell() of a request: {line!r}")
 
     def _send(self, lines: Sequence[str], deadline: float) -> None:
-        for line in lines:
-            self._heard("out", line)
+        if self.listener is not None:
+            for line in lines:
+                self.listener("out", line)
         self._channel.send_lines(lines, deadline)
 
     def _next_line(self, deadline: float) -> str | None:

@@ -237,17 +237,6 @@ class ZmqHub:
             poller.register(fd, zmq.POLLIN)
         return poller
 
-    @staticmethod
-    def wait(poller: zmq.Poller, process: BotProcess, timeout: float) -> bool:
-        """Wait up to `timeout` for a frame from anyone or the exit of `process`; exited?"""
-        fd = process.exit_fd()
-        if fd is None:
-            poller.poll(_timeout_ms(min(timeout, FALLBACK_SLICE)))
-            return process.exited()
-        ready = poller.poll(_timeout_ms(timeout))
-        # Only a readable exit fd is worth a waitid() call: the common wake-up is a reply.
-        return any(item == fd for item, _ in ready) and process.exited()
-
     def send(self, rid: bytes, frames: Sequence[bytes]) -> None:
         """Send frames to a bound bot as the parts of one message; zmq.Again if its queue
         is full (then nothing is sent: ZeroMQ queues a message whole or not at all)."""
@@ -344,11 +333,21 @@ class ZmqChannel(Channel):
             if line is not None:
                 return line
             remaining = max(0.0, deadline - time.monotonic())
-            if self._hub.wait(self._poller, self._process, remaining):
+            if self._wait(remaining):
                 return self._last_words()
             self._hub.drain()
             if remaining == 0 and not self._inbox.ready():
                 raise BotTimeout("no line from the bot before the deadline")
+
+    def _wait(self, timeout: float) -> bool:
+        """Wait up to `timeout` for a frame from any bot or the exit of ours; exited?"""
+        fd = self._process.exit_fd()
+        if fd is None:
+            self._poller.poll(_timeout_ms(min(timeout, FALLBACK_SLICE)))
+            return self._process.exited()
+        ready = self._poller.poll(_timeout_ms(timeout))
+        # Only a readable exit fd is worth a waitid() call: the common wake-up is a reply.
+        return any(item == fd for item, _ in ready) and self._process.exited()
 
     def _last_words(self) -> str:
         """The bot has exited: a line it sent just before still counts, else it crashed."""

@@ -43,8 +43,7 @@ class RageGame:
 
 
 FACE_CARDS = {card.face: card for card in reversed(DECK)}  # a face's first copy
-# Lookup tables for the per-line work of every bot: no string building per card.
-_FACE_OF_ID = tuple(card.face for card in DECK)
+# Every play by (card id, notation): a bot's per-line work builds no Play objects.
 _PLAY_OF = {(play.card.id, play.notation): play for play in (
     play for card in DECK for play in (
         [Play(card, colour) for colour in COLOURS] if card.kind is Kind.JOKER
@@ -94,7 +93,7 @@ class RageBot:
         """The plays a PLAY? request lists (the legal ones), made with this hand's cards."""
         hand_cards: dict[str, Card] = {}
         for card in self.game.hand:
-            hand_cards.setdefault(_FACE_OF_ID[card.id], card)
+            hand_cards.setdefault(card.face, card)
         plays = []
         for word in words:
             held = hand_cards.get(word.partition(":")[0])
@@ -142,7 +141,7 @@ class RageBot:
         face = notation.partition(":")[0]
         game = self.game
         if seat == game.seat:
-            card = next(c for c in game.hand if _FACE_OF_ID[c.id] == face)
+            card = next(c for c in game.hand if c.face == face)
             game.hand.remove(card)
         else:
             card = FACE_CARDS[face]

@@ -2,8 +2,11 @@
 
 Every spawned group is kept in a registry that kills it at interpreter exit and when the
 referee gets SIGTERM, SIGINT or SIGHUP, so no bot process outlives the referee in normal
-operation. If the referee itself is SIGKILLed, PR_SET_PDEATHSIG kills the bot's main
-process (its children then die only if the bot handles that).
+operation. A process that left the group (setsid, a daemon's double fork) is still
+found by the tag every bot inherits in its environment ($REFEREE_PROCESS_TAG), and
+killed with the group; only one that also clears its environment escapes. If the referee
+itself is SIGKILLed, PR_SET_PDEATHSIG kills the bot's main process (its children then
+die only if the bot handles that).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import atexit
 import ctypes
 import os
 import resource
+import secrets
 import select
 import signal
 import subprocess
@@ -27,6 +31,8 @@ from referee.errors import BotStartError
 from referee.settings import ResourceLimits
 
 _PR_SET_PDEATHSIG = 1
+TAG_VARIABLE = "REFEREE_PROCESS_TAG"  # in every bot's environment: a secret per bot
+_SWEEPS = 5  # tagged processes may fork while being killed: look again, this many times
 _STDERR_FD = 2  # the fd itself: sys.stderr may be a wrapper without one (e.g. under pytest)
 _REAP_TIMEOUT = 5.0  # a SIGKILLed process in uninterruptible sleep may take a moment
 _FALLBACK_SLICE = 0.02  # exit polling period when pidfd_open is unavailable
@@ -37,10 +43,11 @@ _Limit = tuple[int, int, int]  # (resource, soft, hard)
 class BotProcess:
     """One running bot command, leader of its own process group (pgid == pid)."""
 
-    def __init__(self, popen: subprocess.Popen[bytes], command: BotCommand) -> None:
+    def __init__(self, popen: subprocess.Popen[bytes], command: BotCommand, tag: str) -> None:
         self._popen = popen
         self.command = command
         self.pid = popen.pid
+        self._tag = f"{TAG_VARIABLE}={tag}".encode()
         self._code: int | None = None
         self._reaped = False
         self._pidfd = _open_pidfd(popen.pid)
@@ -55,9 +62,10 @@ class BotProcess:
         """
         err = open(stderr, "ab") if stderr is not None else None  # noqa: SIM115
         err_target: IO[bytes] | int = err if err is not None else _STDERR_FD
+        tag = secrets.token_hex(8)
         try:
             popen = subprocess.Popen(
-                cmd.argv, env=dict(env), process_group=0,
+                cmd.argv, env={**env, TAG_VARIABLE: tag}, process_group=0,
                 stdin=subprocess.PIPE if cmd.stdio else subprocess.DEVNULL,
                 stdout=subprocess.PIPE if cmd.stdio else err_target,
                 stderr=err_target,
@@ -70,7 +78,7 @@ class BotProcess:
         finally:
             if err is not None:
                 err.close()
-        process = cls(popen, cmd)
+        process = cls(popen, cmd, tag)
         _REGISTRY.add(process)
         return process
 
@@ -125,10 +133,12 @@ class BotProcess:
         return True
 
     def kill(self) -> None:
-        """SIGKILL the whole process group and reap the leader. Idempotent."""
+        """SIGKILL the whole process group, and every process carrying this bot's tag
+        (those that left the group), and reap the leader. Idempotent."""
         if self._reaped:
             return
         _signal_group(self.pid)
+        _kill_tagged(self._tag)
         try:
             self._popen.wait(_REAP_TIMEOUT)
         except subprocess.TimeoutExpired:
@@ -168,6 +178,35 @@ def _open_pidfd(pid: int) -> int | None:
         return os.pidfd_open(pid)
     except (AttributeError, OSError):
         return None
+
+
+def _kill_tagged(tag: bytes) -> None:
+    """SIGKILL every process whose environment holds `tag` (a NAME=value entry)."""
+    for _ in range(_SWEEPS):
+        tagged = [pid for pid in _pids() if tag in _environment(pid)]
+        if not tagged:
+            return
+        for pid in tagged:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def _pids() -> list[int]:
+    try:
+        return [int(entry) for entry in os.listdir("/proc") if entry.isdigit()]
+    except OSError:  # no /proc: the group kill is all there is
+        return []
+
+
+def _environment(pid: int) -> list[bytes]:
+    """A process's environment entries; empty if it is gone, a zombie or not ours."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return f.read().split(b"\0")
+    except OSError:
+        return []
 
 
 def _signal_group(pgid: int) -> None:

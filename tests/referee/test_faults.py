@@ -163,6 +163,21 @@ def test_close_kills_the_bots_children_too(launch: Launcher, stdio: bool, tmp_pa
     assert wait_until(lambda: not alive(child), timeout=1.0)
 
 
+@pytest.mark.parametrize("stdio", TRANSPORTS)
+def test_close_kills_a_child_that_left_the_bots_process_group(
+        launch: Launcher, stdio: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pidfile = tmp_path / "child.pid"
+    monkeypatch.setenv("FAULT_CHILD_PIDFILE", str(pidfile))
+    player = launch("escape", stdio)
+    assert player.ask("PLAY? a b") == "a"
+    assert player.ask("PLAY? c d") == "c"
+    child = int(pidfile.read_text())
+    assert alive(child)
+    assert os.getpgid(child) == os.getsid(child) == child != player.process.pid  # setsid
+    player.close()
+    assert wait_until(lambda: not alive(child), timeout=1.0)
+
+
 @pytest.fixture
 def pidfile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Where misbehave.py writes its pid: a failed launch leaves no player to ask."""

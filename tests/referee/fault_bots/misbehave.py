@@ -12,6 +12,7 @@ N-th request (default 1), where it misbehaves per MODE:
   logs      sends $FAULT_LOGS LOG lines (default 3) before each reply
   child     starts a child that sleeps forever, writes its pid to $FAULT_CHILD_PIDFILE,
             and keeps answering properly
+  escape    the same, but the child leaves the bot's process group (a session of its own)
   nohello   never sends HELLO         badtoken  HELLO with a wrong token
   oldproto  HELLO with protocol 0
 
@@ -75,8 +76,9 @@ def answer(request: str) -> bytes:
     return (words[1] if len(words) > 1 else "ok").encode()
 
 
-def start_child() -> None:
-    child = subprocess.Popen([sys.executable, "-c", f"import time; time.sleep({FOREVER})"])
+def start_child(new_session: bool = False) -> None:
+    child = subprocess.Popen([sys.executable, "-c", f"import time; time.sleep({FOREVER})"],
+                             start_new_session=new_session)
     with open(os.environ["FAULT_CHILD_PIDFILE"], "w") as f:
         f.write(str(child.pid))
 
@@ -98,8 +100,8 @@ def misbehave(mode: str, link: Link, request: str) -> None:
     elif mode == "twice":
         link.send(answer(request))  # and the proper one follows
         return
-    elif mode == "child":
-        start_child()
+    elif mode in ("child", "escape"):
+        start_child(new_session=mode == "escape")
         return
     elif mode == "spew":
         link.send(answer(request))

@@ -73,10 +73,12 @@ def build_tables(game: Game, records: Sequence[GameRecord],
 def rage_standings(records: Sequence[GameRecord], bots: Sequence[str]) -> Table:
     """Rank by mean score (equal means share a rank); one row per bot."""
     scores: dict[str, list[int]] = {bot: [] for bot in bots}
+    deals: dict[str, list[int]] = {bot: [] for bot in bots}  # the deal of each score
     places: dict[str, list[int]] = {bot: [] for bot in bots}
     for record in records:
         for bot, score, place in zip(record.bots, record.scores, record.places):
             scores[bot].append(score)
+            deals[bot].append(record.seed)
             places[bot].append(place)
     ratings = plackett_luce_ratings(records)
     faults = _faults_by_bot(records)
@@ -84,21 +86,23 @@ def rage_standings(records: Sequence[GameRecord], bots: Sequence[str]) -> Table:
                     key=lambda bot: (-Fraction(sum(scores[bot]), len(scores[bot])), bot))
     ranks = competition_ranks(played, lambda bot: Fraction(sum(scores[bot]),
                                                            len(scores[bot])))
-    rows = [_standing_row(rank, bot, scores[bot], places[bot], ratings.get(bot),
+    rows = [_standing_row(rank, bot, scores[bot], deals[bot], places[bot], ratings.get(bot),
                           faults.get(bot, []))
             for rank, bot in zip(ranks, played)]
-    rows += [_standing_row(None, bot, [], [], None, faults.get(bot, []))
+    rows += [_standing_row(None, bot, [], [], [], None, faults.get(bot, []))
              for bot in bots if not scores[bot]]
     columns = (Column("rank"), Column("bot"), Column("games"), Column("mean score"),
                Column("95% CI ±"), Column("mean place"), Column("first places"),
                Column("faults"), Column("rating mu"), Column("rating sigma"))
     return Table("Rage standings (games = seats played; a bot in two seats of one game "
-                 "counts twice)", columns, tuple(rows))
+                 "counts twice; the CI treats each deal as one draw, as its rotations share "
+                 "the cards)", columns, tuple(rows))
 
 
-def _standing_row(rank: int | None, bot: str, scores: list[int], places: list[int],
-                  rating: tuple[float, float] | None, faults: list[Fault]) -> tuple[Cell, ...]:
-    mean, half = mean_ci(scores) if scores else (None, None)
+def _standing_row(rank: int | None, bot: str, scores: list[int], deals: list[int],
+                  places: list[int], rating: tuple[float, float] | None,
+                  faults: list[Fault]) -> tuple[Cell, ...]:
+    mean, half = mean_ci(scores, deals) if scores else (None, None)
     mean_place = sum(places) / len(places) if places else None
     mu, sigma = rating if rating is not None else (None, None)
     return (rank, bot, len(scores), mean, half, mean_place,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TypeVar
 
 from openskill.models import PlackettLuce
@@ -32,14 +32,28 @@ def t_975(df: int) -> float:
             + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))
 
 
-def mean_ci(values: Sequence[float]) -> tuple[float, float | None]:
-    """Mean and the half width of its 95% Student t interval (None for a single value)."""
+def mean_ci(values: Sequence[float],
+            clusters: Sequence[Hashable] | None = None) -> tuple[float, float | None]:
+    """Mean and the half width of its 95% Student t interval (None for a single value).
+
+    With `clusters` (a label per value), values that share a label count as one draw:
+    the standard error is the cluster-robust one, sum the deviations within each cluster
+    and treat those sums as independent, with (clusters - 1) degrees of freedom. Without,
+    every value is its own cluster, which is the plain Student t interval.
+    """
     if not values:
         raise ValueError("the mean of no values is undefined")
+    if clusters is not None and len(clusters) != len(values):
+        raise ValueError(f"{len(clusters)} cluster labels for {len(values)} values")
     mean = statistics.fmean(values)
-    if len(values) == 1:
+    sums: dict[Hashable, float] = {}
+    for label, value in zip(range(len(values)) if clusters is None else clusters, values):
+        sums[label] = sums.get(label, 0.0) + (value - mean)
+    n = len(sums)
+    if n == 1:
         return mean, None
-    return mean, t_975(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+    variance = n / (n - 1) * math.fsum(s * s for s in sums.values()) / len(values) ** 2
+    return mean, t_975(n - 1) * math.sqrt(variance)
 
 
 def wilson_interval(successes: int, trials: int) -> tuple[float, float, float]:

@@ -41,7 +41,7 @@ def test_rage_standings_values_and_shared_rank() -> None:
     # a: 30, 10, 20 -> mean 20; b: 10, 20, 30 -> mean 20; c: 10, 30, -10 -> mean 10
     assert rows["a"]["mean score"] == rows["b"]["mean score"] == 20
     assert rows["a"]["rank"] == rows["b"]["rank"] == 1 and rows["c"]["rank"] == 3
-    assert rows["a"]["95% CI ±"] == pytest.approx(4.3027 * 10 / 3**0.5)
+    assert rows["a"]["95% CI ±"] is None  # three rotations of one deal: one draw
     assert rows["a"]["mean place"] == 2 and rows["c"]["mean place"] == 2
     assert (rows["a"]["first places"], rows["b"]["first places"]) == (1, 1)
     assert rows["a"]["games"] == 3
@@ -106,6 +106,19 @@ def test_equal_means_share_a_rank_in_the_game() -> None:
     assert [row[0] for row in solo.rows] == [1, 1, 3]
 
 
+def test_rage_ci_counts_each_deal_once() -> None:
+    """Two deals of two rotations: a scores 30, 10 on deal 1 and 20, 0 on deal 2. The
+    deviations from the mean 15 sum to +10 and -10 per deal, so the clustered standard
+    error is sqrt(2/1 * 200) / 4 = 5, with 1 degree of freedom."""
+    records = [GameRecord(f"rage/d{deal}/t01/r{r}", "rage", deal, ("a", "b"), (score, 5),
+                          (1, 2)) for deal, r, score in [(1, 0, 30), (1, 1, 10),
+                                                         (2, 0, 20), (2, 1, 0)]]
+    rows = rows_by_bot(build_tables(Game.RAGE, records, ("a", "b"))[0])
+    assert rows["a"]["mean score"] == 15
+    assert rows["a"]["95% CI ±"] == pytest.approx(12.7062 * 5)
+    assert "each deal as one draw" in build_tables(Game.RAGE, records)[0].title
+
+
 TABLES = build_tables(Game.RAGE, RAGE_RECORDS, BOTS)
 
 
@@ -114,7 +127,7 @@ def test_render_json_parses_back_with_values() -> None:
     assert list(data) == [table.title for table in TABLES]
     standings = {row["bot"]: row for row in data[TABLES[0].title]}
     assert standings["c"]["mean score"] == 10 and standings["c"]["faults"] == "timeout 1, crash 2"
-    assert standings["a"]["95% CI ±"] == round(4.3027 * 10 / 3**0.5, 2)
+    assert standings["a"]["95% CI ±"] is None
     assert standings["idle"]["mean score"] is None
 
 

@@ -46,6 +46,19 @@ def test_mean_ci_hand_computed() -> None:
         mean_ci([])
 
 
+def test_mean_ci_with_clusters_counts_each_cluster_as_one_draw() -> None:
+    values = [30, 10, 20, 0]
+    plain = mean_ci(values)
+    assert mean_ci(values, ["w", "x", "y", "z"]) == pytest.approx(plain)  # singletons
+    # deviations from 15 sum to +10 and -10: se = sqrt(2 / 1 * 200) / 4 = 5, 1 df
+    assert mean_ci(values, [1, 1, 2, 2]) == pytest.approx((15, 12.7062 * 5))
+    # two draws instead of four: a wider interval than the plain one
+    assert mean_ci(values, [1, 1, 2, 2])[1] > plain[1]  # type: ignore[operator]
+    assert mean_ci(values, ["one"] * 4) == (15, None)
+    with pytest.raises(ValueError, match="3 cluster labels for 4 values"):
+        mean_ci(values, [1, 2, 3])
+
+
 def test_wilson_interval_known_values() -> None:
     p, low, high = wilson_interval(5, 10)
     assert p == 0.5 and low == pytest.approx(0.2366, abs=1e-4)

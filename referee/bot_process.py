@@ -5,8 +5,8 @@ referee gets SIGTERM, SIGINT or SIGHUP, so no bot process outlives the referee i
 operation. A process that left the group (setsid, a daemon's double fork) is still
 found by the tag every bot inherits in its environment ($REFEREE_PROCESS_TAG), and
 killed with the group; only one that also clears its environment escapes. If the referee
-itself is SIGKILLed, PR_SET_PDEATHSIG kills the bot's main process (its children then
-die only if the bot handles that).
+itself is SIGKILLed, PR_SET_PDEATHSIG kills the bot's main process, and the sentinel
+(referee.sentinel), which is told of every group and tag, kills the rest.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import IO
 
 from referee.bot_command import BotCommand
 from referee.errors import BotStartError
+from referee.sentinel import sentinel
 from referee.settings import ResourceLimits
 
 _PR_SET_PDEATHSIG = 1
@@ -47,7 +48,7 @@ class BotProcess:
         self._popen = popen
         self.command = command
         self.pid = popen.pid
-        self._tag = f"{TAG_VARIABLE}={tag}".encode()
+        self.tag = f"{TAG_VARIABLE}={tag}".encode()  # its entry in the bot's environment
         self._code: int | None = None
         self._reaped = False
         self._pidfd = _open_pidfd(popen.pid)
@@ -138,7 +139,7 @@ class BotProcess:
         if self._reaped:
             return
         _signal_group(self.pid)
-        _kill_tagged(self._tag)
+        kill_tagged(self.tag)
         try:
             self._popen.wait(_REAP_TIMEOUT)
         except subprocess.TimeoutExpired:
@@ -180,7 +181,7 @@ def _open_pidfd(pid: int) -> int | None:
         return None
 
 
-def _kill_tagged(tag: bytes) -> None:
+def kill_tagged(tag: bytes) -> None:
     """SIGKILL every process whose environment holds `tag` (a NAME=value entry)."""
     for _ in range(_SWEEPS):
         tagged = [pid for pid in _pids() if tag in _environment(pid)]
@@ -305,12 +306,15 @@ class _Registry:
     def add(self, process: BotProcess) -> None:
         with self._lock:
             self._live[process.pid] = process
+        sentinel().watch(process.pid, process.tag)
         if threading.current_thread() is threading.main_thread():
             self.install_signal_handlers()
 
     def discard(self, process: BotProcess) -> None:
         with self._lock:
-            self._live.pop(process.pid, None)
+            found = self._live.pop(process.pid, None)
+        if found is not None:
+            sentinel().release(process.pid, process.tag)
 
     def live(self) -> list[BotProcess]:
         with self._lock:

@@ -162,10 +162,12 @@ HOST = textwrap.dedent("""
     from referee.bot_command import BotCommand
     from referee.bot_process import BotProcess
     from referee.settings import ResourceLimits
-    cmd = BotCommand("bot", ("sh", "-c", "sleep 60 & echo $!; wait"), stdio=True)
+    script = "setsid sleep 60 & echo $!; wait" if sys.argv[1] == "escape" else \
+        "sleep 60 & echo $!; wait"
+    cmd = BotCommand("bot", ("sh", "-c", script), stdio=True)
     bot = BotProcess.spawn(cmd, dict(os.environ), ResourceLimits(), None)
     print(bot.pid, int(bot.stdout.readline()), flush=True)
-    if sys.argv[1] == "wait":
+    if sys.argv[1] in ("wait", "escape"):
         time.sleep(60)
 """)
 
@@ -174,17 +176,22 @@ HOST = textwrap.dedent("""
 def host() -> Iterator[Callable[[str], tuple[subprocess.Popen[str], int, int]]]:
     """Start a referee-like process that spawns one bot with a child; print both pids."""
     started: list[int] = []
+    hosts: list[subprocess.Popen[str]] = []
 
     def start(mode: str) -> tuple[subprocess.Popen[str], int, int]:
         env = {**os.environ, "PYTHONPATH": os.getcwd()}
         proc = subprocess.Popen([sys.executable, "-c", HOST, mode], stdout=subprocess.PIPE,
                                 text=True, env=env)
+        hosts.append(proc)
         assert proc.stdout is not None
         bot, child = map(int, proc.stdout.readline().split())
         started.extend((bot, child))
         return proc, bot, child
 
     yield start
+    for proc in hosts:
+        proc.kill()
+        proc.communicate()  # reaps it and closes its pipe
     for pid in started:  # whatever a failing test left behind
         try:
             os.kill(pid, signal.SIGKILL)
@@ -210,9 +217,18 @@ def test_registry_kills_bot_groups_on_termination_signals(
     assert wait_until(lambda: not alive(bot) and not alive(child))
 
 
-def test_bot_dies_with_a_sigkilled_referee(host: HostStarter) -> None:
-    """PR_SET_PDEATHSIG: the bot's main process dies; its own children are its business."""
-    proc, bot, _ = host("wait")
+def test_bot_and_its_children_die_with_a_sigkilled_referee(host: HostStarter) -> None:
+    """PR_SET_PDEATHSIG kills the bot's main process; the sentinel, its group."""
+    proc, bot, child = host("wait")
     proc.kill()
     proc.wait(10)
-    assert wait_until(lambda: not alive(bot))
+    assert wait_until(lambda: not alive(bot) and not alive(child))
+
+
+def test_a_child_that_left_the_group_dies_with_a_sigkilled_referee(host: HostStarter) -> None:
+    """The sentinel also sweeps the bot's tag: a setsid child does not escape."""
+    proc, bot, child = host("escape")
+    assert wait_until(lambda: os.getsid(child) == child)  # once setsid has run
+    proc.kill()
+    proc.wait(10)
+    assert wait_until(lambda: not alive(bot) and not alive(child))

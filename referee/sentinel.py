@@ -1,0 +1,116 @@
+"""The sentinel: a small process that outlives the referee just long enough to kill its bots.
+
+PR_SET_PDEATHSIG kills a bot's main process when the referee dies, even by SIGKILL, but
+not what the bot started. So each process that spawns bots also starts a sentinel and
+tells it, over a pipe, every bot's process group and tag as it starts and ends. When the
+pipe closes, however the referee ended, the sentinel kills the groups still listed and
+every process carrying their tags, then exits. It runs in a session of its own, so a
+signal sent to the referee's process group does not reach it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import subprocess
+import sys
+import threading
+from typing import IO
+
+_EXIT_WAIT = 2.0  # at a normal exit, how long to wait for the sentinel to finish
+
+
+class Sentinel:
+    """The referee's end of the pipe to its sentinel process."""
+
+    def __init__(self) -> None:
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "referee.sentinel"], stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        self._pipe: IO[bytes] | None = self._process.stdin
+
+    def watch(self, pgid: int, tag: bytes) -> None:
+        """A bot started: its group, and its environment entry NAME=value."""
+        self._say(b"+ %d %s\n" % (pgid, tag))
+
+    def release(self, pgid: int, tag: bytes) -> None:
+        """A bot is dead and reaped: nothing of it is left to kill."""
+        self._say(b"- %d %s\n" % (pgid, tag))
+
+    def close(self) -> None:
+        """End the watch (the sentinel kills what is still listed) and wait for it."""
+        self.disown()
+        try:
+            self._process.wait(_EXIT_WAIT)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def disown(self) -> None:
+        """Close our end of the pipe (in a forked child: its copy of the parent's)."""
+        pipe, self._pipe = self._pipe, None
+        if pipe is not None:
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+    def _say(self, line: bytes) -> None:
+        if self._pipe is None:
+            return
+        try:
+            self._pipe.write(line)
+            self._pipe.flush()
+        except OSError:  # the sentinel is gone: the group kill and PDEATHSIG remain
+            self._pipe = None
+
+
+_current: Sentinel | None = None
+_inherited: list[Sentinel] = []  # a forked child's copies, kept so that no __del__ runs
+_lock = threading.Lock()
+
+
+def sentinel() -> Sentinel:
+    """This process's sentinel, started on first use."""
+    global _current
+    with _lock:
+        if _current is None:
+            _current = Sentinel()
+            atexit.register(_current.close)
+        return _current
+
+
+def _after_fork_in_child() -> None:
+    global _current, _lock
+    _lock = threading.Lock()
+    if _current is not None:
+        _current.disown()  # else the parent's sentinel waits for this child too
+        _inherited.append(_current)
+        _current = None
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def main() -> None:
+    """The sentinel process: read the watch list until end of file, then kill it all."""
+    from referee.bot_process import kill_tagged  # the referee's own sweep
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    watched: dict[int, bytes] = {}
+    for line in sys.stdin.buffer:
+        sign, pgid, tag = line.split()
+        if sign == b"+":
+            watched[int(pgid)] = tag
+        else:
+            watched.pop(int(pgid), None)
+    for pgid, tag in watched.items():
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            pass  # the group is gone already
+        kill_tagged(tag)
+
+
+if __name__ == "__main__":
+    main()

@@ -19,15 +19,19 @@ import threading
 from typing import IO
 
 _EXIT_WAIT = 2.0  # at a normal exit, how long to wait for the sentinel to finish
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # holds referee/
 
 
 class Sentinel:
     """The referee's end of the pipe to its sentinel process."""
 
     def __init__(self) -> None:
+        # PYTHONPATH: the referee may run from a checkout that is not installed.
+        path = os.pathsep.join(filter(None, [_ROOT, os.environ.get("PYTHONPATH")]))
         self._process = subprocess.Popen(
             [sys.executable, "-m", "referee.sentinel"], stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            env={**os.environ, "PYTHONPATH": path})
         self._pipe: IO[bytes] | None = self._process.stdin
 
     def watch(self, pgid: int, tag: bytes) -> None:
@@ -99,7 +103,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     watched: dict[int, bytes] = {}
     for line in sys.stdin.buffer:
-        sign, pgid, tag = line.split()
+        sign, pgid, tag = line.split()  # only the referee writes here
         if sign == b"+":
             watched[int(pgid)] = tag
         else:

@@ -51,13 +51,25 @@ class Sentinel:
             pass
 
     def disown(self) -> None:
-        """Close our end of the pipe (in a forked child: its copy of the parent's)."""
+        """Close our end of the pipe."""
         pipe, self._pipe = self._pipe, None
         if pipe is not None:
             try:
                 pipe.close()
             except OSError:
                 pass
+
+    def drop_inherited(self) -> None:
+        """In a forked child: let go of its copy of the parent's pipe. At the fd level,
+        as another thread may have held the file object's lock at the fork: the fd is
+        pointed at /dev/null, so the file object still owns a harmless fd."""
+        pipe, self._pipe = self._pipe, None
+        if pipe is not None:
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, pipe.fileno())
+            finally:
+                os.close(null)
 
     def _say(self, line: bytes) -> None:
         if self._pipe is None:
@@ -88,7 +100,7 @@ def _after_fork_in_child() -> None:
     global _current, _lock
     _lock = threading.Lock()
     if _current is not None:
-        _current.disown()  # else the parent's sentinel waits for this child too
+        _current.drop_inherited()  # else the parent's sentinel waits for this child too
         _inherited.append(_current)
         _current = None
 

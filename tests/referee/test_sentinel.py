@@ -1,0 +1,32 @@
+"""The sentinel's own life: it ends when its referee lets go, and no sooner or later."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+SCRIPT = textwrap.dedent("""
+    import os, time
+    from referee.sentinel import sentinel
+    watcher = sentinel()
+    child = os.fork()  # like a pool worker: it must not keep the parent's sentinel alive
+    if child == 0:
+        time.sleep(5)
+        os._exit(0)
+    start = time.monotonic()
+    watcher.close()
+    print(watcher._process.returncode, round(time.monotonic() - start, 2), flush=True)
+    os.kill(child, 9)
+    os.waitpid(child, 0)
+""")
+
+
+def test_the_sentinel_ends_when_its_referee_closes_even_with_forked_children() -> None:
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
+                          env=env, timeout=30)
+    assert done.returncode == 0, done.stderr
+    code, seconds = done.stdout.split()
+    assert code == "0" and float(seconds) < 2.0  # not held open by the forked child

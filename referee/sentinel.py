@@ -28,11 +28,16 @@ class Sentinel:
     def __init__(self) -> None:
         # PYTHONPATH: the referee may run from a checkout that is not installed.
         path = os.pathsep.join(filter(None, [_ROOT, os.environ.get("PYTHONPATH")]))
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", "referee.sentinel"], stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-            env={**os.environ, "PYTHONPATH": path})
-        self._pipe: IO[bytes] | None = self._process.stdin
+        try:
+            self._process: subprocess.Popen[bytes] | None = subprocess.Popen(
+                [sys.executable, "-m", "referee.sentinel"], stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                env={**os.environ, "PYTHONPATH": path})
+        except OSError as error:  # out of processes or memory: do without it
+            sys.stderr.write(f"referee: warning: no sentinel process ({error}); bots' "
+                             "children may outlive a referee that is killed\n")
+            self._process = None
+        self._pipe: IO[bytes] | None = None if self._process is None else self._process.stdin
 
     def watch(self, pgid: int, tag: bytes) -> None:
         """A bot started: its group, and its environment entry NAME=value."""
@@ -46,7 +51,8 @@ class Sentinel:
         """End the watch (the sentinel kills what is still listed) and wait for it."""
         self.disown()
         try:
-            self._process.wait(_EXIT_WAIT)
+            if self._process is not None:
+                self._process.wait(_EXIT_WAIT)
         except subprocess.TimeoutExpired:
             pass
 

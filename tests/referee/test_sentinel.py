@@ -7,6 +7,10 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
+from referee.sentinel import Sentinel
+
 SCRIPT = textwrap.dedent("""
     import os, time
     from referee.sentinel import sentinel
@@ -30,3 +34,16 @@ def test_the_sentinel_ends_when_its_referee_closes_even_with_forked_children() -
     assert done.returncode == 0, done.stderr
     code, seconds = done.stdout.split()
     assert code == "0" and float(seconds) < 2.0  # not held open by the forked child
+
+
+def test_without_a_sentinel_the_referee_warns_and_carries_on(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    watcher = Sentinel()
+    watcher.watch(12345, b"REFEREE_PROCESS_TAG=0")  # nowhere to say it: no error either
+    watcher.release(12345, b"REFEREE_PROCESS_TAG=0")
+    watcher.close()
+    assert "no sentinel process (" in capsys.readouterr().err

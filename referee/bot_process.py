@@ -138,8 +138,7 @@ class BotProcess:
         (those that left the group), and reap the leader. Idempotent."""
         if self._reaped:
             return
-        _signal_group(self.pid)
-        kill_tagged(self.tag)
+        kill_group_and_tagged(self.pid, self.tag)
         try:
             self._popen.wait(_REAP_TIMEOUT)
         except subprocess.TimeoutExpired:
@@ -181,7 +180,13 @@ def _open_pidfd(pid: int) -> int | None:
         return None
 
 
-def kill_tagged(tag: bytes) -> None:
+def kill_group_and_tagged(pgid: int, tag: bytes) -> None:
+    """SIGKILL a bot's process group, then whatever carries its tag outside the group."""
+    _signal_group(pgid)
+    _kill_tagged(tag)
+
+
+def _kill_tagged(tag: bytes) -> None:
     """SIGKILL every process whose environment holds `tag` (a NAME=value entry)."""
     for _ in range(_SWEEPS):
         tagged = [pid for pid in _pids() if tag in _environment(pid)]

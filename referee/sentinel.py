@@ -116,7 +116,7 @@ os.register_at_fork(after_in_child=_after_fork_in_child)
 
 def main() -> None:
     """The sentinel process: read the watch list until end of file, then kill it all."""
-    from referee.bot_process import kill_tagged  # the referee's own sweep
+    from referee.bot_process import kill_group_and_tagged  # the referee's own kill
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     watched: dict[int, bytes] = {}
@@ -127,11 +127,7 @@ def main() -> None:
         else:
             watched.pop(int(pgid), None)
     for pgid, tag in watched.items():
-        try:
-            os.killpg(pgid, signal.SIGKILL)
-        except OSError:
-            pass  # the group is gone already
-        kill_tagged(tag)
+        kill_group_and_tagged(pgid, tag)
 
 
 if __name__ == "__main__":

@@ -47,7 +47,8 @@ class StdioConnection:
 
 
 class ZmqConnection:
-    """One frame per line on a DEALER socket connected to the referee's ROUTER."""
+    """A DEALER socket connected to the referee's ROUTER: the referee's frames hold one or
+    more lines separated by newlines; each line we send is a frame of its own."""
 
     def __init__(self, endpoint: str) -> None:
         import zmq  # imported here so stdio bots need no pyzmq
@@ -56,12 +57,15 @@ class ZmqConnection:
         self._socket = self._context.socket(zmq.DEALER)
         self._socket.setsockopt(zmq.LINGER, 1000)
         self._socket.connect(endpoint)
+        self._lines: list[str] = []  # received, not yet read; the next one last
 
     def send(self, line: str) -> None:
         self._socket.send(line.encode("utf-8"))
 
     def recv(self) -> str | None:
-        return self._socket.recv().decode("utf-8")
+        if not self._lines:  # the next frame's lines, last first
+            self._lines = self._socket.recv().decode("utf-8").split("\n")[::-1]
+        return self._lines.pop()
 
     def close(self) -> None:
         self._socket.close()

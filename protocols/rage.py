@@ -1,4 +1,4 @@
-"""Rage protocol v1: pure codecs for every line, used by the referee and the Python bot SDK.
+"""Rage protocol v2: pure codecs for every line, used by the referee and the Python bot SDK.
 
 The spec for bot authors is protocols/rage.md; its example transcript is a test vector.
 """
@@ -6,9 +6,9 @@ The spec for bot authors is protocols/rage.md; its example transcript is a test 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
-from protocols.wire import WireError, key_values, parse_key_values
+from protocols.wire import PROTOCOL_VERSION, WireError, key_values, parse_key_values
 from referee.games.rage import (
     BidMade, BidsRevealed, CardPlayed, Event, Flipped, HandDealt, RoundScored,
     RoundStarted, TrickWon, TrumpSet, Variant,
@@ -37,36 +37,42 @@ def game_line(seat: int, players: int, variants: frozenset[Variant], rounds: int
               move_ms: int, bank_ms: int) -> str:
     """The first line of every game: who you are and the settings."""
     return f"GAME {GAME} " + key_values({
-        "protocol": 1, "seat": seat, "players": players, "rounds": rounds,
+        "protocol": PROTOCOL_VERSION, "seat": seat, "players": players, "rounds": rounds,
         "variants": variants_word(variants), "move_ms": move_ms, "bank_ms": bank_ms})
+
+
+def _round_line(event: RoundStarted) -> str:
+    return f"ROUND {event.round_no} " + key_values({"cards": event.cards, "dealer": event.dealer})
+
+
+def _score_line(event: RoundScored) -> str:
+    result = event.result
+    seats = result.seats
+    return f"SCORE {result.round_no} " + key_values({
+        "bids": _ints([s.bid for s in seats]),
+        "tricks": _ints([s.tricks for s in seats]),
+        "points": _ints([s.total for s in seats])})
+
+
+# One encoder per event type: a dict lookup, where a match statement would try the
+# cases in turn before the common CardPlayed.
+_ENCODERS: dict[type, Callable[[Any], str]] = {
+    CardPlayed: lambda e: f"PLAYED {e.seat} {e.play.notation}",
+    TrickWon: lambda e: f"TRICK {e.trick_no} {e.winner}",
+    BidMade: lambda e: f"BID {e.seat} {e.bid}",
+    RoundStarted: _round_line,
+    HandDealt: lambda e: " ".join(["HAND", *(c.face for c in e.cards)]),
+    Flipped: lambda e: f"FLIP {e.card.face}",
+    TrumpSet: lambda e: f"TRUMP {e.colour.value if e.colour else 'none'} {e.reason}",
+    BidsRevealed: lambda e: " ".join(["BIDS", *(str(b) for b in e.bids)]),
+    RoundScored: _score_line,
+}
 
 
 def encode_event(event: Event) -> str | None:
     """The line announcing an engine event, or None for events sent otherwise (GameOver)."""
-    match event:
-        case RoundStarted(round_no, cards, dealer):
-            return f"ROUND {round_no} " + key_values({"cards": cards, "dealer": dealer})
-        case HandDealt(_, cards):
-            return " ".join(["HAND", *(c.face for c in cards)])
-        case Flipped(card):
-            return f"FLIP {card.face}"
-        case TrumpSet(colour, reason):
-            return f"TRUMP {colour.value if colour else 'none'} {reason}"
-        case BidMade(seat, bid):
-            return f"BID {seat} {bid}"
-        case BidsRevealed(bids):
-            return " ".join(["BIDS", *(str(b) for b in bids)])
-        case CardPlayed(seat, play):
-            return f"PLAYED {seat} {play.notation}"
-        case TrickWon(trick_no, winner, _):
-            return f"TRICK {trick_no} {winner}"
-        case RoundScored(result):
-            seats = result.seats
-            return f"SCORE {result.round_no} " + key_values({
-                "bids": _ints([s.bid for s in seats]),
-                "tricks": _ints([s.tricks for s in seats]),
-                "points": _ints([s.total for s in seats])})
-    return None
+    encoder = _ENCODERS.get(type(event))
+    return None if encoder is None else encoder(event)
 
 
 def bid_request(legal: Sequence[int]) -> str:

@@ -1,4 +1,4 @@
-"""The Game Extreme protocol v1: pure codecs for every line, for the referee and the bot SDK.
+"""The Game Extreme protocol v2: pure codecs for every line, for the referee and the bot SDK.
 
 The spec for bot authors is protocols/thegame.md; its example transcript is a test vector.
 A turn is one whole reply (see the spec for why), e.g. `a:37 a:27 c:92`.
@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from protocols.wire import WireError, key_values
+from protocols.wire import PROTOCOL_VERSION, WireError, key_values
 from referee.games.thegame import (
     PILE_NAMES, Dealt, DrewCards, Drew, Event, GameEnded, Placement, PlayerOut, Turn,
     TurnPlayed,
@@ -46,7 +46,7 @@ class Hint:
 def game_line(seat: int, players: int, hand_size: int, commands_on: bool,
               move_ms: int, bank_ms: int) -> str:
     return f"GAME {GAME} " + key_values({
-        "protocol": 1, "seat": seat, "players": players, "hand": hand_size,
+        "protocol": PROTOCOL_VERSION, "seat": seat, "players": players, "hand": hand_size,
         "commands": "on" if commands_on else "off", "move_ms": move_ms, "bank_ms": bank_ms})
 
 

@@ -6,9 +6,10 @@ Pure functions only: the referee, the transports and the Python bot SDK all use 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 MAX_LINE_BYTES = 4096  # a longer line is a protocol error
 MAX_LOG_LINES_PER_REQUEST = 16  # more LOG lines before one reply is an output flood
 ENV_ENDPOINT = "REFEREE_ENDPOINT"
@@ -16,6 +17,8 @@ ENV_TOKEN = "REFEREE_TOKEN"
 STDIO_ENDPOINT = "stdio"
 
 _NAME = re.compile(r"[A-Za-z0-9._+-]{1,40}")
+# A line of several joined by newlines whose first word ends in '?' (see is_request).
+_REQUEST_IN_TEXT = re.compile(r"(?:^|\n)[^ \n]*\?(?= |\n|$)")
 
 
 class WireError(ValueError):
@@ -58,6 +61,13 @@ def is_request(line: str) -> bool:
     """Referee lines whose first word ends in '?' want exactly one reply."""
     space = line.find(" ")
     return line.endswith("?") if space < 0 else space > 0 and line[space - 1] == "?"
+
+
+def find_request(lines: Sequence[str]) -> str | None:
+    """The first request among `lines`, or None; one regex pass over them all."""
+    if not lines or _REQUEST_IN_TEXT.search("\n".join(lines)) is None:
+        return None
+    return next((line for line in lines if is_request(line)), None)
 
 
 def decode_line(raw: bytes) -> str:

@@ -17,6 +17,7 @@ from protocols.wire import (
     STDIO_ENDPOINT,
     Hello,
     WireError,
+    find_request,
     is_log,
     is_request,
     parse_hello,
@@ -165,9 +166,9 @@ class RemotePlayer(Player):
 
     @staticmethod
     def _check_told(lines: Sequence[str]) -> None:
-        for line in lines:
-            if is_request(line):
-                raise ValueError(f"tell() of a request: {line!r}")
+        request = find_request(lines)
+        if request is not None:
+            raise ValueError(f"tell() of a request: {request!r}")
 
     def _send(self, lines: Sequence[str], deadline: float) -> None:
         if self.listener is not None:

@@ -52,6 +52,9 @@ TRANSPORTS = ("ipc", "tcp")
 # And the backend's send: the sugar layer's checks (copy threshold, routing ids, groups)
 # are for features this module does not use, and cost as much as the send itself.
 _raw_send = zmq.backend.Socket.send
+_raw_recv = zmq.backend.Socket.recv
+_raw_get = zmq.backend.Socket.get
+_RCVMORE = int(zmq.RCVMORE)
 _NOBLOCK = int(zmq.NOBLOCK)
 _EVENTS = int(zmq.EVENTS)
 _POLLIN = int(zmq.POLLIN)
@@ -95,6 +98,20 @@ def encode_line(line: str) -> bytes:
     data = line.encode("utf-8")
     if len(data) > MAX_LINE_BYTES:
         raise ValueError(f"a protocol line is limited to {MAX_LINE_BYTES} bytes")
+    return data
+
+
+def encode_lines(lines: Sequence[str]) -> bytes:
+    """Referee lines joined by newlines, as bytes; a line that breaks the framing is a
+    bug on our side. One join and one encode, whatever the number of lines."""
+    text = "\n".join(lines)
+    if "\r" in text or text.count("\n") != len(lines) - 1:
+        for line in lines:
+            encode_line(line)  # raises, naming the line
+    data = text.encode("utf-8")
+    if len(data) > MAX_LINE_BYTES:
+        for line in lines:
+            encode_line(line)  # raises if this one is too long
     return data
 
 
@@ -220,13 +237,20 @@ class ZmqHub:
         socket = self._socket
         for _ in range(DRAIN_BATCH):
             # Asking first is cheaper than the zmq.Again exception of an empty recv.
-            if not cast(int, socket.getsockopt(_EVENTS)) & _POLLIN:
+            if not cast(int, _raw_get(socket, _EVENTS)) & _POLLIN:
                 return
-            try:
-                frames = socket.recv_multipart(_NOBLOCK)
-            except zmq.Again:
-                return
-            self._dispatch(frames)
+            self.receive()
+
+    def receive(self) -> None:
+        """Move one message, known to be waiting, into its channel's inbox."""
+        socket = self._socket
+        try:
+            frames = [_raw_recv(socket, _NOBLOCK)]
+            while _raw_get(socket, _RCVMORE):
+                frames.append(_raw_recv(socket, _NOBLOCK))
+        except zmq.Again:
+            return
+        self._dispatch(frames)
 
     def poller(self, process: BotProcess) -> zmq.Poller:
         """A poller for this hub's socket and the exit of `process` (kept by its channel)."""
@@ -237,14 +261,12 @@ class ZmqHub:
             poller.register(fd, zmq.POLLIN)
         return poller
 
-    def send(self, rid: bytes, frames: Sequence[bytes]) -> None:
-        """Send frames to a bound bot as the parts of one message; zmq.Again if its queue
-        is full (then nothing is sent: ZeroMQ queues a message whole or not at all)."""
+    def send(self, rid: bytes, frame: bytes) -> None:
+        """Send one frame to a bound bot; zmq.Again if its queue is full (then nothing
+        is sent: ZeroMQ queues a message whole or not at all)."""
         socket = self._socket
         _raw_send(socket, rid, _MORE_NOBLOCK)
-        for data in frames[:-1]:
-            _raw_send(socket, data, _MORE_NOBLOCK)
-        _raw_send(socket, frames[-1], _NOBLOCK)
+        _raw_send(socket, frame, _NOBLOCK)
 
     def forget(self, channel: ZmqChannel) -> None:
         """Drop a channel: later frames from its bot are ignored."""
@@ -302,17 +324,17 @@ class ZmqChannel(Channel):
                 f"a message must be exactly one frame, got {len(body)}", excerpt(raw)))
 
     def send_lines(self, lines: Sequence[str], deadline: float | None = None) -> None:
-        """One line per frame, all the frames in one multipart message."""
-        frames = [encode_line(line) for line in lines]
+        """The lines in one frame, separated by newlines."""
         if self.rid is None:
             raise RuntimeError("cannot send to a bot before its HELLO")
-        if not frames:
+        if not lines:
             return
+        frame = encode_lines(lines)
         # No exit check here: a send to a dead bot is harmless, and the crash is reported
         # (with its exit code) by the next recv, which wakes on the bot's exit.
         while True:
             try:
-                self._hub.send(self.rid, frames)
+                self._hub.send(self.rid, frame)
                 return
             except zmq.Again:  # the bot has not read a whole queue of our lines
                 if deadline is None:
@@ -326,28 +348,36 @@ class ZmqChannel(Channel):
                 raise
 
     def recv(self, deadline: float) -> str:
-        # Wait first, then drain: frames already in the socket end the wait at once, and
-        # a wait of 0 past the deadline still sees them, so the deadline hides no reply.
+        # Wait, then take what woke us: a wait of 0 past the deadline still sees frames
+        # already in the socket, so the deadline hides no reply.
         while True:
             line = self._inbox.take()
             if line is not None:
                 return line
             remaining = max(0.0, deadline - time.monotonic())
-            if self._wait(remaining):
+            arrived, exited = self._wait(remaining)
+            if exited:
                 return self._last_words()
-            self._hub.drain()
-            if remaining == 0 and not self._inbox.ready():
+            if arrived:
+                self._hub.receive()
+            elif remaining == 0:
                 raise BotTimeout("no line from the bot before the deadline")
 
-    def _wait(self, timeout: float) -> bool:
-        """Wait up to `timeout` for a frame from any bot or the exit of ours; exited?"""
+    def _wait(self, timeout: float) -> tuple[bool, bool]:
+        """Wait up to `timeout` for a frame from any bot or the exit of ours:
+        (a frame is waiting, our bot has exited)."""
         fd = self._process.exit_fd()
         if fd is None:
-            self._poller.poll(_timeout_ms(min(timeout, FALLBACK_SLICE)))
-            return self._process.exited()
-        ready = self._poller.poll(_timeout_ms(timeout))
+            ready = self._poller.poll(_timeout_ms(min(timeout, FALLBACK_SLICE)))
+            return bool(ready), self._process.exited()
+        arrived = exit_fired = False
+        for item, _ in self._poller.poll(_timeout_ms(timeout)):
+            if item == fd:
+                exit_fired = True
+            else:
+                arrived = True
         # Only a readable exit fd is worth a waitid() call: the common wake-up is a reply.
-        return any(item == fd for item, _ in ready) and self._process.exited()
+        return arrived, exit_fired and self._process.exited()
 
     def _last_words(self) -> str:
         """The bot has exited: a line it sent just before still counts, else it crashed."""
@@ -391,7 +421,7 @@ class StdioChannel(Channel):
 
     def send_lines(self, lines: Sequence[str], deadline: float | None = None) -> None:
         """The lines, each ended by a newline, in one write where the pipe has room."""
-        data = memoryview(b"".join([encode_line(line) + b"\n" for line in lines]))
+        data = memoryview(encode_lines(lines) + b"\n" if lines else b"")
         self._check_open()
         end = time.monotonic() + DEFAULT_SEND_TIMEOUT if deadline is None else deadline
         while data:

@@ -100,7 +100,7 @@ def test_sdk_tracks_hand_trick_and_bids_like_the_referee() -> None:
 
 def test_sdk_refuses_a_play_request_its_tracked_hand_cannot_make() -> None:
     bot = SeededSdkBot()
-    for line in ["GAME rage protocol=1 seat=0 players=3 rounds=10 variants=none "
+    for line in ["GAME rage protocol=2 seat=0 players=3 rounds=10 variants=none "
                  "move_ms=1000 bank_ms=0", "ROUND 10 cards=1 dealer=2", "HAND J"]:
         assert bot.on_line(line) is None
     assert bot.on_line("PLAY? J:r") == "J:r"

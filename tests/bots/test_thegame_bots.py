@@ -301,7 +301,7 @@ def test_bots_run_as_executables_over_stdio() -> None:
         done = subprocess.run([sys.executable, str(path)], input="\n".join(lines) + "\n",
                               capture_output=True, text=True, env=env, timeout=20, check=True)
         hello, reply = done.stdout.splitlines()
-        assert hello == f"HELLO 1 t0 {name} 1.0"
+        assert hello == f"HELLO 2 t0 {name} 1.0"
         bot = RandomBot()
         feed(bot, *lines[:2])
         check_turn_at(bot.position(), codec.parse_turn(reply))

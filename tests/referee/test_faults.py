@@ -221,7 +221,7 @@ def test_stdio_hello_with_a_wrong_token_is_a_protocol_error(hub: ZmqHub, pidfile
 @pytest.mark.parametrize("stdio", TRANSPORTS)
 def test_old_protocol_version_is_a_protocol_error_naming_both(
         hub: ZmqHub, pidfile: Path, stdio: bool) -> None:
-    with pytest.raises(ProtocolError, match="protocol version 0.*version 1") as caught:
+    with pytest.raises(ProtocolError, match="protocol version 0.*version 2") as caught:
         RemotePlayer.launch(misbehave("oldproto", stdio=stdio), "x", hub, TIMES,
                             ResourceLimits())
     assert caught.value.line is not None and caught.value.line.startswith("HELLO 0 ")

@@ -10,6 +10,7 @@ from typing import Protocol
 
 import pytest
 
+from protocols.wire import PROTOCOL_VERSION
 from referee.bot_command import BotCommand
 from referee.errors import BotStartError, OutputFlood
 from referee.remote_player import RemotePlayer
@@ -62,14 +63,14 @@ def test_handshake_then_replies_and_every_line_heard(
     player = launch(cmd)
     assert (player.name, player.command) == ("bot", cmd)
     assert (player.hello.name, player.hello.version, player.hello.protocol) == (
-        "misbehave-good", "1.0", 1)
+        "misbehave-good", "1.0", PROTOCOL_VERSION)
     player.new_game("GAME rage seat=0")
     assert player.ask("PLAY? r3 r9") == "r3"
     player.tell("PLAYED 1 r3")
     assert player.ask("BID?") == "ok"
     assert player.ask("PLAY? y4", preamble=["PLAYED 2 b1", "TRICK 1 2"]) == "y4"
     player.close()
-    assert heard[0][0] == "in" and heard[0][1].startswith("HELLO 1 ")
+    assert heard[0][0] == "in" and heard[0][1].startswith("HELLO 2 ")
     assert heard[1:] == [("out", "GAME rage seat=0"), ("out", "PLAY? r3 r9"), ("in", "r3"),
                          ("out", "PLAYED 1 r3"), ("out", "BID?"), ("in", "ok"),
                          ("out", "PLAYED 2 b1"), ("out", "TRICK 1 2"), ("out", "PLAY? y4"),

@@ -21,6 +21,7 @@ from referee.transport import (
     ZmqChannel,
     ZmqHub,
     encode_line,
+    encode_lines,
 )
 from tests.referee.fault_bots.support import argv_command, wait_until
 
@@ -80,8 +81,8 @@ def bound_channel(hub: ZmqHub, dealer: Dealer, process: BotProcess,
     """A channel whose fake bot has said HELLO (and the HELLO has been read)."""
     channel = hub.channel(token, process)
     bot = dealer()
-    bot.send(f"HELLO 1 {token} fake 1.0".encode())
-    assert channel.recv(time.monotonic() + 2) == f"HELLO 1 {token} fake 1.0"
+    bot.send(f"HELLO 2 {token} fake 1.0".encode())
+    assert channel.recv(time.monotonic() + 2) == f"HELLO 2 {token} fake 1.0"
     return channel, bot
 
 
@@ -121,13 +122,14 @@ def test_hello_binds_the_connection_and_lines_flow_both_ways(
     assert channel.recv(soon()) == "r3"
 
 
-def test_a_batch_of_lines_is_one_message_of_one_frame_per_line(
+def test_a_batch_of_lines_is_one_frame_of_lines_joined_by_newlines(
         hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
+    """protocols/README.md, Framing (protocol 2)."""
     channel, bot = bound_channel(hub, dealer, sleeper(spawn))
     channel.send_lines(["PLAYED 1 r3", "PLAYED 2 b0", "PLAY? r9 y1"])
     channel.send_lines([])  # nothing to send: no empty message either
     channel.send("TRICK 1 2")
-    assert bot.recv_multipart() == [b"PLAYED 1 r3", b"PLAYED 2 b0", b"PLAY? r9 y1"]
+    assert bot.recv_multipart() == [b"PLAYED 1 r3\nPLAYED 2 b0\nPLAY? r9 y1"]
     assert bot.recv_multipart() == [b"TRICK 1 2"]
 
 
@@ -136,7 +138,7 @@ def test_frames_without_a_proven_token_are_ignored(
     channel = hub.channel(TOKEN, sleeper(spawn))
     stranger = dealer()
     stranger.send(b"hello there")
-    stranger.send(f"HELLO 1 {'b' * 32} intruder 1.0".encode())
+    stranger.send(f"HELLO 2 {'b' * 32} intruder 1.0".encode())
     stranger.send(b"HELLO 1")
     start = time.monotonic()
     with pytest.raises(BotTimeout):
@@ -150,7 +152,7 @@ def test_frames_without_a_proven_token_are_ignored(
 def test_a_token_binds_only_one_connection(hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
     channel, _ = bound_channel(hub, dealer, sleeper(spawn))
     thief = dealer()
-    thief.send(f"HELLO 1 {TOKEN} thief 1.0".encode())
+    thief.send(f"HELLO 2 {TOKEN} thief 1.0".encode())
     thief.send(b"r3")
     with pytest.raises(BotTimeout):
         channel.recv(time.monotonic() + 0.2)
@@ -271,6 +273,13 @@ def test_a_closed_channel_ignores_its_bot(hub: ZmqHub, dealer: Dealer, spawn: Sp
 def test_referee_lines_that_break_the_framing_are_refused(line: str) -> None:
     with pytest.raises(ValueError):
         encode_line(line)
+    with pytest.raises(ValueError, match="line"):  # also among others in a batch
+        encode_lines(["PLAYED 1 r3", line, "PLAY? r9"])
+
+
+def test_a_batch_may_be_longer_than_one_line_may() -> None:
+    lines = ["x" * 4000, "y" * 4000]
+    assert encode_lines(lines) == ("x" * 4000 + "\n" + "y" * 4000).encode()
 
 
 # --- the stdio channel -----------------------------------------------------------------

@@ -214,7 +214,7 @@ def test_a_faulting_bot_does_not_stop_the_tournament(tmp_path: Path) -> None:
 def test_worker_exit_says_bye_to_its_bots(tmp_path: Path) -> None:
     """Bots kept for reuse get BYE when their worker process ends, not just a kill."""
     script = tmp_path / "byebot.sh"
-    script.write_text('echo "HELLO 1 $REFEREE_TOKEN byebot 1.0"\n'
+    script.write_text('echo "HELLO 2 $REFEREE_TOKEN byebot 1.0"\n'
                       'while IFS= read -r line; do set -- $line\n'
                       '  case "$1" in "BID?"|"PLAY?") echo "$2" ;;\n'
                       '    BYE) echo bye >> "$0.$$"; exit 0 ;; esac\ndone\n')

@@ -44,12 +44,15 @@ class ZmqLink:
         self._socket: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
         self._socket.setsockopt(zmq.LINGER, 1000)
         self._socket.connect(endpoint)
+        self._lines: list[str] = []  # the rest of the last frame's lines, next one last
 
     def send(self, data: bytes) -> None:
         self._socket.send(data)
 
     def recv(self) -> str:
-        return bytes(self._socket.recv()).decode()
+        if not self._lines:
+            self._lines = bytes(self._socket.recv()).decode().split("\n")[::-1]
+        return self._lines.pop()
 
 
 class StdioLink:
@@ -65,7 +68,7 @@ class StdioLink:
 
 
 def hello(mode: str, token: str) -> bytes:
-    protocol = "0" if mode == "oldproto" else "1"
+    protocol = "0" if mode == "oldproto" else "2"
     if mode == "badtoken":
         token = "0" * 32
     return f"HELLO {protocol} {token} misbehave-{mode} 1.0".encode()

@@ -16,7 +16,7 @@ def send(line: str) -> None:
 
 
 def main(mode: str) -> None:
-    send(f"HELLO 1 {os.environ['REFEREE_TOKEN']} thegame_cheat 1.0")
+    send(f"HELLO 2 {os.environ['REFEREE_TOKEN']} thegame_cheat 1.0")
     hand: list[int] = []
     for raw in sys.stdin:
         words = raw.split()

@@ -27,7 +27,7 @@ class Bot(Protocol):
 
 class Connection(Protocol):
     def send(self, line: str) -> None: ...
-    def recv(self) -> str | None: ...  # None when the referee is gone
+    def recv_lines(self) -> list[str] | None: ...  # the next batch; None: the referee is gone
     def close(self) -> None: ...
 
 
@@ -38,9 +38,9 @@ class StdioConnection:
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
 
-    def recv(self) -> str | None:
+    def recv_lines(self) -> list[str] | None:
         line = sys.stdin.readline()
-        return line.rstrip("\n") if line else None
+        return [line.rstrip("\n")] if line else None
 
     def close(self) -> None:
         pass
@@ -57,15 +57,12 @@ class ZmqConnection:
         self._socket = self._context.socket(zmq.DEALER)
         self._socket.setsockopt(zmq.LINGER, 1000)
         self._socket.connect(endpoint)
-        self._lines: list[str] = []  # received, not yet read; the next one last
 
     def send(self, line: str) -> None:
         self._socket.send(line.encode("utf-8"))
 
-    def recv(self) -> str | None:
-        if not self._lines:  # the next frame's lines, last first
-            self._lines = self._socket.recv().decode("utf-8").split("\n")[::-1]
-        return self._lines.pop()
+    def recv_lines(self) -> list[str] | None:
+        return self._socket.recv().decode("utf-8").split("\n")
 
     def close(self) -> None:
         self._socket.close()
@@ -88,10 +85,13 @@ def run_bot(name: str, version: str, bot: Bot) -> None:
     connection = connect()
     connection.send(format_hello(os.environ.get(ENV_TOKEN, ""), name, version))
     try:
-        while (line := connection.recv()) is not None and line != "BYE":
-            reply = bot.on_line(line)
-            if is_request(line):
-                connection.send(reply if reply is not None else "")
+        while (lines := connection.recv_lines()) is not None:
+            for line in lines:
+                if line == "BYE":
+                    return
+                reply = bot.on_line(line)
+                if is_request(line):
+                    connection.send(reply if reply is not None else "")
     finally:
         connection.close()
 

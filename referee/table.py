@@ -70,14 +70,18 @@ class Table:
         visibility: the one seat that may see the event, or None for every seat. Each
         event is encoded once, whoever receives it.
         """
+        faults = self.faults
+        everyone = [held for seat, held in enumerate(self._held) if seat not in faults]
         for event in events:
             line = encode(event)
             if line is None:
                 continue
             only = private_to(event)
-            for seat, held in enumerate(self._held):
-                if (only is None or only == seat) and seat not in self.faults:
+            if only is None:
+                for held in everyone:
                     held.append(line)
+            elif only not in faults:
+                self._held[only].append(line)
 
     def ask(self, seat: int, request: str, decode: Callable[[str], T]) -> T | None:
         """The decoded reply, or None if the seat has faulted (now or before)."""

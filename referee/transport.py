@@ -49,8 +49,10 @@ TRANSPORTS = ("ipc", "tcp")
 
 
 # Plain ints: pyzmq's enum flags cost more in arithmetic than the calls they are for.
-# And the backend's send: the sugar layer's checks (copy threshold, routing ids, groups)
-# are for features this module does not use, and cost as much as the send itself.
+# And the backend's calls: the sugar layer's send checks (copy threshold, routing ids,
+# groups) are for features this module does not use, its getsockopt wraps EVENTS in an
+# enum, and its recv_multipart asks RCVMORE through that getsockopt: each costs as much
+# as the call itself.
 _raw_send = zmq.backend.Socket.send
 _raw_recv = zmq.backend.Socket.recv
 _raw_get = zmq.backend.Socket.get

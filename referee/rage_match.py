@@ -143,9 +143,9 @@ def _checked_bid(reply: str, legal: list[int]) -> int:
 
 def _checked_play(reply: str, legal: list[Play], hand: Callable[[], Sequence[Card]]) -> Play:
     """The legal play the reply names; the hand is looked at only to explain a refusal."""
-    for play in legal:  # the common case: the reply is one of PLAY?'s words, as sent
-        if play.notation == reply:
-            return play
+    play = find_play(legal, reply)  # the common case: one of PLAY?'s words, as sent
+    if play is not None:
+        return play
     text = codec.check_play_syntax(reply)
     play = find_play(legal, text)
     if play is not None:

@@ -113,7 +113,10 @@ _COLOUR_BY_LETTER: dict[str, Colour] = {colour.value: colour for colour in COLOU
 
 def find_play(plays: Iterable[Play], notation: str) -> Play | None:
     """The play among `plays` written `notation` (e.g. a reply checked against PLAY?'s list)."""
-    return next((play for play in plays if play.notation == notation), None)
+    for play in plays:  # a plain loop: this runs on every reply, and a generator costs more
+        if play.notation == notation:
+            return play
+    return None
 
 
 def parse_play(text: str, hand: Sequence[Card]) -> Play | None:

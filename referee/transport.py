@@ -17,7 +17,6 @@ import time
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Sequence
-from typing import cast
 
 import zmq
 
@@ -51,14 +50,12 @@ TRANSPORTS = ("ipc", "tcp")
 # Plain ints: pyzmq's enum flags cost more in arithmetic than the calls they are for.
 # And the backend's calls: the sugar layer's send checks (copy threshold, routing ids,
 # groups) are for features this module does not use, its getsockopt wraps EVENTS in an
-# enum, and its recv_multipart asks RCVMORE through that getsockopt: each costs as much
-# as the call itself.
+# enum, its recv_multipart asks RCVMORE through that getsockopt, and its Poller rebuilds
+# a list per call: each costs as much as the call itself.
 _raw_send = zmq.backend.Socket.send
 _raw_recv = zmq.backend.Socket.recv
-_raw_get = zmq.backend.Socket.get
-_RCVMORE = int(zmq.RCVMORE)
+_zmq_poll = zmq.backend.zmq_poll
 _NOBLOCK = int(zmq.NOBLOCK)
-_EVENTS = int(zmq.EVENTS)
 _POLLIN = int(zmq.POLLIN)
 _MORE_NOBLOCK = int(zmq.NOBLOCK) | int(zmq.SNDMORE)
 
@@ -193,6 +190,7 @@ class ZmqHub:
         self._socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
         self._socket.setsockopt(zmq.LINGER, 0)
         self._socket.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME_BYTES)
+        self._ready = [(self._socket, _POLLIN)]  # for a poll that asks, without waiting
         self._tempdir: str | None = None
         endpoint = self._bind_ipc() if transport == "ipc" else None
         if endpoint is None:
@@ -236,10 +234,12 @@ class ZmqHub:
 
     def drain(self) -> None:
         """Move every frame that has arrived into its channel's inbox (bounded pass)."""
-        socket = self._socket
+        ready = self._ready
         for _ in range(DRAIN_BATCH):
-            # Asking first is cheaper than the zmq.Again exception of an empty recv.
-            if not cast(int, _raw_get(socket, _EVENTS)) & _POLLIN:
+            # Asking first is cheaper than the zmq.Again exception of an empty recv, and a
+            # poll without waiting cheaper than getsockopt(EVENTS), which looks its option
+            # up in an enum.
+            if not _zmq_poll(ready, 0):
                 return
             self.receive()
 
@@ -247,21 +247,21 @@ class ZmqHub:
         """Move one message, known to be waiting, into its channel's inbox."""
         socket = self._socket
         try:
-            frames = [_raw_recv(socket, _NOBLOCK)]
-            while _raw_get(socket, _RCVMORE):
-                frames.append(_raw_recv(socket, _NOBLOCK))
+            rid = _raw_recv(socket, _NOBLOCK)  # the ROUTER's routing id: more follows
+            frame = _raw_recv(socket, _NOBLOCK, False)  # a Frame: `more` asks no option
+            body = [frame.bytes]
+            while frame.more:
+                frame = _raw_recv(socket, _NOBLOCK, False)
+                body.append(frame.bytes)
         except zmq.Again:
             return
-        self._dispatch(frames)
+        self._dispatch(rid, body)
 
-    def poller(self, process: BotProcess) -> zmq.Poller:
-        """A poller for this hub's socket and the exit of `process` (kept by its channel)."""
-        poller = zmq.Poller()
-        poller.register(self._socket, zmq.POLLIN)
+    def poll_items(self, process: BotProcess) -> list[tuple[object, int]]:
+        """What a channel waits on: this hub's socket and the exit of `process`."""
         fd = process.exit_fd()
-        if fd is not None:
-            poller.register(fd, zmq.POLLIN)
-        return poller
+        items: list[tuple[object, int]] = [(self._socket, _POLLIN)]
+        return items if fd is None else [*items, (fd, _POLLIN)]
 
     def send(self, rid: bytes, frame: bytes) -> None:
         """Send one frame to a bound bot; zmq.Again if its queue is full (then nothing
@@ -275,8 +275,7 @@ class ZmqHub:
         self._unbound = {t: c for t, c in self._unbound.items() if c is not channel}
         self._bound = {r: c for r, c in self._bound.items() if c is not channel}
 
-    def _dispatch(self, frames: list[bytes]) -> None:
-        rid, body = frames[0], frames[1:]
+    def _dispatch(self, rid: bytes, body: list[bytes]) -> None:
         channel = self._bound.get(rid)
         if channel is None:
             channel = self._claim(_hello_token(body))
@@ -313,7 +312,7 @@ class ZmqChannel(Channel):
         self._hub = hub
         self._process = process
         self._inbox = _Inbox()
-        self._poller = hub.poller(process)
+        self._poll_items = hub.poll_items(process)
         self.rid: bytes | None = None
 
     def deliver(self, body: list[bytes]) -> None:
@@ -368,16 +367,17 @@ class ZmqChannel(Channel):
     def _wait(self, timeout: float) -> tuple[bool, bool]:
         """Wait up to `timeout` for a frame from any bot or the exit of ours:
         (a frame is waiting, our bot has exited)."""
-        fd = self._process.exit_fd()
-        if fd is None:
-            ready = self._poller.poll(_timeout_ms(min(timeout, FALLBACK_SLICE)))
+        items = self._poll_items
+        if len(items) == 1:  # no exit fd: wake up now and then to look
+            ready = _zmq_poll(items, _timeout_ms(min(timeout, FALLBACK_SLICE)))
             return bool(ready), self._process.exited()
         arrived = exit_fired = False
-        for item, _ in self._poller.poll(_timeout_ms(timeout)):
-            if item == fd:
-                exit_fired = True
-            else:
+        socket = items[0][0]
+        for item, _ in _zmq_poll(items, _timeout_ms(timeout)):
+            if item is socket:
                 arrived = True
+            else:
+                exit_fired = True
         # Only a readable exit fd is worth a waitid() call: the common wake-up is a reply.
         return arrived, exit_fired and self._process.exited()
 

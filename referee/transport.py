@@ -17,6 +17,7 @@ import time
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Sequence
+from typing import Any
 
 import zmq
 
@@ -257,10 +258,10 @@ class ZmqHub:
             return
         self._dispatch(rid, body)
 
-    def poll_items(self, process: BotProcess) -> list[tuple[object, int]]:
+    def poll_items(self, process: BotProcess) -> list[tuple[Any, int]]:
         """What a channel waits on: this hub's socket and the exit of `process`."""
         fd = process.exit_fd()
-        items: list[tuple[object, int]] = [(self._socket, _POLLIN)]
+        items: list[tuple[Any, int]] = [(self._socket, _POLLIN)]
         return items if fd is None else [*items, (fd, _POLLIN)]
 
     def send(self, rid: bytes, frame: bytes) -> None:

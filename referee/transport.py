@@ -127,45 +127,54 @@ def _timeout_ms(seconds: float) -> int:
 
 
 class _Inbox:
-    """Lines from one bot not read yet, in order, with framing faults in their place."""
+    """Lines from one bot not read yet, in order, with framing faults in their place.
+
+    A line is kept as the bytes that came and decoded when taken: a bad one becomes its
+    protocol fault there, in its place, and the common path makes no call to queue it.
+    """
 
     def __init__(self) -> None:
-        self._items: deque[tuple[str | BotFault, int]] = deque()
+        self._items: deque[bytes | BotFault] = deque()
         self._bytes = 0
         self._flood: OutputFlood | None = None
 
     def push_raw(self, raw: bytes) -> None:
-        """Queue one line's bytes (no line terminator), or the framing fault they make."""
-        try:
-            self._push(decode_line(raw), len(raw))
-        except WireError as exc:
-            self._push(ProtocolError(str(exc), excerpt(raw)), len(raw))
+        """Queue one line's bytes (no line terminator)."""
+        if self._room(len(raw)):
+            self._items.append(raw)
+            self._bytes += len(raw)
 
     def push_fault(self, fault: BotFault) -> None:
-        self._push(fault, 0)
+        if self._room(0):
+            self._items.append(fault)
 
-    def _push(self, item: str | BotFault, size: int) -> None:
+    def _room(self, size: int) -> bool:
+        """May `size` more bytes be queued? Past the limits, the flood is raised after
+        what is queued, and everything later is dropped."""
         if self._flood is not None:
-            return  # drop: what is queued is read first, then the flood is raised
+            return False
         if len(self._items) >= MAX_QUEUED_LINES or self._bytes + size > MAX_QUEUED_BYTES:
             self._flood = OutputFlood(
                 f"bot sent more than {MAX_QUEUED_LINES} lines or {MAX_QUEUED_BYTES} bytes "
                 "faster than they were read")
-            return
-        self._items.append((item, size))
-        self._bytes += size
+            return False
+        return True
 
     def take(self) -> str | None:
         """The next line, or None if there is none; raises a queued fault or the flood."""
-        if not self._items:
+        items = self._items
+        if not items:
             if self._flood is not None:
                 raise self._flood
             return None
-        item, size = self._items.popleft()
-        self._bytes -= size
-        if isinstance(item, BotFault):
+        item = items.popleft()
+        if not isinstance(item, bytes):
             raise item
-        return item
+        self._bytes -= len(item)
+        try:
+            return decode_line(item)
+        except WireError as exc:
+            raise ProtocolError(str(exc), excerpt(item)) from None
 
     def ready(self) -> bool:
         return bool(self._items) or self._flood is not None

@@ -10,12 +10,16 @@ round trip of ../shared/anchors/zmq_floor.py, run with the anchor interpreter
 
 Ours and the anchor alternate, R runs each (default 3), and the medians are compared:
 on a small VM the cost of waking a process on the other CPU comes and goes, and
-alternating exposes both to the same spells. A second comparison pins each side, with
-all its processes and threads, to one CPU (as tournament workers run): there no wake-up
-crosses CPUs, and what is left is the work done per decision.
+alternating exposes both to the same spells. Three comparisons:
 
-Ends with `ratio rage_decision_vs_zmq_roundtrip VALUE` (unpinned; lower is better;
-target <= 1.5).
+- one CPU: each side, with all its processes and threads, pinned to one CPU (as
+  tournament workers run). No wake-up crosses CPUs; what is left is the work done per
+  decision. The referee does not poll there (referee/busy_wait.py).
+- unpinned: the referee as it runs by default, polling briefly before it sleeps.
+- unpinned, no polling (--busy-wait-us 0): every wait sleeps, as the anchor's does.
+
+Ends with `ratio rage_decision_vs_zmq_roundtrip VALUE` (unpinned, default settings;
+lower is better; target <= 1.5).
 """
 
 from __future__ import annotations
@@ -44,9 +48,9 @@ PLAYERS = 4
 DECISIONS_PER_GAME = PLAYERS * sum(range(1, 11)) + PLAYERS * 10  # plays + bids
 
 
-def referee_us_per_decision(games: int) -> float:
+def referee_us_per_decision(games: int, busy_wait: float | None = None) -> float:
     """Microseconds per bid or play, averaged over `games` whole games (this process)."""
-    launch = LaunchSettings()
+    launch = LaunchSettings(busy_wait=busy_wait)
     specs = bot_specs([f"python {ROOT / 'bots' / 'rage_random.py'}"] * PLAYERS)
     config = RageConfig(PLAYERS)
     elapsed = 0.0
@@ -68,9 +72,10 @@ def pinned_to(cpu: int | None) -> Callable[[], None] | None:
     return lambda: os.sched_setaffinity(0, {cpu})
 
 
-def run_ours(games: int, cpu: int | None) -> float:
+def run_ours(games: int, cpu: int | None, busy_wait_us: int | None) -> float:
     """One measurement in a fresh process (so both sides start alike)."""
-    done = subprocess.run([sys.executable, __file__, str(games), "--worker"],
+    polling = [] if busy_wait_us is None else ["--busy-wait-us", str(busy_wait_us)]
+    done = subprocess.run([sys.executable, __file__, str(games), "--worker", *polling],
                           capture_output=True, text=True, check=True,
                           preexec_fn=pinned_to(cpu))
     return float(done.stdout.split()[-1])
@@ -85,12 +90,13 @@ def run_anchor(cpu: int | None) -> float | None:
     return float(found.group(1)) if found else None
 
 
-def compare(label: str, games: int, repeats: int, cpu: int | None) -> float | None:
+def compare(label: str, games: int, repeats: int, cpu: int | None,
+            busy_wait_us: int | None = None) -> float | None:
     """Alternate ours and the anchor; print both medians; return ours / anchor."""
     ours: list[float] = []
     floor: list[float] = []
     for _ in range(repeats):
-        ours.append(run_ours(games, cpu))
+        ours.append(run_ours(games, cpu, busy_wait_us))
         anchor = run_anchor(cpu)
         if anchor is not None:
             floor.append(anchor)
@@ -111,9 +117,11 @@ def main() -> None:
     parser.add_argument("games", nargs="?", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--busy-wait-us", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(f"us_per_decision {referee_us_per_decision(args.games):.2f}")
+        polling = None if args.busy_wait_us is None else args.busy_wait_us / 1e6
+        print(f"us_per_decision {referee_us_per_decision(args.games, polling):.2f}")
         return
     if not (Path(ANCHOR_PYTHON).exists() and ANCHOR.exists()):
         print(f"anchor skipped: needs {ANCHOR_PYTHON} with pyzmq and {ANCHOR}")
@@ -123,6 +131,7 @@ def main() -> None:
     cpus = sorted(os.sched_getaffinity(0))
     compare(f"one CPU (cpu {cpus[-1]})", args.games, args.repeats, cpus[-1])
     ratio = compare("unpinned", args.games, args.repeats, None)
+    compare("unpinned, no polling", args.games, args.repeats, None, busy_wait_us=0)
     print(f"ratio rage_decision_vs_zmq_roundtrip {ratio:.2f}" if ratio else
           "ratio rage_decision_vs_zmq_roundtrip n/a")
 

@@ -72,6 +72,10 @@ bot_limit_options = _compose(
                  help="Processes a bot may start (not enforced for root)."),
     click.option("--transport", type=click.Choice(["ipc", "tcp"]), default="ipc",
                  show_default=True, help="ZeroMQ transport between referee and bots."),
+    click.option("--busy-wait-us", type=click.IntRange(0, 100_000), default=None,
+                 help="Microseconds a wait for a bot polls before it sleeps: faster games "
+                      "with fast bots, for some CPU. 0: never. Default: 200 where the "
+                      "referee may use more than one CPU, else 0."),
 )
 
 game_options = _compose(
@@ -86,10 +90,16 @@ game_options = _compose(
 
 def launch_settings(startup_time: float, move_time: float, time_bank: float,
                     max_memory: int, max_cpu: int, max_procs: int,
-                    transport: str) -> LaunchSettings:
+                    transport: str, busy_wait_us: int | None = None) -> LaunchSettings:
     """Bot launch settings from the shared command-line options."""
     return LaunchSettings(TimeLimits(startup_time, move_time, time_bank),
-                          ResourceLimits(max_memory, max_cpu, max_procs), transport)
+                          ResourceLimits(max_memory, max_cpu, max_procs), transport,
+                          busy_wait=busy_wait_seconds(busy_wait_us))
+
+
+def busy_wait_seconds(microseconds: int | None) -> float | None:
+    """--busy-wait-us as seconds; None stays None (the default for the CPUs)."""
+    return None if microseconds is None else microseconds / 1e6
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

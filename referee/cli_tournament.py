@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from referee.cli import bot_limit_options, launch_settings
+from referee.cli import bot_limit_options, busy_wait_seconds, launch_settings
 from referee.lineup import bot_specs, unique_labels
 from tournaments.config import (
     RAGE_VARIANTS, BotEntry, Game, TournamentSpec, load_tournament_file,
@@ -55,7 +55,7 @@ _FORMATS = click.Choice([fmt.value for fmt in OutputFormat])
 @bot_limit_options
 def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None,
                 fresh_bots: bool, db_path: Path | None, fmt: str, transport: str,
-                **options: Any) -> None:
+                busy_wait_us: int | None, **options: Any) -> None:
     """Play a round-robin tournament. GAME_OR_FILE is rage, thegame or a tournament .toml
     file (which lists its own bots); a BOT is a command line, or stdio:COMMAND.
 
@@ -66,7 +66,8 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None,
         spec = _file_spec(Path(game_or_file), bots, fresh_bots)
     else:
         spec = _command_line_spec(_game(game_or_file), bots, fresh_bots, options)
-    run = RunOptions(db_path, jobs or default_jobs(), OutputFormat(fmt), transport=transport)
+    run = RunOptions(db_path, jobs or default_jobs(), OutputFormat(fmt), transport=transport,
+                     busy_wait=busy_wait_seconds(busy_wait_us))
     try:
         click.echo(run_session(spec, run), nl=False)
     except PlayFailed as error:

@@ -70,6 +70,7 @@ class LaunchSettings:
     limits: ResourceLimits = ResourceLimits()
     transport: str = "ipc"
     stderr: Path | None = None
+    busy_wait: float | None = None  # seconds a wait polls first (None: by CPUs; busy_wait.py)
 
 
 class Lineup:
@@ -86,7 +87,7 @@ class Lineup:
         hub = None if spec.command.stdio else self._zmq_hub()
         try:
             player: Player = RemotePlayer.launch(spec.command, spec.label, hub, s.times,
-                                                 s.limits, s.stderr)
+                                                 s.limits, s.stderr, busy_wait=s.busy_wait)
         except BotFault as error:
             player = FaultedPlayer(spec.label, error)
         self._players.append(player)
@@ -97,7 +98,7 @@ class Lineup:
 
     def _zmq_hub(self) -> ZmqHub:
         if self._hub is None:
-            self._hub = ZmqHub(self.settings.transport)
+            self._hub = ZmqHub(self.settings.transport, self.settings.busy_wait)
         return self._hub
 
     def close(self) -> None:

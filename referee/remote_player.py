@@ -54,8 +54,10 @@ class RemotePlayer(Player):
     @classmethod
     def launch(cls, cmd: BotCommand, label: str, hub: ZmqHub | None, times: TimeLimits,
                limits: ResourceLimits, stderr: Path | None = None,
-               listener: LineListener | None = None) -> RemotePlayer:
-        """Start the bot and complete its handshake within times.startup, or raise its BotFault."""
+               listener: LineListener | None = None,
+               busy_wait: float | None = None) -> RemotePlayer:
+        """Start the bot and complete its handshake within times.startup, or raise its
+        BotFault. `busy_wait` is for a stdio bot; a ZeroMQ bot's is the hub's."""
         zmq_hub = None if cmd.stdio else hub
         if zmq_hub is None and not cmd.stdio:
             raise ValueError(f"the ZeroMQ bot {cmd.text!r} needs a ZmqHub")
@@ -64,7 +66,8 @@ class RemotePlayer(Player):
         env = {**os.environ, "PATH": bot_path(), ENV_ENDPOINT: endpoint, ENV_TOKEN: token}
         process = BotProcess.spawn(cmd, env, limits, stderr)
         try:
-            channel = StdioChannel(process) if zmq_hub is None else zmq_hub.channel(token, process)
+            channel = (StdioChannel(process, busy_wait) if zmq_hub is None
+                       else zmq_hub.channel(token, process))
         except BaseException:
             process.kill()
             raise

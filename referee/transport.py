@@ -23,6 +23,7 @@ import zmq
 
 from protocols.wire import MAX_LINE_BYTES, WireError, decode_line
 from referee.bot_process import BotProcess
+from referee.busy_wait import BusyWait, default_budget
 from referee.errors import (
     BotCrashed,
     BotFault,
@@ -191,8 +192,10 @@ class ZmqHub:
     one hub per match worker. The ipc endpoint lives in a private (0700) temp dir.
     """
 
-    def __init__(self, transport: str = "ipc") -> None:
-        """Bind `ipc` (falling back to tcp where ipc is unavailable) or `tcp` on 127.0.0.1."""
+    def __init__(self, transport: str = "ipc", busy_wait: float | None = None) -> None:
+        """Bind `ipc` (falling back to tcp where ipc is unavailable) or `tcp` on 127.0.0.1.
+        `busy_wait`: seconds a wait for a bot polls before it sleeps (see busy_wait.py;
+        None: the default for this process's CPUs)."""
         if transport not in TRANSPORTS:
             raise ConfigError(f"unknown bot transport {transport!r} (use 'ipc' or 'tcp')")
         self._context = zmq.Context()
@@ -201,6 +204,7 @@ class ZmqHub:
         self._socket.setsockopt(zmq.LINGER, 0)
         self._socket.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME_BYTES)
         self._ready = [(self._socket, _POLLIN)]  # for a poll that asks, without waiting
+        self.busy_wait = default_budget() if busy_wait is None else busy_wait
         self._tempdir: str | None = None
         endpoint = self._bind_ipc() if transport == "ipc" else None
         if endpoint is None:
@@ -244,14 +248,16 @@ class ZmqHub:
 
     def drain(self) -> None:
         """Move every frame that has arrived into its channel's inbox (bounded pass)."""
-        ready = self._ready
         for _ in range(DRAIN_BATCH):
-            # Asking first is cheaper than the zmq.Again exception of an empty recv, and a
-            # poll without waiting cheaper than getsockopt(EVENTS), which looks its option
-            # up in an enum.
-            if not _zmq_poll(ready, 0):
+            # Asking first is cheaper than the zmq.Again exception of an empty recv.
+            if not self.has_frames():
                 return
             self.receive()
+
+    def has_frames(self) -> bool:
+        """Is a message waiting? A poll without waiting: cheaper than getsockopt(EVENTS),
+        which looks its option up in an enum."""
+        return bool(_zmq_poll(self._ready, 0))
 
     def receive(self) -> None:
         """Move one message, known to be waiting, into its channel's inbox."""
@@ -323,6 +329,7 @@ class ZmqChannel(Channel):
         self._process = process
         self._inbox = _Inbox()
         self._poll_items = hub.poll_items(process)
+        self._busy = BusyWait(hub.busy_wait)
         self.rid: bytes | None = None
 
     def deliver(self, body: list[bytes]) -> None:
@@ -359,6 +366,15 @@ class ZmqChannel(Channel):
                 raise
 
     def recv(self, deadline: float) -> str:
+        line = self._inbox.take()
+        if line is not None:
+            return line
+        start = self._busy.poll(self._hub.has_frames, deadline)
+        line = self._wait_line(deadline)
+        self._busy.learn(start)
+        return line
+
+    def _wait_line(self, deadline: float) -> str:
         # Wait, then take what woke us: a wait of 0 past the deadline still sees frames
         # already in the socket, so the deadline hides no reply.
         while True:
@@ -416,7 +432,8 @@ class ZmqChannel(Channel):
 class StdioChannel(Channel):
     """A bot's stdin/stdout pipes, non-blocking, with our own line buffer."""
 
-    def __init__(self, process: BotProcess) -> None:
+    def __init__(self, process: BotProcess, busy_wait: float | None = None) -> None:
+        """`busy_wait`: as for ZmqHub."""
         if process.stdin is None or process.stdout is None:
             raise ValueError("a stdio channel needs a process started with stdio pipes")
         self._process = process
@@ -430,6 +447,9 @@ class StdioChannel(Channel):
         self._buf = bytearray()
         self._skipping = False  # inside an over-long line, already reported
         self._eof = False
+        self._busy = BusyWait(busy_wait)
+        self._readable = select.poll()
+        self._readable.register(self._rfd, select.POLLIN)
 
     def send_lines(self, lines: Sequence[str], deadline: float | None = None) -> None:
         """The lines, each ended by a newline, in one write where the pipe has room."""
@@ -461,6 +481,15 @@ class StdioChannel(Channel):
 
     def recv(self, deadline: float) -> str:
         self._check_open()
+        line = self._inbox.take()
+        if line is not None:
+            return line
+        start = self._busy.poll(lambda: bool(self._readable.poll(0)), deadline)
+        line = self._wait_line(deadline)
+        self._busy.learn(start)
+        return line
+
+    def _wait_line(self, deadline: float) -> str:
         while True:
             line = self._inbox.take()
             if line is not None:

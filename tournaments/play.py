@@ -52,16 +52,18 @@ class PlayContext:
     logs: Path  # the game-logs folder beside the results db, absolute
     transport: str = "ipc"
     log_times: bool = True
+    busy_wait: float | None = None  # seconds a wait for a bot polls first (busy_wait.py)
 
 
 def play_context(spec: TournamentSpec, db_path: Path, transport: str = "ipc",
-                 log_times: bool = True) -> PlayContext:
+                 log_times: bool = True, busy_wait: float | None = None) -> PlayContext:
     """Check everything a game will need before any starts: the bot commands
     (BotStartError), The Game's command mapping (ConfigError); locate the logs."""
     specs = bot_specs([bot.command for bot in spec.bots], list(spec.bot_names))
     if spec.game is Game.THEGAME:
         command_map(spec)  # in the workers a bad file would look like a referee bug
-    return PlayContext(spec, tuple(specs), logs_dir(db_path).resolve(), transport, log_times)
+    return PlayContext(spec, tuple(specs), logs_dir(db_path).resolve(), transport, log_times,
+                       busy_wait)
 
 
 def command_map(spec: TournamentSpec) -> CommandMap | None:
@@ -161,13 +163,14 @@ class BotPool:
         try:
             return RemotePlayer.launch(spec.command, spec.label, hub, context.spec.time_limits,
                                        context.spec.resource_limits,
-                                       stderr_path(context, spec.label))
+                                       stderr_path(context, spec.label),
+                                       busy_wait=context.busy_wait)
         except BotFault as error:
             return FaultedPlayer(spec.label, error)
 
     def _zmq_hub(self) -> ZmqHub:
         if self._hub is None:
-            self._hub = ZmqHub(self.context.transport)
+            self._hub = ZmqHub(self.context.transport, self.context.busy_wait)
         return self._hub
 
 

@@ -37,6 +37,7 @@ class RunOptions:
     fmt: OutputFormat = OutputFormat.TEXT
     progress: bool = True
     transport: str = "ipc"
+    busy_wait: float | None = None  # seconds a wait for a bot polls first (busy_wait.py)
     executor_factory: ExecutorFactory | None = None  # None: pinned_process_pool
 
 
@@ -50,7 +51,7 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     if options.jobs < 1:
         raise ConfigError(f"jobs must be at least 1, not {options.jobs}")
     db_path = options.db_path or default_db_path(spec)
-    context = play_context(spec, db_path, options.transport)
+    context = play_context(spec, db_path, options.transport, busy_wait=options.busy_wait)
     fixtures = fixtures_for(spec)
     err = stream if stream is not None else sys.stderr
     with _open(lambda: ResultStore(db_path, spec), db_path) as store:

@@ -42,6 +42,7 @@ def test_r10_impossible_variant_combination(capsys: pytest.CaptureFixture[str]) 
 @pytest.mark.parametrize("option, value", [
     ("--move-time", "0"), ("--move-time", "abc"), ("--move-time", "nan"),
     ("--startup-time", "-1"), ("--time-bank", "-0.5"), ("--move-time", "inf"),
+    ("--busy-wait-us", "-1"), ("--busy-wait-us", "0.5"), ("--busy-wait-us", "1000000"),
 ])
 def test_unusable_time_values(option: str, value: str,
                               capsys: pytest.CaptureFixture[str]) -> None:
@@ -75,10 +76,11 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_demo_game_is_byte_identical_for_the_same_seed(tmp_path: Path) -> None:
-    """Issue: same seed, same deterministic bots -> byte-identical output and log."""
-    runs = [run_cli("play", "rage", "--seed", "7", "--no-log-times",
+    """Issue: same seed, same deterministic bots -> byte-identical output and log; and
+    whether the referee polls before it sleeps (busy_wait.py) changes nothing."""
+    runs = [run_cli("play", "rage", "--seed", "7", "--no-log-times", "--busy-wait-us", poll,
                     "--log", str(tmp_path / f"{i}.jsonl"), *DEMO_BOTS)
-            for i in (1, 2)]
+            for i, poll in ((1, "0"), (2, "1000"))]
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
     assert runs[0].stdout == runs[1].stdout
     assert (tmp_path / "1.jsonl").read_bytes() == (tmp_path / "2.jsonl").read_bytes()

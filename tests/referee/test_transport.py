@@ -379,3 +379,55 @@ def test_stdio_channel_refuses_use_after_its_process_is_killed(spawn: Spawn) -> 
     process.kill()
     with pytest.raises(RuntimeError, match="closed"):
         channel.send("x")
+
+
+# --- channels that poll before they sleep (busy_wait.py) -------------------------------
+
+POLL = 0.005  # a budget well above a local round trip and well below the waits below
+LATE_BOT = """
+import os, sys, time, zmq
+socket = zmq.Context().socket(zmq.DEALER)
+socket.connect(sys.argv[1])
+socket.send(("HELLO 2 %s late 1.0" % sys.argv[2]).encode())
+for delay in (0.0, 0.05):  # one line at once, one after the polling budget
+    time.sleep(delay)
+    socket.send(b"r%d" % int(delay * 100))
+time.sleep(30)
+"""
+
+
+def test_a_polling_zmq_channel_gets_early_and_late_lines_and_still_times_out(
+        spawn: Spawn) -> None:
+    with ZmqHub(busy_wait=POLL) as hub:
+        process = spawn(argv_command("python", "-c", LATE_BOT, hub.endpoint, TOKEN))
+        channel = hub.channel(TOKEN, process)
+        assert channel.recv(soon(10)).startswith("HELLO 2")
+        assert channel.recv(soon()) == "r0"
+        assert channel.recv(soon()) == "r5"
+        start = time.monotonic()
+        with pytest.raises(BotTimeout):
+            channel.recv(start + 0.2)
+        assert 0.2 <= time.monotonic() - start < 0.2 + SLACK
+
+
+def test_a_polling_stdio_channel_gets_early_and_late_lines_and_still_times_out(
+        spawn: Spawn) -> None:
+    script = "import time\nprint('r0', flush=True)\ntime.sleep(0.05)\nprint('r5', flush=True)\ninput()"
+    process = spawn(argv_command("python", "-c", script, stdio=True))
+    channel = StdioChannel(process, busy_wait=POLL)
+    assert channel.recv(soon(10)) == "r0"
+    assert channel.recv(soon()) == "r5"
+    start = time.monotonic()
+    with pytest.raises(BotTimeout):
+        channel.recv(start + 0.2)
+    assert 0.2 <= time.monotonic() - start < 0.2 + SLACK
+
+
+def test_a_polling_channel_still_sees_a_crash_at_once(spawn: Spawn) -> None:
+    process = spawn(argv_command("python", "-c", "import sys; sys.exit(4)", stdio=True))
+    channel = StdioChannel(process, busy_wait=POLL)
+    start = time.monotonic()
+    with pytest.raises(BotCrashed) as caught:
+        channel.recv(start + 5)
+    assert caught.value.exit_code == 4
+    assert time.monotonic() - start < 1.0

@@ -8,6 +8,9 @@ without sleeping, for a short budget, and sleeps only if no line has come by the
 Polling spends CPU, so it is kept only while it pays: a channel polls only if its last
 wait ended within the budget, and by default never where the referee may use a single
 CPU (a pinned tournament worker), where it would only hold off the bot it waits for.
+Where several games share the CPUs unpinned, polling takes CPU from the others: two
+unpinned tournament workers on 2 CPUs were 13% slower with it (48 games, 1.54 s against
+1.36 s), one game alone 29% faster (2.23 s against 3.13 s). Such setups pass 0.
 """
 
 from __future__ import annotations

@@ -74,8 +74,9 @@ bot_limit_options = _compose(
                  show_default=True, help="ZeroMQ transport between referee and bots."),
     click.option("--busy-wait-us", type=click.IntRange(0, 100_000), default=None,
                  help="Microseconds a wait for a bot polls before it sleeps: faster games "
-                      "with fast bots, for some CPU. 0: never. Default: 200 where the "
-                      "referee may use more than one CPU, else 0."),
+                      "with fast bots, for some CPU. 0: never (use it when several games "
+                      "share the CPUs). Default: 200 where the referee may use more than "
+                      "one CPU, else 0."),
 )
 
 game_options = _compose(

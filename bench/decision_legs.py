@@ -4,6 +4,9 @@ same legs of the bare round trip in ../shared/anchors/zmq_floor.py.
 
     python bench/decision_legs.py [GAMES]
 
+The referee runs with its default settings: with more than one CPU it polls briefly
+before it sleeps (referee/busy_wait.py), which shortens the way back.
+
 Both sides stamp time.perf_counter() (one clock for every process on the machine):
 the referee around its send and when it has the reply line, the deciding bot (the
 sample random bot, its SDK connection wrapped) when it has the frame and before it

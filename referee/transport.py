@@ -63,7 +63,11 @@ _MORE_NOBLOCK = int(zmq.NOBLOCK) | int(zmq.SNDMORE)
 
 
 class Channel(ABC):
-    """A line channel to one bot."""
+    """A line channel to one bot. `busy_wait`: seconds a wait for a line polls before it
+    sleeps (referee/busy_wait.py; None: the default for this process's CPUs)."""
+
+    def __init__(self, busy_wait: float | None) -> None:
+        self._busy = BusyWait(busy_wait)
 
     def send(self, line: str, deadline: float | None = None) -> None:
         """Send one line; wait at most until `deadline` (time.monotonic()) for room."""
@@ -73,9 +77,17 @@ class Channel(ABC):
     def send_lines(self, lines: Sequence[str], deadline: float | None = None) -> None:
         """Send lines in order, as one batch the bot receives at once (one wake-up)."""
 
-    @abstractmethod
     def recv(self, deadline: float) -> str:
-        """The next line from the bot, waiting at most until `deadline` (time.monotonic())."""
+        """The next line from the bot, waiting at most until `deadline` (time.monotonic()).
+        While the bot answers fast, the wait polls pending() before it sleeps."""
+        start = self._busy.poll(self.pending, deadline)
+        line = self._wait_line(deadline)
+        self._busy.learn(start)
+        return line
+
+    @abstractmethod
+    def _wait_line(self, deadline: float) -> str:
+        """recv() after the polling: the next line, sleeping until it comes if need be."""
 
     @abstractmethod
     def pending(self) -> bool:
@@ -248,16 +260,14 @@ class ZmqHub:
 
     def drain(self) -> None:
         """Move every frame that has arrived into its channel's inbox (bounded pass)."""
+        ready = self._ready
         for _ in range(DRAIN_BATCH):
-            # Asking first is cheaper than the zmq.Again exception of an empty recv.
-            if not self.has_frames():
+            # Asking first is cheaper than the zmq.Again exception of an empty recv, and a
+            # poll without waiting cheaper than getsockopt(EVENTS), which looks its option
+            # up in an enum.
+            if not _zmq_poll(ready, 0):
                 return
             self.receive()
-
-    def has_frames(self) -> bool:
-        """Is a message waiting? A poll without waiting: cheaper than getsockopt(EVENTS),
-        which looks its option up in an enum."""
-        return bool(_zmq_poll(self._ready, 0))
 
     def receive(self) -> None:
         """Move one message, known to be waiting, into its channel's inbox."""
@@ -325,11 +335,11 @@ class ZmqChannel(Channel):
     """One bot's lines on a ZmqHub. Bound to the bot's connection by its HELLO."""
 
     def __init__(self, hub: ZmqHub, process: BotProcess) -> None:
+        super().__init__(hub.busy_wait)
         self._hub = hub
         self._process = process
         self._inbox = _Inbox()
         self._poll_items = hub.poll_items(process)
-        self._busy = BusyWait(hub.busy_wait)
         self.rid: bytes | None = None
 
     def deliver(self, body: list[bytes]) -> None:
@@ -364,15 +374,6 @@ class ZmqChannel(Channel):
                 if exc.errno == zmq.EHOSTUNREACH:
                     raise crash_fault(self._process, "closed its ZeroMQ connection") from None
                 raise
-
-    def recv(self, deadline: float) -> str:
-        line = self._inbox.take()
-        if line is not None:
-            return line
-        start = self._busy.poll(self._hub.has_frames, deadline)
-        line = self._wait_line(deadline)
-        self._busy.learn(start)
-        return line
 
     def _wait_line(self, deadline: float) -> str:
         # Wait, then take what woke us: a wait of 0 past the deadline still sees frames
@@ -433,7 +434,7 @@ class StdioChannel(Channel):
     """A bot's stdin/stdout pipes, non-blocking, with our own line buffer."""
 
     def __init__(self, process: BotProcess, busy_wait: float | None = None) -> None:
-        """`busy_wait`: as for ZmqHub."""
+        super().__init__(busy_wait)
         if process.stdin is None or process.stdout is None:
             raise ValueError("a stdio channel needs a process started with stdio pipes")
         self._process = process
@@ -447,9 +448,6 @@ class StdioChannel(Channel):
         self._buf = bytearray()
         self._skipping = False  # inside an over-long line, already reported
         self._eof = False
-        self._busy = BusyWait(busy_wait)
-        self._readable = select.poll()
-        self._readable.register(self._rfd, select.POLLIN)
 
     def send_lines(self, lines: Sequence[str], deadline: float | None = None) -> None:
         """The lines, each ended by a newline, in one write where the pipe has room."""
@@ -479,17 +477,8 @@ class StdioChannel(Channel):
         if self._stdin.closed or self._stdout.closed:
             raise RuntimeError("this stdio channel or its process is closed")
 
-    def recv(self, deadline: float) -> str:
-        self._check_open()
-        line = self._inbox.take()
-        if line is not None:
-            return line
-        start = self._busy.poll(lambda: bool(self._readable.poll(0)), deadline)
-        line = self._wait_line(deadline)
-        self._busy.learn(start)
-        return line
-
     def _wait_line(self, deadline: float) -> str:
+        self._check_open()
         while True:
             line = self._inbox.take()
             if line is not None:

@@ -143,7 +143,7 @@ class _Inbox:
     """Lines from one bot not read yet, in order, with framing faults in their place.
 
     A line is kept as the bytes that came and decoded when taken: a bad one becomes its
-    protocol fault there, in its place, and the common path makes no call to queue it.
+    protocol fault there, in its place.
     """
 
     def __init__(self) -> None:

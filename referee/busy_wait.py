@@ -8,13 +8,14 @@ without sleeping, for a short budget, and sleeps only if no line has come by the
 Polling spends CPU, so it is kept only while it pays: a channel polls only if its last
 wait ended within the budget, and by default never where the referee may use a single
 CPU (a pinned tournament worker), where it would only hold off the bot it waits for.
-Where several games share the CPUs unpinned, polling takes CPU from the others, even
-yielding between polls: two unpinned tournament workers on 2 CPUs were 13% slower with
-it (48 games, 1.54 s against 1.36 s), one game alone 29% faster (2.23 s against 3.13 s).
-Such setups pass 0; `referee tournament --jobs` pins its workers and needs nothing.
-A judge that compared this process's waits made polling and made sleeping, and chose
-the shorter, was tried: it caught the shared case only in some runs, and cost the lone
-game about a tenth of its gain, so it was left out.
+Where several games share the CPUs unpinned, polling competes with the other games.
+Yielding between polls makes that a wash, not a gain: 48 games on two unpinned workers
+on 2 CPUs took 1.26, 1.43 and 1.58 s polling against 1.61, 1.52 and 1.39 s sleeping
+(spinning without yielding: 1.54 against 1.36), where one worker alone took 2.2 s
+polling against 3.1 s sleeping. Such setups may pass 0; `referee tournament --jobs`
+pins its workers, one CPU each, and needs nothing. A judge that compared this process's
+waits made polling and made sleeping, and chose the shorter, was tried: it chose well
+in only some runs of the shared case, and cost the lone game about a tenth of its gain.
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ bot_limit_options = _compose(
     click.option("--busy-wait-us", type=click.IntRange(0, 100_000), default=None,
                  help="Microseconds a wait for a bot polls before it sleeps: faster games "
                       "with fast bots, for some CPU. 0: never (use it when several games "
-                      "share the CPUs). Default: 200 where the referee may use more than "
+                      "share the CPUs: there polling gains nothing). Default: 200 where the referee may use more than "
                       "one CPU, else 0."),
 )
 

@@ -7,7 +7,9 @@ deal) through `tournaments.session.run_session`, as `referee tournament` does, e
 into a new results db. Configurations alternate within each repeat and the medians are
 compared; the last lines are `ratio jobs2_vs_jobs1 X` (reused bots) and
 `ratio persistent_vs_fresh Y` (jobs 1). Also shown: jobs 2 on a plain, unpinned process
-pool. Wall-clock figures: run it on an otherwise idle machine.
+pool, and both without the referee's polling before it sleeps (--busy-wait-us 0; see
+referee/busy_wait.py: pinned workers have one CPU each and never poll). Wall-clock
+figures: run it on an otherwise idle machine.
 """
 
 from __future__ import annotations
@@ -42,16 +44,20 @@ class Setup:
     jobs: int
     fresh: bool
     pinned: bool = True  # the default local pool: each worker on its own CPUs
+    polling: bool = True  # the default: polling before sleeping where it has the CPUs
 
     @property
     def label(self) -> str:
         pool = "" if self.pinned else ", unpinned"
-        return f"jobs {self.jobs}, {'fresh' if self.fresh else 'persistent'} bots{pool}"
+        polling = "" if self.polling else ", no polling"
+        return (f"jobs {self.jobs}, {'fresh' if self.fresh else 'persistent'} "
+                f"bots{pool}{polling}")
 
 
 PERSISTENT_1, PERSISTENT_2, FRESH_1 = Setup(1, False), Setup(2, False), Setup(1, True)
 UNPINNED_2 = Setup(2, False, pinned=False)
-SETUPS = (PERSISTENT_1, PERSISTENT_2, UNPINNED_2, FRESH_1)
+SETUPS = (PERSISTENT_1, PERSISTENT_2, UNPINNED_2, FRESH_1,
+          Setup(1, False, polling=False), Setup(2, False, pinned=False, polling=False))
 
 
 @dataclass(frozen=True)
@@ -78,7 +84,8 @@ def run_once(setup: Setup, deals: int, folder: Path) -> Run:
     db = folder / f"{setup.jobs}-{setup.fresh}-{time.monotonic_ns()}.sqlite"
     cpu, start = cpu_seconds(), time.perf_counter()
     factory = None if setup.pinned else ProcessPoolExecutor
-    options = RunOptions(db, setup.jobs, progress=False, executor_factory=factory)
+    options = RunOptions(db, setup.jobs, progress=False, executor_factory=factory,
+                         busy_wait=None if setup.polling else 0.0)
     tables = run_session(spec, options, io.StringIO())
     return Run(time.perf_counter() - start, cpu_seconds() - cpu, 12 * deals, tables)
 
@@ -103,7 +110,7 @@ def main() -> None:
         cpu = statistics.median(run.cpu for run in runs[setup])
         # cpu/wall above 1 at jobs 1: one game keeps more than a core busy (referee,
         # bots and ZeroMQ I/O threads overlap), which caps what a second core can add.
-        print(f"{setup.label:<36} {median[setup]:6.2f} s wall {games / median[setup]:6.1f} "
+        print(f"{setup.label:<48} {median[setup]:6.2f} s wall {games / median[setup]:6.1f} "
               f"games/s  {1000 * cpu / games:5.1f} ms cpu/game  cpu/wall "
               f"{cpu / median[setup]:4.2f}")
     print(f"(unpinned jobs 2 vs jobs 1: {median[PERSISTENT_1] / median[UNPINNED_2]:.2f})")

@@ -97,3 +97,29 @@ def _script_label(args: tuple[str, ...]) -> str | None:
         if not arg.startswith("-"):
             return Path(arg).stem or None
     return None
+
+
+def bot_folder(cmd: BotCommand, cwd: Path) -> Path | None:
+    """The folder a bot's files are in, which its sandbox shows it: the script's for an
+    interpreter (the working folder for `-m MODULE`), else the program's; None for a
+    program found on PATH."""
+    program = cmd.argv[0]
+    if _INTERPRETER.fullmatch(Path(program).name):
+        script = _script_path(cmd.argv[1:])
+        if script is not None:
+            return (cwd / script).resolve().parent if script else cwd
+    if os.sep in program:
+        return (cwd / program).resolve().parent
+    return None
+
+
+def _script_path(args: tuple[str, ...]) -> str | None:
+    """The script an interpreter runs; "" for `-m MODULE`; None for inline code."""
+    for i, arg in enumerate(args):
+        if arg == "-m" and i + 1 < len(args):
+            return ""
+        if arg == "-c":
+            return None
+        if not arg.startswith("-"):
+            return arg
+    return None

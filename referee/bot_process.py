@@ -1,12 +1,21 @@
-"""A bot as a process: its own process group, resource limits, exit detection, group kill.
+"""A bot as a process: its own process group, resource limits, exit detection, whole kill.
 
-Every spawned group is kept in a registry that kills it at interpreter exit and when the
-referee gets SIGTERM, SIGINT or SIGHUP, so no bot process outlives the referee in normal
-operation. A process that left the group (setsid, a daemon's double fork) is still
-found by the tag every bot inherits in its environment ($REFEREE_PROCESS_TAG), and
-killed with the group; only one that also clears its environment escapes. If the referee
-itself is SIGKILLed, PR_SET_PDEATHSIG kills the bot's main process, and the sentinel
-(referee.sentinel), which is told of every group and tag, kills the rest.
+Sandboxed (the default where bubblewrap works), a bot is the first process of its own PID
+namespace (see referee.processes.sandbox): when that bwrap process dies, by our kill or
+because the referee died (bwrap --die-with-parent), the kernel kills everything in the
+namespace. Where the machine allows cgroups, every bot also has its own
+(referee.processes.cgroups): limits count all its processes, and the kill takes the group
+whole.
+
+Without a sandbox (trusted bots only), every spawned group is kept in a registry that
+kills it at interpreter exit and on SIGTERM, SIGINT or SIGHUP. A process that left the
+group (setsid, a daemon's double fork) is still found by the tag every bot inherits in its
+environment ($REFEREE_PROCESS_TAG), and killed with the group; only one that also clears
+its environment escapes. If the referee itself is SIGKILLed, PR_SET_PDEATHSIG kills the
+bot's main process, and the sentinel (referee.sentinel) kills the rest.
+
+A bot's stderr (and a ZeroMQ bot's stdout) goes through a capped sink
+(referee.processes.stderr_sink), so no bot can fill a disk or a terminal.
 """
 
 from __future__ import annotations
@@ -22,12 +31,16 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import IO
 
 from referee.bot_command import BotCommand
 from referee.errors import BotStartError
+from referee.processes.cgroups import BotCgroup, CgroupRoot
+from referee.processes.sandbox import View, bwrap_argv
+from referee.processes.stderr_sink import StderrSink
 from referee.sentinel import sentinel
 from referee.settings import ResourceLimits
 
@@ -37,6 +50,8 @@ _SWEEPS = 5  # tagged processes may fork while being killed: look again, this ma
 _STDERR_FD = 2  # the fd itself: sys.stderr may be a wrapper without one (e.g. under pytest)
 _REAP_TIMEOUT = 5.0  # a SIGKILLed process in uninterruptible sleep may take a moment
 _FALLBACK_SLICE = 0.02  # exit polling period when pidfd_open is unavailable
+# bwrap's init reports a child killed by signal N as exit code 128 + N.
+_SIGNAL_EXIT_BASE = 128
 
 _Limit = tuple[int, int, int]  # (resource, soft, hard)
 
@@ -44,42 +59,49 @@ _Limit = tuple[int, int, int]  # (resource, soft, hard)
 class BotProcess:
     """One running bot command, leader of its own process group (pgid == pid)."""
 
-    def __init__(self, popen: subprocess.Popen[bytes], command: BotCommand, tag: str) -> None:
+    def __init__(self, popen: subprocess.Popen[bytes], command: BotCommand, tag: str | None,
+                 cgroup: BotCgroup | None = None, sink: StderrSink | None = None) -> None:
         self._popen = popen
         self.command = command
         self.pid = popen.pid
-        self.tag = f"{TAG_VARIABLE}={tag}".encode()  # its entry in the bot's environment
+        # Its entry in the bot's environment; None in a sandbox, whose kill needs none.
+        self.tag = None if tag is None else f"{TAG_VARIABLE}={tag}".encode()
+        self.cgroup = cgroup
+        self._sink = sink
         self._code: int | None = None
         self._reaped = False
         self._pidfd = _open_pidfd(popen.pid)
 
+    @property
+    def sandboxed(self) -> bool:
+        return self.tag is None
+
     @classmethod
     def spawn(cls, cmd: BotCommand, env: Mapping[str, str], limits: ResourceLimits,
-              stderr: Path | None) -> BotProcess:
-        """Start `cmd` in a new process group with `limits`; stderr None inherits ours.
+              stderr: Path | None, view: View | None = None) -> BotProcess:
+        """Start `cmd` in a new process group with `limits`, in the sandbox `view` (None:
+        no sandbox); stderr None goes to ours. Both capped (StderrSink).
 
         A stdio bot gets pipes on stdin and stdout. A ZeroMQ bot gets /dev/null as stdin
         and its stdout goes where its stderr goes, so it never mixes into our output.
         """
-        err = open(stderr, "ab") if stderr is not None else None  # noqa: SIM115
-        err_target: IO[bytes] | int = err if err is not None else _STDERR_FD
-        tag = secrets.token_hex(8)
+        cgroup = _new_cgroup(limits)
+        tag = None if view is not None else secrets.token_hex(8)
+        if view is None:
+            argv, env = list(cmd.argv), {**env, TAG_VARIABLE: str(tag)}
+        else:  # the bot's environment is the sandbox's (--setenv), bwrap's own is bare
+            argv, env = bwrap_argv(replace(view, env=dict(env)), cmd.argv), _bare_env()
+        sink = StderrSink(stderr if stderr is not None else _STDERR_FD)
         try:
-            popen = subprocess.Popen(
-                cmd.argv, env={**env, TAG_VARIABLE: tag}, process_group=0,
-                stdin=subprocess.PIPE if cmd.stdio else subprocess.DEVNULL,
-                stdout=subprocess.PIPE if cmd.stdio else err_target,
-                stderr=err_target,
-                preexec_fn=_child_setup(_rlimits(limits), os.getpid()),
-            )
-        except OSError as exc:
-            raise BotStartError(f"cannot start bot {cmd.text!r}: {exc.strerror or exc}") from None
-        except subprocess.SubprocessError as exc:  # the preexec setup failed in the child
-            raise BotStartError(f"cannot start bot {cmd.text!r}: {exc}") from None
-        finally:
-            if err is not None:
-                err.close()
-        process = cls(popen, cmd, tag)
+            popen = _popen(cmd, argv, env, sink.child_fd(),
+                           _child_setup(_rlimits(limits, cgroup), os.getpid(), cgroup))
+        except BaseException:
+            sink.close()
+            if cgroup is not None:
+                cgroup.remove()
+            raise
+        sink.started()
+        process = cls(popen, cmd, tag, cgroup, sink)
         _REGISTRY.add(process)
         return process
 
@@ -138,7 +160,12 @@ class BotProcess:
         (those that left the group), and reap the leader. Idempotent."""
         if self._reaped:
             return
-        kill_group_and_tagged(self.pid, self.tag)
+        if self.tag is None:
+            _signal_group(self.pid)  # bwrap: its PID namespace dies with it
+        else:
+            kill_group_and_tagged(self.pid, self.tag)
+        if self.cgroup is not None:
+            self.cgroup.kill()
         try:
             self._popen.wait(_REAP_TIMEOUT)
         except subprocess.TimeoutExpired:
@@ -149,6 +176,10 @@ class BotProcess:
 
     def _release(self) -> None:
         _REGISTRY.discard(self)
+        if self._sink is not None:
+            self._sink.close()
+        if self.cgroup is not None:
+            self.cgroup.remove()
         if self._pidfd is not None:
             os.close(self._pidfd)
             self._pidfd = None
@@ -164,13 +195,16 @@ class BotProcess:
         code = self.exit_code
         if code is None:
             return "still running"
+        if self.sandboxed and code > _SIGNAL_EXIT_BASE:
+            code = _SIGNAL_EXIT_BASE - code  # the sandbox's init's way to say "signal"
+        memory = " (over its memory limit)" if self.cgroup and self.cgroup.oom_killed() else ""
         if code >= 0:
-            return f"exited with code {code}"
+            return f"exited with code {code}{memory}"
         try:
             name = signal.Signals(-code).name
         except ValueError:
             name = f"signal {-code}"
-        return f"killed by {name}"
+        return f"killed by {name}{memory}"
 
 
 def _open_pidfd(pid: int) -> int | None:
@@ -222,19 +256,55 @@ def _signal_group(pgid: int) -> None:
         pass  # the group is already gone
 
 
-def _rlimits(limits: ResourceLimits) -> list[_Limit]:
-    """The (resource, soft, hard) triples to apply in the child, clamped to our hard limits."""
+def _rlimits(limits: ResourceLimits, cgroup: BotCgroup | None) -> list[_Limit]:
+    """The (resource, soft, hard) triples to apply in the child, clamped to our hard limits.
+    Memory and processes are the cgroup's to limit, for all the bot's processes at once,
+    where there is one; else they fall back to per-process limits."""
     wanted: list[tuple[int, int | None, int]] = [
         (resource.RLIMIT_CORE, 0, 0),
         # The soft CPU limit sends SIGXCPU (a clear exit reason); the hard one SIGKILL.
         (resource.RLIMIT_CPU, limits.cpu_seconds, 1),
-        (resource.RLIMIT_AS, _mb(limits.memory_mb), 0),
-        # RLIMIT_NPROC counts every process (thread) of the real user, not just this
-        # bot's, and Linux does not enforce it for root: so allow the current count plus
-        # the limit.
-        (resource.RLIMIT_NPROC, _plus_user_threads(limits.processes), 0),
+        (resource.RLIMIT_NOFILE, limits.open_files, 0),
+        (resource.RLIMIT_FSIZE, _mb(limits.file_mb), 0),
     ]
+    if cgroup is None:
+        wanted += [
+            (resource.RLIMIT_AS, _mb(limits.memory_mb), 0),
+            # RLIMIT_NPROC counts every process (thread) of the real user, not just this
+            # bot's, and Linux does not enforce it for root: so allow the current count
+            # plus the limit.
+            (resource.RLIMIT_NPROC, _plus_user_threads(limits.processes), 0),
+        ]
     return [_clamped(res, soft, extra) for res, soft, extra in wanted if soft is not None]
+
+
+def _new_cgroup(limits: ResourceLimits) -> BotCgroup | None:
+    """A cgroup with the bot's limits, where this machine lets us make one."""
+    root = CgroupRoot.find()
+    if root is None:
+        return None
+    try:
+        return root.new_group(_mb(limits.memory_mb), limits.processes)
+    except OSError:
+        return None
+
+
+def _bare_env() -> dict[str, str]:
+    return {"PATH": os.environ.get("PATH", os.defpath)}
+
+
+def _popen(cmd: BotCommand, argv: list[str], env: Mapping[str, str], err_fd: int,
+           setup: Callable[[], None]) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(
+            argv, env=env, process_group=0,
+            stdin=subprocess.PIPE if cmd.stdio else subprocess.DEVNULL,
+            stdout=subprocess.PIPE if cmd.stdio else err_fd, stderr=err_fd,
+            preexec_fn=setup)
+    except OSError as exc:
+        raise BotStartError(f"cannot start bot {cmd.text!r}: {exc.strerror or exc}") from None
+    except subprocess.SubprocessError as exc:  # the preexec setup failed in the child
+        raise BotStartError(f"cannot start bot {cmd.text!r}: {exc}") from None
 
 
 def _mb(memory_mb: int | None) -> int | None:
@@ -275,6 +345,17 @@ def _threads_of(proc_dir: str, uid: str) -> int:
     return int(fields.get("Threads", "1").strip() or 1)
 
 
+def raise_open_file_limit() -> None:
+    """Let the referee open as many files as it may: every bot's connection takes one,
+    and libzmq aborts the whole process when accept() finds no descriptor left."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            pass  # keep what we have
+
+
 def die_with_parent(parent: int) -> None:
     """Have the kernel SIGKILL this process when its parent dies (PR_SET_PDEATHSIG); exit
     at once if `parent` is already gone. For the referee's own helper processes."""
@@ -283,12 +364,15 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _child_setup(limits: list[_Limit], parent: int) -> Callable[[], None]:
+def _child_setup(limits: list[_Limit], parent: int,
+                 cgroup: BotCgroup | None) -> Callable[[], None]:
     """The preexec function. Everything it needs is prepared here, before the fork."""
     prctl = ctypes.CDLL(None, use_errno=True).prctl
     sigkill = int(signal.SIGKILL)
 
     def setup() -> None:
+        if cgroup is not None:
+            cgroup.enter_self()
         for res, soft, hard in limits:
             resource.setrlimit(res, (soft, hard))
         prctl(_PR_SET_PDEATHSIG, sigkill, 0, 0, 0)
@@ -311,14 +395,15 @@ class _Registry:
     def add(self, process: BotProcess) -> None:
         with self._lock:
             self._live[process.pid] = process
-        sentinel().watch(process.pid, process.tag)
+        if process.tag is not None:  # a sandbox dies with the referee by itself
+            sentinel().watch(process.pid, process.tag)
         if threading.current_thread() is threading.main_thread():
             self.install_signal_handlers()
 
     def discard(self, process: BotProcess) -> None:
         with self._lock:
             found = self._live.pop(process.pid, None)
-        if found is not None:
+        if found is not None and process.tag is not None:
             sentinel().release(process.pid, process.tag)
 
     def live(self) -> list[BotProcess]:

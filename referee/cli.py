@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import secrets
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -19,7 +20,9 @@ from referee.errors import BotStartError, ConfigError, Fault
 from referee.games.rage import RageConfig, Variant
 from referee.games.thegame import TheGameConfig
 from referee.games.thegame_commands import DEFAULT_COMMANDS, CommandMap, load_command_map
+from referee.bot_process import raise_open_file_limit
 from referee.lineup import LaunchSettings, bot_specs
+from referee.processes.sandbox import SandboxMode, SandboxSettings, auto_warning
 from referee.play import LogOptions, play_rage, play_thegame
 from referee.replay import ReplayMismatch, replay
 from referee.settings import ResourceLimits, TimeLimits
@@ -79,6 +82,29 @@ bot_limit_options = _compose(
                       "one CPU, else 0."),
 )
 
+sandbox_options = _compose(
+    click.option("--sandbox", type=click.Choice([m.value for m in SandboxMode]),
+                 default="auto", show_default=True,
+                 help="Run each bot in its own bubblewrap sandbox. auto: where it works "
+                      "(else one warning); on: refuse to run without it; off: trusted "
+                      "bots only (they can see and touch each other and the referee)."),
+    click.option("--sandbox-dir", "sandbox_dirs", multiple=True,
+                 type=click.Path(exists=True, file_okay=False, path_type=Path),
+                 help="Another folder sandboxed bots may read (repeatable), e.g. a JDK "
+                      "under /opt. The system, the bot's own folder and the referee's "
+                      "Python are always readable."),
+)
+
+
+def sandbox_settings(sandbox: str, sandbox_dirs: Sequence[Path]) -> SandboxSettings:
+    """--sandbox and --sandbox-dir; under auto, one warning line where bwrap won't run."""
+    mode = SandboxMode(sandbox)
+    warning = auto_warning() if mode is SandboxMode.AUTO else None
+    if warning is not None:
+        click.echo(f"referee: warning: {warning}", err=True)
+    return SandboxSettings(mode, extra_dirs=tuple(p.resolve() for p in sandbox_dirs))
+
+
 game_options = _compose(
     click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
                  help="Seed of the deal (default: random, printed)."),
@@ -121,13 +147,16 @@ def play() -> None:
               help="A rule variant (repeatable).")
 @game_options
 @bot_limit_options
+@sandbox_options
 def play_rage_command(bots: tuple[str, ...], variants: tuple[str, ...], seed: int | None,
-                      log_path: Path | None, log_times: bool, **limits: Any) -> None:
+                      log_path: Path | None, log_times: bool, sandbox: str,
+                      sandbox_dirs: tuple[Path, ...], **limits: Any) -> None:
     """Referee one game of Rage between 3 and 8 BOTs."""
     if not 3 <= len(bots) <= 8:
         raise click.UsageError(f"Rage needs 3 to 8 bots, got {len(bots)}")
     config = RageConfig(len(bots), frozenset(Variant(v) for v in variants))
-    result = play_rage(bot_specs(bots), config, _seed(seed), launch_settings(**limits),
+    launch = _play_launch(limits, sandbox, sandbox_dirs, log_path)
+    result = play_rage(bot_specs(bots), config, _seed(seed), launch,
                        LogOptions(log_path, log_times), click.echo)
     report_faults(result.faults)
 
@@ -139,16 +168,27 @@ def play_rage_command(bots: tuple[str, ...], variants: tuple[str, ...], seed: in
               default=None, help="TOML file mapping card numbers to commands.")
 @game_options
 @bot_limit_options
+@sandbox_options
 def play_thegame_command(bots: tuple[str, ...], no_commands: bool, commands_file: Path | None,
                          seed: int | None, log_path: Path | None, log_times: bool,
+                         sandbox: str, sandbox_dirs: tuple[Path, ...],
                          **limits: Any) -> None:
     """Referee one cooperative game of The Game Extreme for 1 to 5 BOTs."""
     if not 1 <= len(bots) <= 5:
         raise click.UsageError(f"The Game needs 1 to 5 bots, got {len(bots)}")
     config = TheGameConfig(len(bots), command_map(no_commands, commands_file))
-    result = play_thegame(bot_specs(bots), config, _seed(seed), launch_settings(**limits),
+    launch = _play_launch(limits, sandbox, sandbox_dirs, log_path)
+    result = play_thegame(bot_specs(bots), config, _seed(seed), launch,
                           LogOptions(log_path, log_times), click.echo)
     report_faults(result.faults)
+
+
+def _play_launch(limits: dict[str, Any], sandbox: str, sandbox_dirs: Sequence[Path],
+                 log_path: Path | None) -> LaunchSettings:
+    """`play`'s launch settings: no bot may see the game log."""
+    secrets = (log_path.resolve(),) if log_path is not None else ()
+    return replace(launch_settings(**limits), sandbox=sandbox_settings(sandbox, sandbox_dirs),
+                   secrets=secrets)
 
 
 def report_faults(faults: Sequence[Fault]) -> None:
@@ -185,6 +225,7 @@ def _seed(seed: int | None) -> int:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning every input error into one line and exit 2."""
+    raise_open_file_limit()
     try:
         cli.main(args=argv, prog_name="referee", standalone_mode=False)
     except click.exceptions.Exit as done:

@@ -9,7 +9,9 @@ from typing import Any
 
 import click
 
-from referee.cli import bot_limit_options, busy_wait_seconds, launch_settings
+from referee.cli import (
+    bot_limit_options, busy_wait_seconds, launch_settings, sandbox_options, sandbox_settings,
+)
 from referee.lineup import bot_specs, unique_labels
 from tournaments.config import (
     RAGE_VARIANTS, BotEntry, Game, TournamentSpec, load_tournament_file,
@@ -47,15 +49,20 @@ _FORMATS = click.Choice([fmt.value for fmt in OutputFormat])
 @click.option("--jobs", type=click.IntRange(1), default=None,
               help="Games played at once (default: one per core).")
 @click.option("--fresh-bots", is_flag=True, help="Start new bot processes for every game.")
+@click.option("--persistent-bots", is_flag=True,
+              help="Let sandboxed bot processes play many games (faster; a bot can then "
+                   "remember the hands of a duplicate deal's other rotations).")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Results db (default results/<game>-<fingerprint>.sqlite); "
                                  "the same db again resumes.")
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
               help="Format of the tables.")
 @bot_limit_options
+@sandbox_options
 def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None,
-                fresh_bots: bool, db_path: Path | None, fmt: str, transport: str,
-                busy_wait_us: int | None, **options: Any) -> None:
+                fresh_bots: bool, persistent_bots: bool, db_path: Path | None, fmt: str,
+                transport: str, busy_wait_us: int | None, sandbox: str,
+                sandbox_dirs: tuple[Path, ...], **options: Any) -> None:
     """Play a round-robin tournament. GAME_OR_FILE is rage, thegame or a tournament .toml
     file (which lists its own bots); a BOT is a command line, or stdio:COMMAND.
 
@@ -67,7 +74,9 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None,
     else:
         spec = _command_line_spec(_game(game_or_file), bots, fresh_bots, options)
     run = RunOptions(db_path, jobs or default_jobs(), OutputFormat(fmt), transport=transport,
-                     busy_wait=busy_wait_seconds(busy_wait_us))
+                     busy_wait=busy_wait_seconds(busy_wait_us),
+                     sandbox=sandbox_settings(sandbox, sandbox_dirs),
+                     persistent_bots=persistent_bots)
     try:
         click.echo(run_session(spec, run), nl=False)
     except PlayFailed as error:

@@ -13,8 +13,9 @@ from types import TracebackType
 from typing import Sequence
 
 from referee.bot_command import BotCommand, default_label, parse_bot_command
-from referee.errors import BotFault
+from referee.errors import BotFault, ConfigError
 from referee.player import Player
+from referee.processes.sandbox import SandboxSettings, View, sandbox_enabled
 from referee.remote_player import RemotePlayer
 from referee.settings import ResourceLimits, TimeLimits
 from referee.transport import ZmqHub
@@ -64,32 +65,58 @@ class FaultedPlayer(Player):
 
 @dataclass(frozen=True)
 class LaunchSettings:
-    """How bots are started: limits, transport, where their stderr goes."""
+    """How bots are started: limits, transport, sandbox, where their stderr goes, and
+    the paths no bot may see (game logs, results)."""
 
     times: TimeLimits = TimeLimits()
     limits: ResourceLimits = ResourceLimits()
     transport: str = "ipc"
     stderr: Path | None = None
     busy_wait: float | None = None  # seconds a wait polls first (None: by CPUs; busy_wait.py)
+    sandbox: SandboxSettings = SandboxSettings()
+    secrets: tuple[Path, ...] = ()
+
+
+def sandbox_view(settings: LaunchSettings) -> View | None:
+    """The shape of every bot's sandbox under `settings`, or None for no sandbox.
+    ConfigError where `--sandbox on` cannot be had, or the transport needs a network."""
+    box = settings.sandbox
+    if not sandbox_enabled(box.mode):
+        return None
+    if settings.transport != "ipc":
+        raise ConfigError("sandboxed bots have no network: use --transport ipc, or "
+                          "--sandbox off for trusted bots")
+    return View(cwd=Path.cwd(), secrets=settings.secrets, extra_dirs=box.extra_dirs,
+                tmp_bytes=box.tmp_mb << 20)
 
 
 class Lineup:
-    """Starts bots on demand and stops every one of them on close (a context manager)."""
+    """The one way bots are started, for single games and tournament workers alike: starts
+    them on demand and stops every one still running on close (a context manager)."""
 
     def __init__(self, settings: LaunchSettings) -> None:
         self.settings = settings
+        self._view = sandbox_view(settings)
         self._hub: ZmqHub | None = None
         self._players: list[Player] = []
 
-    def launch(self, spec: BotSpec) -> Player:
-        """A started bot, or a FaultedPlayer if it faulted while starting."""
+    @property
+    def sandboxed(self) -> bool:
+        return self._view is not None
+
+    def launch(self, spec: BotSpec, stderr: Path | None = None) -> Player:
+        """A started bot, or a FaultedPlayer if it faulted while starting. Its stderr goes
+        to `stderr`, else to the settings' (else to ours)."""
         s = self.settings
         hub = None if spec.command.stdio else self._zmq_hub()
         try:
-            player: Player = RemotePlayer.launch(spec.command, spec.label, hub, s.times,
-                                                 s.limits, s.stderr, busy_wait=s.busy_wait)
+            player: Player = RemotePlayer.launch(
+                spec.command, spec.label, hub, s.times, s.limits, stderr or s.stderr,
+                busy_wait=s.busy_wait, sandbox=self._view)
         except BotFault as error:
             player = FaultedPlayer(spec.label, error)
+        # Closed players are dropped: a tournament worker launches thousands.
+        self._players = [p for p in self._players if not _closed(p)]
         self._players.append(player)
         return player
 
@@ -115,3 +142,8 @@ class Lineup:
     def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
                  traceback: TracebackType | None) -> None:
         self.close()
+
+
+def _closed(player: Player) -> bool:
+    return isinstance(player, FaultedPlayer) or (
+        isinstance(player, RemotePlayer) and player.closed)

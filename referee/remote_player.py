@@ -7,6 +7,7 @@ import secrets
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from protocols.wire import (
@@ -22,12 +23,13 @@ from protocols.wire import (
     is_request,
     parse_hello,
 )
-from referee.bot_command import BotCommand
+from referee.bot_command import BotCommand, bot_folder
 from referee.bot_process import BotProcess
-from referee.errors import BotFault, BotTimeout, OutputFlood, ProtocolError
+from referee.errors import BotFault, BotStartError, BotTimeout, OutputFlood, ProtocolError
 from referee.player import LineListener, Player
+from referee.processes.sandbox import INSIDE_SOCKET_DIR, View, give_to_bot, package_root
 from referee.settings import ResourceLimits, TimeLimits
-from referee.transport import Channel, StdioChannel, ZmqHub
+from referee.transport import SOCKET_NAME, Channel, StdioChannel, ZmqChannel, ZmqHub
 
 BYE = "BYE"
 BYE_GRACE = 0.2  # how long a bot may take to exit cleanly after BYE before the group kill
@@ -54,30 +56,38 @@ class RemotePlayer(Player):
     @classmethod
     def launch(cls, cmd: BotCommand, label: str, hub: ZmqHub | None, times: TimeLimits,
                limits: ResourceLimits, stderr: Path | None = None,
-               listener: LineListener | None = None,
-               busy_wait: float | None = None) -> RemotePlayer:
-        """Start the bot and complete its handshake within times.startup, or raise its
-        BotFault. `busy_wait` is for a stdio bot; a ZeroMQ bot's is the hub's."""
-        zmq_hub = None if cmd.stdio else hub
-        if zmq_hub is None and not cmd.stdio:
+               listener: LineListener | None = None, busy_wait: float | None = None,
+               sandbox: View | None = None) -> RemotePlayer:
+        """Start the bot, in a sandbox shaped like `sandbox` (None: none), and complete its
+        handshake within times.startup, or raise its BotFault. `busy_wait` is for a stdio
+        bot; a ZeroMQ bot's is the hub's."""
+        if hub is None and not cmd.stdio:
             raise ValueError(f"the ZeroMQ bot {cmd.text!r} needs a ZmqHub")
         token = secrets.token_hex(16)
-        endpoint = STDIO_ENDPOINT if zmq_hub is None else zmq_hub.endpoint
-        env = {**os.environ, "PATH": bot_path(), ENV_ENDPOINT: endpoint, ENV_TOKEN: token}
-        process = BotProcess.spawn(cmd, env, limits, stderr)
+        zmq_channel = None if cmd.stdio or hub is None else hub.channel(token)
         try:
-            channel = (StdioChannel(process, busy_wait) if zmq_hub is None
-                       else zmq_hub.channel(token, process))
+            process = _start(cmd, token, zmq_channel, limits, stderr, sandbox)
         except BaseException:
-            process.kill()
+            if zmq_channel is not None:
+                zmq_channel.close()
             raise
+        channel: Channel
+        if zmq_channel is None:
+            channel = StdioChannel(process, busy_wait)
+        else:
+            zmq_channel.attach(process)
+            channel = zmq_channel
         player = cls(label, cmd, process, channel, times, listener)
         try:
-            player._handshake(token, zmq_hub)
+            player._handshake(token, zmq_channel)
         except BaseException:
             player.close()
             raise
         return player
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     @property
     def process(self) -> BotProcess:
@@ -89,12 +99,11 @@ class RemotePlayer(Player):
         """Seconds left in this game's time bank."""
         return self._bank
 
-    def _handshake(self, token: str, hub: ZmqHub | None) -> None:
+    def _handshake(self, token: str, channel: ZmqChannel | None) -> None:
         startup = self._times.startup
-        ignored_before = hub.ignored_frames if hub is not None else 0
         line = self._next_line(time.monotonic() + startup + self._times.tolerance)
         if line is None:
-            ignored = (hub.ignored_frames if hub is not None else 0) - ignored_before
+            ignored = channel.ignored_frames if channel is not None else 0
             note = f" ({ignored} message(s) without a valid token were ignored)" if ignored else ""
             raise BotTimeout(f"no HELLO within {startup:g} s{note}")
         try:
@@ -206,6 +215,31 @@ class RemotePlayer(Player):
         if self._logs > MAX_LOG_LINES_PER_REQUEST:
             raise OutputFlood(f"more than {MAX_LOG_LINES_PER_REQUEST} LOG lines for one request",
                               line)
+
+
+def _start(cmd: BotCommand, token: str, channel: ZmqChannel | None, limits: ResourceLimits,
+           stderr: Path | None, sandbox: View | None) -> BotProcess:
+    """Spawn the bot, told where to connect: its own socket (in its sandbox), or stdio."""
+    if sandbox is None:
+        endpoint = STDIO_ENDPOINT if channel is None else channel.endpoint
+        env = {**os.environ, "PATH": bot_path(), ENV_ENDPOINT: endpoint, ENV_TOKEN: token}
+        return BotProcess.spawn(cmd, env, limits, stderr)
+    if channel is not None and channel.folder is None:
+        raise BotStartError("a sandboxed bot has no network: use the ipc transport")
+    endpoint = (STDIO_ENDPOINT if channel is None
+                else f"ipc://{INSIDE_SOCKET_DIR}/{SOCKET_NAME}")
+    if channel is not None and channel.folder is not None:
+        give_to_bot(channel.folder)
+    view = replace(sandbox, bot_folder=bot_folder(cmd, sandbox.cwd),
+                   socket_dir=None if channel is None else channel.folder)
+    env = {**sandbox_env(), "PATH": bot_path(), ENV_ENDPOINT: endpoint, ENV_TOKEN: token}
+    return BotProcess.spawn(cmd, env, limits, stderr, view)
+
+
+def sandbox_env() -> dict[str, str]:
+    """A sandboxed bot's environment, before its endpoint: nothing of the referee's own."""
+    return {"HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+            "PYTHONPATH": str(package_root()), "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 def bot_path() -> str:

@@ -21,12 +21,17 @@ class TimeLimits:
 
 @dataclass(frozen=True)
 class ResourceLimits:
-    """Per bot process (setrlimit). None means unlimited."""
+    """Per bot. None means unlimited. Memory and processes count all of a bot's processes
+    where a cgroup holds it, else each process (referee/bot_process.py); CPU seconds,
+    open files and file size are per process."""
 
     memory_mb: int | None = 2048
     cpu_seconds: int | None = 3600
     processes: int | None = 256
+    open_files: int | None = 256
+    file_mb: int | None = 64
 
     def to_json(self) -> dict[str, int | None]:
         return {"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds,
-                "processes": self.processes}
+                "processes": self.processes, "open_files": self.open_files,
+                "file_mb": self.file_mb}

@@ -17,6 +17,7 @@ import time
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import zmq
@@ -47,6 +48,9 @@ _READ_CHUNK = 1 << 16
 _EXCERPT_BYTES = 200
 
 TRANSPORTS = ("ipc", "tcp")
+SOCKET_NAME = "bot"  # the ipc socket in each bot's own folder
+# Connections a bot may make to its endpoint before its HELLO: one, and reconnections.
+MAX_CONNECTIONS = 8
 
 
 # Plain ints: pyzmq's enum flags cost more in arithmetic than the calls they are for.
@@ -198,126 +202,83 @@ class _Inbox:
 
 
 class ZmqHub:
-    """One ROUTER socket that every ZeroMQ bot connects to; one channel per bot.
+    """The ZeroMQ context of one thread, and the maker of its bots' endpoints.
 
-    A hub and its channels belong to one thread (ZeroMQ sockets are not thread-safe): run
-    one hub per match worker. The ipc endpoint lives in a private (0700) temp dir.
+    Each bot gets a ROUTER socket of its own on an endpoint of its own: an ipc socket in a
+    folder that only that bot's sandbox is shown, so reaching the endpoint is the
+    credential; or, without a sandbox, a loopback tcp port. The sockets belong to one
+    thread (ZeroMQ sockets are not thread-safe): run one hub per match worker.
     """
 
     def __init__(self, transport: str = "ipc", busy_wait: float | None = None) -> None:
-        """Bind `ipc` (falling back to tcp where ipc is unavailable) or `tcp` on 127.0.0.1.
+        """`ipc` (falling back to tcp where ipc is unavailable) or `tcp` on 127.0.0.1.
         `busy_wait`: seconds a wait for a bot polls before it sleeps (see busy_wait.py;
         None: the default for this process's CPUs)."""
         if transport not in TRANSPORTS:
             raise ConfigError(f"unknown bot transport {transport!r} (use 'ipc' or 'tcp')")
-        self._context = zmq.Context()
-        self._socket: zmq.Socket[bytes] = self._context.socket(zmq.ROUTER)
-        self._socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
-        self._socket.setsockopt(zmq.LINGER, 0)
-        self._socket.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME_BYTES)
-        self._ready = [(self._socket, _POLLIN)]  # for a poll that asks, without waiting
+        self.transport = transport
         self.busy_wait = default_budget() if busy_wait is None else busy_wait
+        self._context = zmq.Context()
         self._tempdir: str | None = None
-        endpoint = self._bind_ipc() if transport == "ipc" else None
-        if endpoint is None:
-            endpoint = f"tcp://127.0.0.1:{self._socket.bind_to_random_port('tcp://127.0.0.1')}"
-        self.endpoint: str = endpoint
-        self._unbound: dict[str, ZmqChannel] = {}
-        self._bound: dict[bytes, ZmqChannel] = {}
-        self.ignored_frames = 0  # from connections that never proved a token
+        self._channels: list[ZmqChannel] = []
 
-    def _bind_ipc(self) -> str | None:
-        self._tempdir = tempfile.mkdtemp(prefix="referee-")
-        endpoint = f"ipc://{self._tempdir}/hub"
-        try:
-            self._socket.bind(endpoint)
-        except zmq.ZMQError:  # no ipc here, or the path is too long: fall back to tcp
-            shutil.rmtree(self._tempdir, ignore_errors=True)
-            self._tempdir = None
-            return None
-        return endpoint
-
-    def channel(self, token: str, process: BotProcess) -> ZmqChannel:
-        """The channel of the bot that will say HELLO with `token` (its first line)."""
-        channel = ZmqChannel(self, process)
-        self._unbound[token] = channel
+    def channel(self, token: str, process: BotProcess | None = None) -> ZmqChannel:
+        """A new endpoint for the bot that will say HELLO with `token` (its first line);
+        its process may be attached now or, once started, later (attach)."""
+        socket: zmq.Socket[bytes] = self._context.socket(zmq.ROUTER)
+        socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
+        socket.setsockopt(zmq.LINGER, 0)
+        socket.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME_BYTES)
+        folder = self._bind_ipc(socket) if self.transport == "ipc" else None
+        if folder is None:
+            port = socket.bind_to_random_port("tcp://127.0.0.1")
+            endpoint = f"tcp://127.0.0.1:{port}"
+        else:
+            endpoint = f"ipc://{folder}/{SOCKET_NAME}"
+        channel = ZmqChannel(self, socket, endpoint, folder, token)
+        if process is not None:
+            channel.attach(process)
+        self._channels = [c for c in self._channels if not c.closed]
+        self._channels.append(channel)
         return channel
 
+    def _bind_ipc(self, socket: zmq.Socket[bytes]) -> Path | None:
+        """Bind `socket` in a new folder of its own; None where ipc is unavailable."""
+        if self._tempdir is None:
+            self._tempdir = tempfile.mkdtemp(prefix="referee-")
+            os.chmod(self._tempdir, 0o711)  # sandboxed bots' users pass through, never list
+        folder = Path(tempfile.mkdtemp(prefix="bot-", dir=self._tempdir))
+        try:
+            socket.bind(f"ipc://{folder}/{SOCKET_NAME}")
+        except zmq.ZMQError:  # no ipc here, or the path is too long: fall back to tcp
+            shutil.rmtree(folder, ignore_errors=True)
+            return None
+        # The folder (0700) keeps everyone else out; an unprivileged sandbox user must
+        # still be able to connect to the socket itself.
+        os.chmod(folder / SOCKET_NAME, 0o666)
+        return folder
+
+    @property
+    def endpoint(self) -> str:
+        """The endpoint of the newest channel (tests connect to it by hand)."""
+        return self._channels[-1].endpoint
+
     def close(self) -> None:
-        """Close the socket and remove the ipc directory. Idempotent."""
-        if self._socket.closed:
-            return
-        self._socket.close(linger=0)
-        self._context.term()
+        """Close every channel's socket and the context; remove the ipc folders. Idempotent."""
+        for channel in self._channels:
+            channel.close()
+        self._channels.clear()
+        if not self._context.closed:
+            self._context.term()
         if self._tempdir is not None:
             shutil.rmtree(self._tempdir, ignore_errors=True)
+            self._tempdir = None
 
     def __enter__(self) -> ZmqHub:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def drain(self) -> None:
-        """Move every frame that has arrived into its channel's inbox (bounded pass)."""
-        ready = self._ready
-        for _ in range(DRAIN_BATCH):
-            # Asking first is cheaper than the zmq.Again exception of an empty recv, and a
-            # poll without waiting cheaper than getsockopt(EVENTS), which looks its option
-            # up in an enum.
-            if not _zmq_poll(ready, 0):
-                return
-            self.receive()
-
-    def receive(self) -> None:
-        """Move one message, known to be waiting, into its channel's inbox."""
-        socket = self._socket
-        try:
-            rid = _raw_recv(socket, _NOBLOCK)  # the ROUTER's routing id: more follows
-            frame = _raw_recv(socket, _NOBLOCK, False)  # a Frame: `more` asks no option
-            body = [frame.bytes]
-            while frame.more:
-                frame = _raw_recv(socket, _NOBLOCK, False)
-                body.append(frame.bytes)
-        except zmq.Again:
-            return
-        self._dispatch(rid, body)
-
-    def poll_items(self, process: BotProcess) -> list[tuple[Any, int]]:
-        """What a channel waits on: this hub's socket and the exit of `process`."""
-        fd = process.exit_fd()
-        items: list[tuple[Any, int]] = [(self._socket, _POLLIN)]
-        return items if fd is None else [*items, (fd, _POLLIN)]
-
-    def send(self, rid: bytes, frame: bytes) -> None:
-        """Send one frame to a bound bot; zmq.Again if its queue is full (then nothing
-        is sent: ZeroMQ queues a message whole or not at all)."""
-        socket = self._socket
-        _raw_send(socket, rid, _MORE_NOBLOCK)
-        _raw_send(socket, frame, _NOBLOCK)
-
-    def forget(self, channel: ZmqChannel) -> None:
-        """Drop a channel: later frames from its bot are ignored."""
-        self._unbound = {t: c for t, c in self._unbound.items() if c is not channel}
-        self._bound = {r: c for r, c in self._bound.items() if c is not channel}
-
-    def _dispatch(self, rid: bytes, body: list[bytes]) -> None:
-        channel = self._bound.get(rid)
-        if channel is None:
-            channel = self._claim(_hello_token(body))
-            if channel is None:
-                self.ignored_frames += 1
-                return
-            self._bound[rid] = channel
-            channel.rid = rid
-        channel.deliver(body)
-
-    def _claim(self, token: str | None) -> ZmqChannel | None:
-        if token is None:
-            return None
-        # A dict lookup, not a constant-time compare: the tokens are one-time secrets in a
-        # 0700 directory (ipc) or on loopback, and a guess never sees a reply.
-        return self._unbound.pop(token, None)
 
 
 def _hello_token(body: list[bytes]) -> str | None:
@@ -332,18 +293,110 @@ def _hello_token(body: list[bytes]) -> str | None:
 
 
 class ZmqChannel(Channel):
-    """One bot's lines on a ZmqHub. Bound to the bot's connection by its HELLO."""
+    """One bot's ROUTER socket on its own endpoint, bound to one connection by its HELLO.
 
-    def __init__(self, hub: ZmqHub, process: BotProcess) -> None:
+    Until then, a monitor counts the connections made to the endpoint: past
+    MAX_CONNECTIONS the bot has flooded it, and the socket is closed before the referee
+    runs out of descriptors (libzmq aborts the process when accept() finds none). After
+    the HELLO an ipc endpoint's file is removed: nobody can connect any more.
+    """
+
+    def __init__(self, hub: ZmqHub, socket: zmq.Socket[bytes], endpoint: str,
+                 folder: Path | None, token: str) -> None:
         super().__init__(hub.busy_wait)
-        self._hub = hub
-        self._process = process
+        self.endpoint = endpoint
+        self.folder = folder  # the ipc socket's own folder, shown to the bot's sandbox
+        self._socket = socket
+        self._token = token
+        self._monitor: zmq.Socket[bytes] | None = socket.get_monitor_socket(
+            zmq.EVENT_ACCEPTED)
+        self._connections = 0
+        self._process: BotProcess | None = None
         self._inbox = _Inbox()
-        self._poll_items = hub.poll_items(process)
+        self._ready = [(socket, _POLLIN)]  # for a poll that asks, without waiting
+        self._poll_items: list[tuple[Any, int]] = []
+        self._has_exit_fd = False
         self.rid: bytes | None = None
+        self.ignored_frames = 0  # from connections that never said HELLO with the token
+
+    @property
+    def closed(self) -> bool:
+        return bool(self._socket.closed)
+
+    def attach(self, process: BotProcess) -> None:
+        """The bot process behind this endpoint: its exit ends every wait."""
+        self._process = process
+        self._has_exit_fd = process.exit_fd() is not None
+        self._poll_items = self._items()
+
+    def _items(self) -> list[tuple[Any, int]]:
+        items: list[tuple[Any, int]] = [(self._socket, _POLLIN)]
+        if self._monitor is not None:
+            items.append((self._monitor, _POLLIN))
+        fd = None if self._process is None else self._process.exit_fd()
+        return items if fd is None else [*items, (fd, _POLLIN)]
+
+    def drain(self) -> None:
+        """Move every frame that has arrived into the inbox (bounded pass)."""
+        ready = self._ready
+        for _ in range(DRAIN_BATCH):
+            # Asking first is cheaper than the zmq.Again exception of an empty recv, and a
+            # poll without waiting cheaper than getsockopt(EVENTS), which looks its option
+            # up in an enum.
+            if self._socket.closed or not _zmq_poll(ready, 0):
+                return
+            self.receive()
+
+    def receive(self) -> None:
+        """Move one message, known to be waiting, into the inbox."""
+        socket = self._socket
+        try:
+            rid = _raw_recv(socket, _NOBLOCK)  # the ROUTER's routing id: more follows
+            frame = _raw_recv(socket, _NOBLOCK, False)  # a Frame: `more` asks no option
+            body = [frame.bytes]
+            while frame.more:
+                frame = _raw_recv(socket, _NOBLOCK, False)
+                body.append(frame.bytes)
+        except zmq.Again:
+            return
+        if rid != self.rid and not self._bind(rid, body):
+            self.ignored_frames += 1
+            return
+        self.deliver(body)
+
+    def _bind(self, rid: bytes, body: list[bytes]) -> bool:
+        """A HELLO with our token binds its connection, once; then nobody else may connect."""
+        if self.rid is not None or _hello_token(body) != self._token:
+            return False
+        self.rid = rid
+        self._close_monitor()
+        if self.folder is not None:
+            # Not unbind(): that would close the bot's own connection too. Without its
+            # file, an ipc socket takes no new connection.
+            (self.folder / SOCKET_NAME).unlink(missing_ok=True)
+        self._poll_items = self._items()
+        return True
+
+    def _count_connections(self) -> None:
+        """Take the monitor's events; past MAX_CONNECTIONS, close the endpoint as a flood."""
+        monitor = self._monitor
+        while monitor is not None and _zmq_poll([(monitor, _POLLIN)], 0):
+            monitor.recv_multipart()
+            self._connections += 1
+        if self._connections > MAX_CONNECTIONS:
+            self._close_monitor()
+            self._socket.close(linger=0)
+            self._inbox.push_fault(OutputFlood(
+                f"bot made more than {MAX_CONNECTIONS} connections to its endpoint"))
+
+    def _close_monitor(self) -> None:
+        if self._monitor is not None:
+            self._socket.disable_monitor()
+            self._monitor.close(linger=0)
+            self._monitor = None
 
     def deliver(self, body: list[bytes]) -> None:
-        """Called by the hub with the frames of one message from this bot."""
+        """One message from this bot's connection, into the inbox."""
         if len(body) == 1:
             self._inbox.push_raw(body[0])
         else:
@@ -353,16 +406,18 @@ class ZmqChannel(Channel):
 
     def send_lines(self, lines: Sequence[str], deadline: float | None = None) -> None:
         """The lines in one frame, separated by newlines."""
-        if self.rid is None:
+        if self.rid is None or self._socket.closed:
             raise RuntimeError("cannot send to a bot before its HELLO")
         if not lines:
             return
         frame = encode_lines(lines)
         # No exit check here: a send to a dead bot is harmless, and the crash is reported
         # (with its exit code) by the next recv, which wakes on the bot's exit.
+        socket, rid = self._socket, self.rid
         while True:
             try:
-                self._hub.send(self.rid, frame)
+                _raw_send(socket, rid, _MORE_NOBLOCK)
+                _raw_send(socket, frame, _NOBLOCK)
                 return
             except zmq.Again:  # the bot has not read a whole queue of our lines
                 if deadline is None:
@@ -372,8 +427,13 @@ class ZmqChannel(Channel):
                 time.sleep(FALLBACK_SLICE)
             except zmq.ZMQError as exc:
                 if exc.errno == zmq.EHOSTUNREACH:
-                    raise crash_fault(self._process, "closed its ZeroMQ connection") from None
+                    raise crash_fault(self._owner(), "closed its ZeroMQ connection") from None
                 raise
+
+    def _owner(self) -> BotProcess:
+        if self._process is None:
+            raise RuntimeError("a ZeroMQ channel needs its bot process (attach)")
+        return self._process
 
     def _wait_line(self, deadline: float) -> str:
         # Wait, then take what woke us: a wait of 0 past the deadline still sees frames
@@ -382,51 +442,62 @@ class ZmqChannel(Channel):
             line = self._inbox.take()
             if line is not None:
                 return line
+            if self._socket.closed:
+                raise BotTimeout("no line from the bot: its endpoint is closed")
             remaining = max(0.0, deadline - time.monotonic())
             arrived, exited = self._wait(remaining)
             if exited:
                 return self._last_words()
             if arrived:
-                self._hub.receive()
+                self.receive()
             elif remaining == 0:
                 raise BotTimeout("no line from the bot before the deadline")
 
     def _wait(self, timeout: float) -> tuple[bool, bool]:
-        """Wait up to `timeout` for a frame from any bot or the exit of ours:
-        (a frame is waiting, our bot has exited)."""
-        items = self._poll_items
-        if len(items) == 1:  # no exit fd: wake up now and then to look
-            ready = _zmq_poll(items, _timeout_ms(min(timeout, FALLBACK_SLICE)))
-            return bool(ready), self._process.exited()
+        """Wait up to `timeout` for a frame or the exit of the bot:
+        (a frame is waiting, the bot has exited)."""
+        process = self._owner()
+        watched = self._has_exit_fd
+        if not watched:  # no exit fd: wake up now and then to look
+            timeout = min(timeout, FALLBACK_SLICE)
         arrived = exit_fired = False
-        socket = items[0][0]
-        for item, _ in _zmq_poll(items, _timeout_ms(timeout)):
+        socket, monitor = self._socket, self._monitor
+        for item, _ in _zmq_poll(self._poll_items, _timeout_ms(timeout)):
             if item is socket:
                 arrived = True
+            elif item is monitor:
+                self._count_connections()
             else:
                 exit_fired = True
         # Only a readable exit fd is worth a waitid() call: the common wake-up is a reply.
-        return arrived, exit_fired and self._process.exited()
+        return arrived, (exit_fired or not watched) and process.exited()
 
     def _last_words(self) -> str:
         """The bot has exited: a line it sent just before still counts, else it crashed."""
         deadline = time.monotonic() + EXIT_DRAIN_GRACE
         while True:
-            self._hub.drain()
+            self.drain()
             line = self._inbox.take()
             if line is not None:
                 return line
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise crash_fault(self._process, "ended")
+                raise crash_fault(self._owner(), "ended")
             time.sleep(min(remaining, 0.005))
 
     def pending(self) -> bool:
-        self._hub.drain()
+        if self._monitor is not None:
+            self._count_connections()
+        self.drain()
         return self._inbox.ready()
 
     def close(self) -> None:
-        self._hub.forget(self)
+        """Close the socket (and its endpoint); later frames are lost. Idempotent."""
+        self._close_monitor()
+        if not self._socket.closed:
+            self._socket.close(linger=0)
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
         self._inbox.clear()
 
 

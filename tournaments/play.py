@@ -1,10 +1,13 @@
 """The worker side of a tournament: play one fixture with real bots, reusing them.
 
 Each worker (process or thread) keeps a BotPool of started bots keyed by (bot index, copy
-at the table), and starts a game on them with the protocol's GAME line, so a bot process
-plays many games. A bot that faulted was closed by the match's Table and is replaced by a
-fresh one next time; with `fresh_bots` every bot is started and closed per game. The
-sample bots reseed from each hand, so reused and fresh ones play the same games.
+at the table). Sandboxed bots start afresh for every game, in a new sandbox: a process
+that played one rotation of a duplicate deal, or its /tmp, would know the hands of the
+next. With `persistent_bots` (or without a sandbox) a bot process plays many games, each
+started with the protocol's GAME line; it can then remember every deal it has seen. A bot
+that faulted was closed by the match's Table and is replaced next time; with `fresh_bots`
+every bot is started and closed per game. The sample bots reseed from each hand, so
+reused and fresh ones play the same games.
 
 Game logs and bots' stderr go to the logs folder beside the results db; a record's
 log_path is relative to the db's folder, so the results stay valid when moved together.
@@ -28,10 +31,10 @@ from referee.game_log import GameLog
 from referee.games.rage import RageConfig, Variant
 from referee.games.thegame import TheGameConfig
 from referee.games.thegame_commands import DEFAULT_COMMANDS, CommandMap, load_command_map
-from referee.lineup import BotSpec, FaultedPlayer, bot_specs
+from referee.lineup import BotSpec, LaunchSettings, Lineup, bot_specs
 from referee.player import Player
+from referee.processes.sandbox import SandboxSettings
 from referee.remote_player import RemotePlayer
-from referee.transport import ZmqHub
 from tournaments.config import Game, TournamentSpec
 from tournaments.records import GameRecord
 from tournaments.schedule import Fixture
@@ -53,17 +56,32 @@ class PlayContext:
     transport: str = "ipc"
     log_times: bool = True
     busy_wait: float | None = None  # seconds a wait for a bot polls first (busy_wait.py)
+    sandbox: SandboxSettings = SandboxSettings()
+    persistent_bots: bool = False  # reuse sandboxed bots across games (they can remember)
+    secrets: tuple[Path, ...] = ()  # the results db and logs: no bot may see them
+
+    def launch_settings(self) -> LaunchSettings:
+        spec = self.spec
+        return LaunchSettings(spec.time_limits, spec.resource_limits, self.transport,
+                              busy_wait=self.busy_wait, sandbox=self.sandbox,
+                              secrets=self.secrets)
 
 
 def play_context(spec: TournamentSpec, db_path: Path, transport: str = "ipc",
-                 log_times: bool = True, busy_wait: float | None = None) -> PlayContext:
+                 log_times: bool = True, busy_wait: float | None = None,
+                 sandbox: SandboxSettings = SandboxSettings(),
+                 persistent_bots: bool = False) -> PlayContext:
     """Check everything a game will need before any starts: the bot commands
-    (BotStartError), The Game's command mapping (ConfigError); locate the logs."""
+    (BotStartError), The Game's command mapping and the sandbox (ConfigError); locate
+    the logs."""
     specs = bot_specs([bot.command for bot in spec.bots], list(spec.bot_names))
     if spec.game is Game.THEGAME:
         command_map(spec)  # in the workers a bad file would look like a referee bug
-    return PlayContext(spec, tuple(specs), logs_dir(db_path).resolve(), transport, log_times,
-                       busy_wait)
+    logs = logs_dir(db_path).resolve()
+    context = PlayContext(spec, tuple(specs), logs, transport, log_times, busy_wait,
+                          sandbox, persistent_bots, (logs, db_path.resolve()))
+    Lineup(context.launch_settings()).close()  # `--sandbox on` where none: fail now
+    return context
 
 
 def command_map(spec: TournamentSpec) -> CommandMap | None:
@@ -94,12 +112,14 @@ def seat_keys(seats: Sequence[int]) -> list[SeatKey]:
 
 
 class BotPool:
-    """The started bots of one worker thread, with the one ZmqHub they all connect to."""
+    """The started bots of one worker thread, with the Lineup that starts them."""
 
     def __init__(self, context: PlayContext) -> None:
         self.context = context
         self.pid = os.getpid()
-        self._hub: ZmqHub | None = None
+        self._lineup = Lineup(context.launch_settings())
+        self._reuse = not context.spec.fresh_bots and (
+            context.persistent_bots or not self._lineup.sandboxed)
         self._idle: dict[SeatKey, RemotePlayer] = {}
         self._commands: CommandMap | None = None  # loaded on first use
         self.started = 0  # bot processes started so far (for tests and the bench)
@@ -118,10 +138,9 @@ class BotPool:
     def give_back(self, keys: Sequence[SeatKey], players: Sequence[Player],
                   faulted: frozenset[int]) -> None:
         """Keep the bots that may play on; close the faulted ones (and all, if fresh)."""
-        reuse = not self.context.spec.fresh_bots
         for seat, (key, player) in enumerate(zip(keys, players)):
             # A FaultedPlayer (it never started) is tried again next game.
-            if reuse and seat not in faulted and isinstance(player, RemotePlayer):
+            if self._reuse and seat not in faulted and isinstance(player, RemotePlayer):
                 self._idle[key] = player
             else:
                 player.close()
@@ -138,15 +157,13 @@ class BotPool:
         return self._commands
 
     def close(self) -> None:
-        """Say BYE to every idle bot, kill them, and close the hub. Idempotent."""
+        """Say BYE to every idle bot, kill them, and close the lineup. Idempotent."""
         if self.pid != os.getpid():
             return  # inherited through fork: the parent's bots and sockets, not ours
         idle, self._idle = list(self._idle.values()), {}
         for player in idle:
             player.close()
-        if self._hub is not None:
-            self._hub.close()
-            self._hub = None
+        self._lineup.close()
 
     def _take(self, key: SeatKey) -> Player:
         player = self._idle.pop(key, None)
@@ -154,24 +171,9 @@ class BotPool:
             return player
         if player is not None:  # died between games: start another, as fresh bots would
             player.close()
-        return self._launch(key[0])
-
-    def _launch(self, bot: int) -> Player:
-        spec, context = self.context.bots[bot], self.context
-        hub = None if spec.command.stdio else self._zmq_hub()
+        spec = self.context.bots[key[0]]
         self.started += 1
-        try:
-            return RemotePlayer.launch(spec.command, spec.label, hub, context.spec.time_limits,
-                                       context.spec.resource_limits,
-                                       stderr_path(context, spec.label),
-                                       busy_wait=context.busy_wait)
-        except BotFault as error:
-            return FaultedPlayer(spec.label, error)
-
-    def _zmq_hub(self) -> ZmqHub:
-        if self._hub is None:
-            self._hub = ZmqHub(self.context.transport, self.context.busy_wait)
-        return self._hub
+        return self._lineup.launch(spec, stderr_path(self.context, spec.label))
 
 
 _local = threading.local()

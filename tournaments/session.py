@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from referee.bot_process import die_with_parent
 from referee.errors import ConfigError
+from referee.processes.sandbox import SandboxSettings
 from tournaments.config import TournamentSpec
 from tournaments.play import play_context, play_fixture
 from tournaments.progress import StderrProgress
@@ -38,6 +39,8 @@ class RunOptions:
     progress: bool = True
     transport: str = "ipc"
     busy_wait: float | None = None  # seconds a wait for a bot polls first (busy_wait.py)
+    sandbox: SandboxSettings = SandboxSettings()
+    persistent_bots: bool = False  # sandboxed bots play many games (they can remember)
     executor_factory: ExecutorFactory | None = None  # None: pinned_process_pool
 
 
@@ -51,7 +54,8 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     if options.jobs < 1:
         raise ConfigError(f"jobs must be at least 1, not {options.jobs}")
     db_path = options.db_path or default_db_path(spec)
-    context = play_context(spec, db_path, options.transport, busy_wait=options.busy_wait)
+    context = play_context(spec, db_path, options.transport, busy_wait=options.busy_wait,
+                           sandbox=options.sandbox, persistent_bots=options.persistent_bots)
     fixtures = fixtures_for(spec)
     err = stream if stream is not None else sys.stderr
     with _open(lambda: ResultStore(db_path, spec), db_path) as store:

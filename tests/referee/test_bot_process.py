@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import select
 import signal
 import subprocess
@@ -106,32 +107,76 @@ def test_live_processes_lists_a_process_until_it_is_killed(spawned: list[BotProc
     assert process not in bot_process.live_processes()
 
 
-def test_resource_limits_and_parent_death_signal_are_set_in_the_bot(
-        spawned: list[BotProcess]) -> None:
-    probe = textwrap.dedent("""
-        import ctypes, json, resource as r
-        deathsig = ctypes.c_int()
-        ctypes.CDLL(None).prctl(2, ctypes.byref(deathsig), 0, 0, 0)  # PR_GET_PDEATHSIG
-        print(json.dumps([r.getrlimit(r.RLIMIT_AS), r.getrlimit(r.RLIMIT_CPU),
-                          r.getrlimit(r.RLIMIT_CORE), r.getrlimit(r.RLIMIT_NPROC)[0],
-                          deathsig.value]))
-    """)
-    limits = ResourceLimits(memory_mb=512, cpu_seconds=7, processes=10)
-    process = spawn(spawned, argv_command("python", "-c", probe, stdio=True), limits)
-    memory, cpu, core, nproc, deathsig = json.loads(read_all(process))
+_LIMITS_PROBE = textwrap.dedent("""
+    import ctypes, json, resource as r
+    deathsig = ctypes.c_int()
+    ctypes.CDLL(None).prctl(2, ctypes.byref(deathsig), 0, 0, 0)  # PR_GET_PDEATHSIG
+    print(json.dumps([r.getrlimit(r.RLIMIT_AS), r.getrlimit(r.RLIMIT_CPU),
+                      r.getrlimit(r.RLIMIT_CORE), r.getrlimit(r.RLIMIT_NPROC)[0],
+                      r.getrlimit(r.RLIMIT_NOFILE), r.getrlimit(r.RLIMIT_FSIZE),
+                      deathsig.value]))
+""")
+_GREEDY = "import sys\ntry:\n    b = bytearray(400 << 20)\nexcept MemoryError:\n    sys.exit(9)"
+
+
+@pytest.fixture
+def no_cgroups(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As on a machine where the referee may not make cgroups."""
+    monkeypatch.setattr(bot_process.CgroupRoot, "find", classmethod(lambda cls: None))
+
+
+needs_cgroups = pytest.mark.skipif(bot_process.CgroupRoot.find() is None,
+                                   reason="this machine lets the referee make no cgroup")
+
+
+def test_rlimits_and_parent_death_signal_are_set_in_the_bot_without_cgroups(
+        spawned: list[BotProcess], no_cgroups: None) -> None:
+    limits = ResourceLimits(memory_mb=512, cpu_seconds=7, processes=10, open_files=50,
+                            file_mb=3)
+    process = spawn(spawned, argv_command("python", "-c", _LIMITS_PROBE, stdio=True), limits)
+    memory, cpu, core, nproc, files, size, deathsig = json.loads(read_all(process))
+    assert process.cgroup is None
     assert memory == [512 << 20, 512 << 20]
     assert cpu == [7, 8]  # SIGXCPU at the soft limit, SIGKILL a second later
     assert core == [0, 0]
     assert nproc > 10  # the user's current thread count plus the limit
+    assert files == [50, 50]
+    assert size == [3 << 20, 3 << 20]
     assert deathsig == signal.SIGKILL
 
 
-def test_memory_limit_stops_a_greedy_bot(spawned: list[BotProcess]) -> None:
-    greedy = "import sys\ntry:\n    b = bytearray(400 << 20)\nexcept MemoryError:\n    sys.exit(9)"
+@needs_cgroups
+def test_a_cgroup_holds_memory_and_processes_for_all_of_a_bots_processes(
+        spawned: list[BotProcess]) -> None:
+    limits = ResourceLimits(memory_mb=512, cpu_seconds=7, processes=10)
+    process = spawn(spawned, argv_command("python", "-c", _LIMITS_PROBE, stdio=True), limits)
+    memory, cpu, _, _, _, _, deathsig = json.loads(read_all(process))
+    group = process.cgroup
+    assert group is not None
+    assert memory[0] == resource.RLIM_INFINITY  # the cgroup counts memory, not each process
+    assert cpu == [7, 8]
+    assert deathsig == signal.SIGKILL
+    limit_files = [d / n for d in group.dirs for n in ("memory.limit_in_bytes", "memory.max")
+                   if (d / n).exists()]
+    assert int(limit_files[0].read_text()) == 512 << 20
+    pids_max = [d / "pids.max" for d in group.dirs if (d / "pids.max").exists()]
+    assert int(pids_max[0].read_text()) == 10 + 2  # bwrap and the sandbox's init
+
+
+def test_memory_limit_stops_a_greedy_bot_without_cgroups(
+        spawned: list[BotProcess], no_cgroups: None) -> None:
     limits = ResourceLimits(memory_mb=200, cpu_seconds=None, processes=None)
-    process = spawn(spawned, argv_command("python", "-c", greedy), limits)
+    process = spawn(spawned, argv_command("python", "-c", _GREEDY), limits)
     assert process.wait(10.0)
     assert process.exit_code == 9
+
+
+@needs_cgroups
+def test_memory_limit_kills_a_greedy_bot_and_says_so(spawned: list[BotProcess]) -> None:
+    limits = ResourceLimits(memory_mb=200, cpu_seconds=None, processes=None)
+    process = spawn(spawned, argv_command("python", "-c", _GREEDY), limits)
+    assert process.wait(10.0)
+    assert process.describe_exit() == "killed by SIGKILL (over its memory limit)"
 
 
 def test_cpu_limit_stops_a_spinning_bot_with_sigxcpu(spawned: list[BotProcess]) -> None:

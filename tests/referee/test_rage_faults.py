@@ -17,6 +17,7 @@ from referee.game_log import read_log
 from referee.games.rage import RageConfig
 from referee.lineup import BotSpec, LaunchSettings
 from referee.play import LogOptions, play_rage
+from referee.processes.sandbox import SandboxMode, SandboxSettings
 from referee.rage_match import RageResult
 from referee.settings import TimeLimits
 from tests.referee.fault_bots.support import MISBEHAVE, alive, wait_until
@@ -24,6 +25,8 @@ from tests.referee.fault_bots.support import MISBEHAVE, alive, wait_until
 CHEAT = Path(__file__).parent / "fault_bots" / "rage_cheat.py"
 RANDOM = "python bots/rage_random.py"
 FAST = LaunchSettings(TimeLimits(startup=3.0, move=0.4, bank=0.0))
+# For culprits told what to do in their environment, which a sandbox does not pass on.
+UNSANDBOXED = SandboxSettings(SandboxMode.OFF)
 
 
 def play_with(culprit: str, tmp_path: Path, launch: LaunchSettings = FAST,
@@ -92,7 +95,8 @@ def test_child_left_running_is_killed_with_its_bot(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     pidfile = tmp_path / "child.pid"
     monkeypatch.setenv("FAULT_CHILD_PIDFILE", str(pidfile))
-    result = play_with(f"python {MISBEHAVE} child 2", tmp_path, faulty=False)
+    unsandboxed = LaunchSettings(FAST.times, sandbox=UNSANDBOXED)  # it writes a pid file
+    result = play_with(f"python {MISBEHAVE} child 2", tmp_path, unsandboxed, faulty=False)
     assert result.faults == ()
     child = int(pidfile.read_text())
     assert wait_until(lambda: not alive(child)), "the bot's child outlived the game"
@@ -110,7 +114,7 @@ def test_fallback_plays_the_faulty_seat_in_the_log(tmp_path: Path) -> None:
 def test_time_bank_absorbs_late_replies_then_runs_out(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FAULT_SLEEP", "0.35")  # 0.15 s over the move time, every reply
-    banked = LaunchSettings(TimeLimits(startup=3.0, move=0.2, bank=0.7))
+    banked = LaunchSettings(TimeLimits(startup=3.0, move=0.2, bank=0.7), sandbox=UNSANDBOXED)
     result = play_with(f"python {MISBEHAVE} slow 1", tmp_path, banked)
     assert_blamed(result, FaultKind.TIMEOUT)
     moves = [r for r in read_log(tmp_path / "game.jsonl") if r["type"] == "move"]

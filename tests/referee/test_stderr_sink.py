@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from referee import stderr_sink
-from referee.stderr_sink import DEFAULT_HEAD, DEFAULT_TAIL, THREAD_NAME, StderrSink
+from referee.processes import stderr_sink
+from referee.processes.stderr_sink import DEFAULT_HEAD, DEFAULT_TAIL, THREAD_NAME, StderrSink
 from tests.referee.fault_bots.support import wait_until
 
 MARKER = re.compile(rb"\[referee: (\d+) bytes of stderr cut here\]\n")

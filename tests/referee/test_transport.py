@@ -16,7 +16,9 @@ from referee.bot_process import BotProcess
 from referee.errors import BotCrashed, BotTimeout, ConfigError, OutputFlood, ProtocolError
 from referee.settings import ResourceLimits
 from referee.transport import (
+    MAX_CONNECTIONS,
     MAX_QUEUED_LINES,
+    SOCKET_NAME,
     Channel,
     StdioChannel,
     ZmqChannel,
@@ -93,19 +95,27 @@ def soon(seconds: float = 2.0) -> float:
 
 # --- the hub ---------------------------------------------------------------------------
 
-def test_ipc_endpoint_lives_in_a_private_directory_removed_on_close() -> None:
+def test_each_ipc_endpoint_lives_in_a_private_directory_of_its_own_removed_on_close(
+        ) -> None:
     hub = ZmqHub("ipc")
-    assert hub.endpoint.startswith("ipc://")
-    directory = Path(hub.endpoint.removeprefix("ipc://")).parent
-    assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+    first, second = hub.channel("a" * 32), hub.channel("b" * 32)
+    folders = [Path(c.endpoint.removeprefix("ipc://")).parent for c in (first, second)]
+    assert folders[0] != folders[1] and folders == [first.folder, second.folder]
+    for folder in folders:
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+        # Only the one sandbox shown this folder may connect: the socket itself lets any
+        # user of that sandbox (the unprivileged bot user, when the referee is root) in.
+        assert stat.S_IMODE((folder / SOCKET_NAME).stat().st_mode) == 0o666
+    assert stat.S_IMODE(folders[0].parent.stat().st_mode) == 0o711  # pass, never list
     hub.close()
     hub.close()
-    assert not directory.exists()
+    assert not any(folder.exists() for folder in folders)
+    assert not folders[0].parent.exists()
 
 
 def test_tcp_endpoint_is_loopback_with_a_port() -> None:
     with ZmqHub("tcp") as hub:
-        host, port = hub.endpoint.removeprefix("tcp://").split(":")
+        host, port = hub.channel(TOKEN).endpoint.removeprefix("tcp://").split(":")
         assert host == "127.0.0.1" and int(port) > 0
 
 
@@ -145,19 +155,36 @@ def test_frames_without_a_proven_token_are_ignored(
     with pytest.raises(BotTimeout):
         channel.recv(start + 0.3)
     assert time.monotonic() - start < 0.3 + SLACK
-    assert hub.ignored_frames == 3
+    assert channel.ignored_frames == 3
     with pytest.raises(RuntimeError, match="before its HELLO"):
         channel.send("PLAY? x")
 
 
-def test_a_token_binds_only_one_connection(hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
-    channel, _ = bound_channel(hub, dealer, sleeper(spawn))
-    thief = dealer()
+def test_after_the_hello_nobody_else_can_connect(
+        hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
+    channel, bot = bound_channel(hub, dealer, sleeper(spawn))
+    assert channel.folder is not None and not (channel.folder / SOCKET_NAME).exists()
+    thief = dealer()  # connects to a file that is gone: nothing it sends arrives
     thief.send(f"HELLO 2 {TOKEN} thief 1.0".encode())
     thief.send(b"r3")
     with pytest.raises(BotTimeout):
         channel.recv(time.monotonic() + 0.2)
-    assert hub.ignored_frames == 2
+    bot.send(b"r9")  # the bot's own connection is still there
+    assert channel.recv(soon()) == "r9"
+
+
+def test_a_connection_flood_closes_the_endpoint_as_that_bots_fault(
+        hub: ZmqHub, spawn: Spawn) -> None:
+    channel = hub.channel(TOKEN)
+    path = channel.endpoint.removeprefix("ipc://")
+    flood = (f"import socket\nkeep = []\nfor _ in range(3000):\n"
+             f"    s = socket.socket(socket.AF_UNIX)\n"
+             f"    try: s.connect({path!r})\n    except OSError: break\n"
+             f"    keep.append(s)\nimport time; time.sleep(30)")
+    channel.attach(spawn(argv_command("python", "-c", flood)))
+    with pytest.raises(OutputFlood, match=f"more than {MAX_CONNECTIONS} connections"):
+        channel.recv(soon(10))
+    assert channel.closed
 
 
 def test_one_bots_traffic_is_queued_for_it_and_never_blocks_another(
@@ -261,13 +288,13 @@ def test_a_send_to_an_exited_bot_is_reported_as_a_crash_by_the_next_recv(
     assert time.monotonic() - start < 1.0, "reported at once, not at the deadline"
 
 
-def test_a_closed_channel_ignores_its_bot(hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
+def test_a_closed_channel_lets_go_of_its_endpoint(
+        hub: ZmqHub, dealer: Dealer, spawn: Spawn) -> None:
     channel, bot = bound_channel(hub, dealer, sleeper(spawn))
     channel.close()
-    bot.send(b"anyone?")
-    time.sleep(0.05)
-    hub.drain()
-    assert hub.ignored_frames == 1
+    channel.close()
+    assert channel.closed and channel.folder is not None and not channel.folder.exists()
+    bot.send(b"anyone?")  # goes nowhere, raises nothing
 
 
 @pytest.mark.parametrize("line", ["a\nb", "a\rb", "x" * 4097])
@@ -405,8 +432,8 @@ time.sleep(30)
 def test_a_polling_zmq_channel_gets_early_and_late_lines_and_still_times_out(
         spawn: Spawn) -> None:
     with ZmqHub(busy_wait=POLL) as hub:
-        process = spawn(argv_command("python", "-c", LATE_BOT, hub.endpoint, TOKEN))
-        channel = hub.channel(TOKEN, process)
+        channel = hub.channel(TOKEN)
+        channel.attach(spawn(argv_command("python", "-c", LATE_BOT, channel.endpoint, TOKEN)))
         assert channel.recv(soon(10)).startswith("HELLO 2")
         assert channel.recv(soon()) == "r0"
         assert channel.recv(soon()) == "r5"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.processes.sandbox import SandboxMode, SandboxSettings
 from referee.bot_process import live_processes
 from referee.errors import FaultKind
 from referee.game_log import read_log
@@ -63,8 +64,9 @@ def no_bot_left() -> Iterator[None]:
     assert live_processes() == []
 
 
-def context_for(spec: TournamentSpec, tmp_path: Path) -> PlayContext:
-    return play_context(spec, tmp_path / "results.sqlite")
+def context_for(spec: TournamentSpec, tmp_path: Path, persistent: bool = True) -> PlayContext:
+    """Persistent bots by default: most tests here are of a pool that reuses its bots."""
+    return play_context(spec, tmp_path / "results.sqlite", persistent_bots=persistent)
 
 
 def fixture_of(spec: TournamentSpec, seats: tuple[int, ...]) -> Fixture:
@@ -180,8 +182,12 @@ def test_the_local_pool_pins_each_worker_to_its_share() -> None:
     assert seen and seen <= set(shares)
 
 
-def session_records(spec: TournamentSpec, db: Path, jobs: int) -> tuple[str, list[GameRecord]]:
-    tables = run_session(spec, RunOptions(db, jobs, progress=False), io.StringIO())
+def session_records(spec: TournamentSpec, db: Path, jobs: int,
+                    sandbox: SandboxMode = SandboxMode.AUTO) -> tuple[str, list[GameRecord]]:
+    """Run with persistent bots, as most tests here are of reuse."""
+    options = RunOptions(db, jobs, progress=False, sandbox=SandboxSettings(sandbox),
+                         persistent_bots=True)
+    tables = run_session(spec, options, io.StringIO())
     with ResultStore.open_existing(db) as store:
         return tables, store.records()
 
@@ -220,7 +226,8 @@ def test_worker_exit_says_bye_to_its_bots(tmp_path: Path) -> None:
                       '    BYE) echo bye >> "$0.$$"; exit 0 ;; esac\ndone\n')
     bots = tuple(BotEntry(name, f"stdio:sh {shlex.quote(str(script))}") for name in "ab")
     spec = TournamentSpec.create(Game.RAGE, bots, time_limits=TIMES)  # tables aab, abb
-    session_records(spec, tmp_path / "bye.sqlite", jobs=1)
+    # Unsandboxed: the bot writes its file beside itself, where a sandbox cannot.
+    session_records(spec, tmp_path / "bye.sqlite", jobs=1, sandbox=SandboxMode.OFF)
     said_bye = list(tmp_path.glob("byebot.sh.*"))
     assert len(said_bye) == 4  # one process per (bot, copy) key: a, a', b, b' 
 

@@ -1,0 +1,321 @@
+"""A cgroup per bot: limits that count all of a bot's processes, CPU accounting, a whole kill.
+
+cgroup v1 (a hierarchy per controller: memory, pids, cpuacct, freezer) and v2 (one
+unified hierarchy) are both used where this process may create child groups, which needs
+root or a delegated subtree. Elsewhere `CgroupRoot.find()` gives None and the caller falls
+back to per-process rlimits. Every bot's group sits in one parent per referee process,
+`referee-<pid>`, created beside... below the referee's own group and removed when empty.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+_V1_CONTROLLERS = ("memory", "pids", "cpuacct", "freezer")
+_V2_CONTROLLERS = ("memory", "pids")
+_HELPER_PROCESSES = 2  # bwrap and the sandbox's init count against a bot's pids.max
+_KILL_ROUNDS = 20
+_REMOVE_WAIT = 2.0
+
+
+@dataclass(frozen=True)
+class CgroupRoot:
+    """Where this referee process makes its bots' groups: one folder per hierarchy."""
+
+    version: int
+    parents: tuple[Path, ...]  # v1: one per controller in _V1_CONTROLLERS order; v2: one
+
+    @classmethod
+    def find(cls) -> CgroupRoot | None:
+        """This process's parent group for bots, made now; None where none can be made."""
+        root = _ROOT.get()
+        return root if root else None
+
+    def describe(self) -> str:
+        """What limits bots, for the log and the docs."""
+        names = _V1_CONTROLLERS if self.version == 1 else ("memory", "pids", "cpu")
+        return f"cgroup v{self.version} ({', '.join(names)})"
+
+    def new_group(self, memory_bytes: int | None, processes: int | None) -> BotCgroup:
+        """A new, empty group with these limits; OSError if the kernel refuses."""
+        name = f"bot-{next(_COUNTER)}"
+        dirs = tuple(parent / name for parent in self.parents)
+        for folder in dirs:
+            folder.mkdir()
+        group = BotCgroup(self.version, dirs)
+        try:
+            group.limit(memory_bytes, processes)
+        except OSError:
+            group.remove()
+            raise
+        return group
+
+
+class BotCgroup:
+    """One bot's group. The child enters it before exec (enter_self), so all it starts
+    is inside from the first instruction."""
+
+    def __init__(self, version: int, dirs: tuple[Path, ...]) -> None:
+        self.version = version
+        self.dirs = dirs
+        # Encoded once: enter_self runs between fork and exec, where little is safe.
+        self._procs_files = [str(d / "cgroup.procs").encode() for d in dirs]
+
+    def limit(self, memory_bytes: int | None, processes: int | None) -> None:
+        v1 = self.version == 1
+        memory_dir = self.dirs[0]
+        pids_dir = self.dirs[1] if v1 else self.dirs[0]
+        if memory_bytes is not None:
+            _write(memory_dir / ("memory.limit_in_bytes" if v1 else "memory.max"), memory_bytes)
+            if not v1:
+                _write_optional(memory_dir / "memory.swap.max", 0)
+        if processes is not None:
+            _write(pids_dir / "pids.max", processes + _HELPER_PROCESSES)
+
+    def enter_self(self) -> None:
+        """Move the calling process into the group (called in the child, before exec)."""
+        for path in self._procs_files:
+            fd = os.open(path, os.O_WRONLY)
+            try:
+                os.write(fd, b"0")
+            finally:
+                os.close(fd)
+
+    def pids(self) -> list[int]:
+        """The processes in the group now."""
+        found: set[int] = set()
+        for folder in self.dirs:
+            found.update(_read_pids(folder / "cgroup.procs"))
+        return sorted(found)
+
+    def kill(self) -> None:
+        """SIGKILL every process in the group, frozen first so none can fork meanwhile."""
+        if self.version == 2 and _write_optional(self.dirs[0] / "cgroup.kill", 1):
+            return
+        freezer = self.dirs[3] / "freezer.state" if self.version == 1 else None
+        for _ in range(_KILL_ROUNDS):
+            pids = self.pids()
+            if not pids:
+                return
+            if freezer is not None:
+                _write_optional(freezer, "FROZEN")
+            for pid in pids:
+                _kill(pid)
+            if freezer is not None:
+                _write_optional(freezer, "THAWED")  # a frozen process cannot die
+            time.sleep(0.001)
+
+    def oom_killed(self) -> bool:
+        """Did the kernel kill a process of this bot for going over its memory limit?"""
+        name = "memory.oom_control" if self.version == 1 else "memory.events"
+        try:
+            text = (self.dirs[0] / name).read_text()
+        except OSError:
+            return False
+        fields = dict(line.split() for line in text.splitlines() if len(line.split()) == 2)
+        return int(fields.get("oom_kill", "0")) > 0
+
+    def cpu_seconds(self) -> float:
+        """CPU time used by all of the bot's processes so far."""
+        try:
+            if self.version == 1:
+                return int((self.dirs[2] / "cpuacct.usage").read_text()) / 1e9
+            stat = (self.dirs[0] / "cpu.stat").read_text().split()
+            return int(stat[stat.index("usage_usec") + 1]) / 1e6
+        except (OSError, ValueError, IndexError):
+            return 0.0
+
+    def remove(self) -> None:
+        """Remove the group's folders once its processes are gone (kill first)."""
+        deadline = time.monotonic() + _REMOVE_WAIT
+        for folder in self.dirs:
+            while True:
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError as exc:
+                    if exc.errno != errno.EBUSY or time.monotonic() > deadline:
+                        break  # left behind, empty of processes; swept at the next start
+                    time.sleep(0.005)
+
+
+def _write(path: Path, value: object) -> None:
+    path.write_text(str(value))
+
+
+def _write_optional(path: Path, value: object) -> bool:
+    try:
+        _write(path, value)
+    except OSError:
+        return False
+    return True
+
+
+def _read_pids(path: Path) -> list[int]:
+    try:
+        return [int(word) for word in path.read_text().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _counter() -> Iterator[int]:
+    n = 0
+    while True:
+        n += 1
+        yield n
+
+
+_COUNTER = _counter()
+
+
+class _RootCache:
+    """The CgroupRoot of this process, found once per process (a fork finds its own)."""
+
+    def __init__(self) -> None:
+        self._pid = -1
+        self._root: CgroupRoot | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> CgroupRoot | None:
+        with self._lock:
+            if self._pid != os.getpid():
+                self._pid = os.getpid()
+                self._root = _make_root()
+            return self._root
+
+
+_ROOT = _RootCache()
+
+
+def _make_root() -> CgroupRoot | None:
+    mounts = _cgroup_mounts()
+    own = _own_groups()
+    name = f"referee-{os.getpid()}"
+    v1 = [_joined(mounts.get(c), own.get(c)) for c in _V1_CONTROLLERS]
+    if all(path is not None for path in v1):
+        return _made(1, [p / name for p in v1 if p is not None])
+    unified = _joined(mounts.get(""), own.get(""))
+    if unified is not None and _enable_v2(unified):
+        return _made(2, [unified / name])
+    return None
+
+
+def _made(version: int, parents: list[Path]) -> CgroupRoot | None:
+    made: list[Path] = []
+    try:
+        for parent in parents:
+            _sweep_stale(parent.parent)
+            parent.mkdir(exist_ok=True)
+            made.append(parent)
+        if version == 2:
+            _write(parents[0] / "cgroup.subtree_control", "+memory +pids")
+    except OSError:
+        for folder in made:
+            _rmdir_quietly(folder)
+        return None
+    import atexit
+
+    atexit.register(_remove_parents, tuple(parents), os.getpid())
+    return CgroupRoot(version, tuple(parents))
+
+
+def _enable_v2(group: Path) -> bool:
+    try:
+        available = (group / "cgroup.controllers").read_text().split()
+    except OSError:
+        return False
+    return all(c in available for c in _V2_CONTROLLERS)
+
+
+def _remove_parents(parents: tuple[Path, ...], pid: int) -> None:
+    if os.getpid() != pid:
+        return  # a forked child's inherited hook: the parent's groups are not its own
+    for parent in parents:
+        for child in parent.glob("bot-*"):
+            _rmdir_quietly(child)
+        _rmdir_quietly(parent)
+
+
+def _sweep_stale(folder: Path) -> None:
+    """Remove empty `referee-<pid>` groups of referees that are gone (killed ones)."""
+    try:
+        entries = list(folder.glob("referee-*"))
+    except OSError:
+        return
+    for entry in entries:
+        pid = entry.name.removeprefix("referee-")
+        if pid.isascii() and pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            for child in entry.glob("bot-*"):
+                _rmdir_quietly(child)
+            _rmdir_quietly(entry)
+
+
+def _rmdir_quietly(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
+
+
+def _cgroup_mounts() -> dict[str, tuple[Path, str]]:
+    """Controller (v2: "") -> (mount point, root of the mount), from mountinfo."""
+    found: dict[str, tuple[Path, str]] = {}
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        before, _, after = line.partition(" - ")
+        fields, tail = before.split(), after.split()
+        if len(fields) < 5 or len(tail) < 3:
+            continue
+        root, point, fstype = fields[3], Path(fields[4]), tail[0]
+        if fstype == "cgroup2":
+            found.setdefault("", (point, root))
+        elif fstype == "cgroup":
+            for option in tail[2].split(","):
+                if option in _V1_CONTROLLERS:
+                    found.setdefault(option, (point, root))
+    return found
+
+
+def _own_groups() -> dict[str, str]:
+    """Controller (v2: "") -> this process's group path, from /proc/self/cgroup."""
+    groups: dict[str, str] = {}
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return groups
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        for controller in parts[1].split(","):
+            groups[controller] = parts[2]
+    return groups
+
+
+def _joined(mount: tuple[Path, str] | None, group: str | None) -> Path | None:
+    """The folder of `group` under its mount, if writable by us."""
+    if mount is None or group is None:
+        return None
+    point, root = mount
+    relative = group[len(root):] if root != "/" and group.startswith(root) else group
+    folder = point / relative.lstrip("/")
+    return folder if os.access(folder, os.W_OK) else None

@@ -1,0 +1,222 @@
+"""The bubblewrap sandbox: what one bot may see, and the `bwrap` command line that shows it.
+
+Each bot gets its own PID, mount, IPC, UTS, network and cgroup namespaces, a read-only view
+of the system (/usr, /etc and the like), of the referee's interpreter and packages and of
+its own folder, a private size-limited /tmp, and its ZeroMQ socket's folder. Nothing else:
+no other bot, no game log, no results, no referee process. The model is ioi/isolate.
+
+Run as root, the referee starts bwrap as root (so it can reach an interpreter under a
+0700 /root) and the bot itself as the unprivileged SANDBOX_UID, with no capabilities and
+no way to regain any (setpriv --no-new-privs, an empty bounding set). Run as another user,
+bwrap makes an unprivileged user namespace, and the bot keeps that user's id outside it.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee.errors import BotStartError, ConfigError
+
+INSIDE_SOCKET_DIR = "/run/referee"  # where a bot finds its own ZeroMQ socket
+SANDBOX_UID = 60000  # isolate's first box user: a uid no account on the machine uses
+_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+_PROBE_TIMEOUT = 10.0
+
+
+class SandboxMode(enum.Enum):
+    """`--sandbox`: on (refuse without it), off (trusted bots only), auto (where it works)."""
+
+    ON = "on"
+    OFF = "off"
+    AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """How bots are confined: the mode, the size of each private /tmp, extra folders."""
+
+    mode: SandboxMode = SandboxMode.AUTO
+    tmp_mb: int = 64
+    extra_dirs: tuple[Path, ...] = ()  # more read-only folders, e.g. a JDK under /opt
+
+
+@dataclass(frozen=True)
+class View:
+    """One bot's sandbox: its folder, its socket folder, and paths it must never see."""
+
+    cwd: Path
+    bot_folder: Path | None = None
+    socket_dir: Path | None = None
+    secrets: tuple[Path, ...] = ()  # logs, results: masked, or refused if they hold the bot
+    extra_dirs: tuple[Path, ...] = ()
+    tmp_bytes: int = 64 << 20
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+def running_as_root() -> bool:
+    return os.geteuid() == 0
+
+
+@functools.cache
+def sandbox_problem() -> str | None:
+    """Why bubblewrap cannot sandbox bots on this machine, or None if it can (probed once)."""
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed"
+    if running_as_root() and shutil.which("setpriv") is None:
+        return "setpriv (util-linux) is not installed"
+    probe = bwrap_argv(View(cwd=Path("/")), ["true"])
+    try:
+        done = subprocess.run(probe, capture_output=True, timeout=_PROBE_TIMEOUT, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap does not run here ({exc})"
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"bubblewrap does not work here: {said[-1] if said else done.returncode}"
+    return None
+
+
+def sandbox_enabled(mode: SandboxMode) -> bool:
+    """Whether to sandbox under `mode`; ConfigError if `on` and it cannot be done."""
+    if mode is SandboxMode.OFF:
+        return False
+    problem = sandbox_problem()
+    if problem is not None and mode is SandboxMode.ON:
+        raise ConfigError(f"--sandbox on: {problem}")
+    return problem is None
+
+
+def auto_warning() -> str | None:
+    """The one warning line for `--sandbox auto` on a machine where it cannot sandbox."""
+    problem = sandbox_problem()
+    if problem is None:
+        return None
+    return (f"bots run without a sandbox ({problem}): they can see each other, the "
+            "referee and its files; use --sandbox on to refuse that")
+
+
+def bwrap_argv(view: View, argv: Sequence[str]) -> list[str]:
+    """The command line that runs `argv` in the sandbox `view` describes."""
+    binds = _read_only_binds(view)
+    args = ["bwrap", "--die-with-parent", "--new-session", *_namespaces()]
+    args += _parents(dst for _, dst in binds)
+    for src, dst in binds:
+        args += _mount(src, dst)
+    args += ["--proc", "/proc", "--dev", "/dev",
+             "--perms", "1777", "--size", str(view.tmp_bytes), "--tmpfs", "/tmp"]
+    args += _masks(view, [src for src, _ in binds])
+    if view.socket_dir is not None:
+        # Read-only: the bot may connect to its socket, never replace it.
+        args += [*_parents([Path(INSIDE_SOCKET_DIR)]),
+                 "--ro-bind", str(view.socket_dir), INSIDE_SOCKET_DIR]
+    if not any(_within(view.cwd, dst) for _, dst in binds):
+        args += ["--perms", "0755", "--dir", str(view.cwd)]
+    args += ["--chdir", str(view.cwd), "--clearenv"]
+    for name, value in view.env.items():
+        args += ["--setenv", name, value]
+    return [*args, *_drop_privileges(), *argv]
+
+
+def _namespaces() -> list[str]:
+    shared = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+              "--unshare-cgroup-try"]
+    # As root there is no user namespace: setpriv makes the bot an unprivileged user.
+    return shared if running_as_root() else ["--unshare-user", "--disable-userns", *shared]
+
+
+def _drop_privileges() -> list[str]:
+    if not running_as_root():
+        return ["--cap-drop", "ALL", "--"]
+    uid = str(SANDBOX_UID)
+    setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"  # the sandbox's env has no PATH
+    return ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
+            setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
+            "--inh-caps=-all", "--bounding-set=-all", "--"]
+
+
+def _read_only_binds(view: View) -> list[tuple[Path, Path]]:
+    """(source, destination) pairs, system first; a path under an earlier one is skipped."""
+    wanted = [*_interpreter_dirs(), *view.extra_dirs]
+    if view.bot_folder is not None:
+        wanted.append(view.bot_folder)
+    binds: list[tuple[Path, Path]] = [(Path(p), Path(p)) for p in _SYSTEM
+                                      if os.path.isdir(p)]  # or a link to one: /lib
+    for path in wanted:
+        real = Path(os.path.realpath(path))
+        if real.is_dir() and not any(_within(real, Path(os.path.realpath(src)))
+                                     for src, _ in binds):
+            binds.append((real, real))
+    return binds
+
+
+def _interpreter_dirs() -> list[Path]:
+    """The referee's interpreter and the packages a Python bot imports (pyzmq, the SDK)."""
+    import bots
+    import protocols
+    import referee
+
+    packages = [Path(next(iter(p.__path__))) for p in (bots, protocols, referee)]
+    return [Path(sys.base_prefix), Path(sys.prefix), *packages]
+
+
+def give_to_bot(folder: Path) -> None:
+    """Let the sandboxed bot into its socket's 0700 folder: as root, the bot is SANDBOX_UID.
+    No process outside a sandbox runs as that user, and no sandbox but this bot's sees
+    the folder."""
+    if running_as_root():
+        os.chown(folder, SANDBOX_UID, SANDBOX_UID)
+
+
+def package_root() -> Path:
+    """The folder that holds the referee's packages (a bot's PYTHONPATH in the sandbox)."""
+    import referee
+
+    return Path(next(iter(referee.__path__))).parent
+
+
+def _mount(src: Path, dst: Path) -> list[str]:
+    if str(src) in _SYSTEM and os.path.islink(src):
+        return ["--symlink", os.readlink(src), str(dst)]
+    return ["--ro-bind", str(src), str(dst)]
+
+
+def _parents(destinations: Iterable[Path]) -> list[str]:
+    """Create the folders above each mount point as 0755 (bwrap's own are 0700 as root)."""
+    made: list[str] = []
+    seen: set[Path] = set()
+    for dst in destinations:
+        for parent in reversed(dst.parents):
+            if parent != Path("/") and parent not in seen and str(parent) not in _SYSTEM:
+                seen.add(parent)
+                made += ["--perms", "0755", "--dir", str(parent)]
+    return made
+
+
+def _masks(view: View, sources: Sequence[Path]) -> list[str]:
+    """Hide each secret a bind would show: a folder under an empty tmpfs, a file under
+    /dev/null. A secret folder that is itself a bot's folder cannot be hidden from it."""
+    masks: list[str] = []
+    for secret in (Path(os.path.realpath(s)) for s in view.secrets):
+        if not any(_within(secret, src) for src in sources):
+            continue
+        if not secret.is_dir():
+            if secret.exists():
+                masks += ["--ro-bind", "/dev/null", str(secret)]
+            continue
+        if secret in sources:
+            raise BotStartError(
+                f"{str(secret)!r} is a bot's own folder, and holds what bots must not see: "
+                "keep results and logs outside every bot's folder")
+        masks += ["--tmpfs", str(secret)]
+    return masks
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents

@@ -16,34 +16,14 @@ from protocols.wire import (
     format_hello, parse_hello, parse_key_values, quote,
 )
 from referee.errors import FaultKind
-from referee.games.rage_cards import COLOURS
 from referee.transport import encode_line
-
-FUZZ = settings(max_examples=200, deadline=None)
-# The longest fixed wording of any WireError, plus the quoted bot text cut short.
-DETAIL_BOUND = 120 + MAX_QUOTE_CHARS + len("...")
-# Characters a hostile bot would try: digits of other scripts, numerals, odd spaces, NUL.
-TRICKY = "0123456789²³¹٣٧०三½Ⅻ \t\u3000\u2028\x85\x00:=,abcdrgbyvoJNTC+-HELOleavgodhskulnt"
-PILES = "abcd"
-NAME_CHARS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-")
-
-
-def _repeat(chars: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-    """Long texts (about one line's worth), built cheaply by repetition."""
-    return st.builds(lambda c, n: c * n, chars, st.integers(1000, 4200))
-
-
-BOT_TEXT = st.one_of(
-    st.text(),
-    st.text(alphabet=TRICKY, max_size=40),
-    _repeat(st.characters()),
-    _repeat(st.sampled_from(["1", "²", "é", "😀", "a:1 ", "leave:a "])),
+from tests.bot_text import (
+    BOT_TEXT, DETAIL_BOUND, HINT_TEXT, PILES, PLAY_WORDS, TRICKY, is_ascii_number,
+    is_hint_reply, is_placement,
 )
 
-
-def is_ascii_number(text: str, max_digits: int) -> bool:
-    """The oracle, written without regexes or str.isdigit()."""
-    return 1 <= len(text) <= max_digits and all("0" <= ch <= "9" for ch in text)
+FUZZ = settings(max_examples=200, deadline=None)
+NAME_CHARS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-")
 
 
 def assert_short(error: WireError) -> None:
@@ -113,10 +93,6 @@ def test_every_bid_the_referee_can_list_reads_back(bid: int, pad: str) -> None:
     assert rage.parse_bid(f"{pad}{bid}{pad}") == bid
 
 
-PLAY_WORDS = ([f"{c.value}{v}" for c in COLOURS for v in range(16)]
-              + ["NT", "TC", "+5", "-5"] + [f"J:{c.value}" for c in COLOURS])
-
-
 @FUZZ
 @given(st.one_of(BOT_TEXT, st.sampled_from(PLAY_WORDS + ["J", "J:", "J:x", "r16", "y-1"])))
 def test_play_syntax_accepts_exactly_the_card_notation(reply: str) -> None:
@@ -137,10 +113,6 @@ def _placement_words() -> st.SearchStrategy[str]:
 TURN_TEXT = st.one_of(BOT_TEXT, st.lists(_placement_words(), max_size=6).map(" ".join))
 
 
-def _is_placement(word: str) -> bool:
-    return len(word) > 2 and word[0] in PILES and word[1] == ":" and is_ascii_number(word[2:], 3)
-
-
 @FUZZ
 @given(TURN_TEXT)
 def test_parse_turn_reads_exactly_pile_card_words(reply: str) -> None:
@@ -148,20 +120,11 @@ def test_parse_turn_reads_exactly_pile_card_words(reply: str) -> None:
     try:
         turn = thegame.parse_turn(reply)
     except WireError as error:
-        assert not (words and all(_is_placement(w) for w in words))
+        assert not (words and all(is_placement(w) for w in words))
         assert_short(error)
     else:
         assert [(thegame.PILE_NAMES[p.pile], p.card) for p in turn] == [
             (w[0], int(w[2:])) for w in words]
-
-
-HINT_WORDS = ([f"{k}:{p}" for k in ("leave", "good") for p in PILES]
-              + [f"hold:{c}" for c in ("stop", "skull", "three", "notalk", "noreverse",
-                                       "onepile", "drawone")])
-HINT_TEXT = st.one_of(
-    BOT_TEXT, st.just("none"),
-    st.lists(st.one_of(st.sampled_from(HINT_WORDS), st.text(alphabet=TRICKY, max_size=8)),
-             max_size=6).map(" ".join))
 
 
 @FUZZ
@@ -171,9 +134,7 @@ def test_parse_hints_reads_only_the_fixed_vocabulary(reply: str) -> None:
     try:
         hints = thegame.parse_hints(reply)
     except WireError as error:
-        words = reply.split()
-        assert reply.strip() != "none"
-        assert not (1 <= len(words) <= thegame.MAX_HINTS and set(words) <= set(HINT_WORDS))
+        assert not is_hint_reply(reply)
         assert_short(error)
     else:
         assert [h.word for h in hints] == ([] if reply.strip() == "none" else reply.split())

@@ -173,6 +173,7 @@ def _is_name(word: str) -> bool:
     return 1 <= len(word) <= 40 and all(ch in NAME_CHARS for ch in word)
 
 
+@settings(max_examples=50, deadline=None)
 @given(st.from_regex(r"[0-9a-f]{32}", fullmatch=True),
        st.from_regex(r"[A-Za-z0-9._+-]{1,40}", fullmatch=True),
        st.from_regex(r"[A-Za-z0-9._+-]{1,40}", fullmatch=True))

@@ -34,7 +34,7 @@ from tests.bot_text import (
     is_hint_reply, is_placement,
 )
 
-FUZZ = settings(max_examples=120, deadline=None)
+FUZZ = settings(max_examples=100, deadline=None)
 TIMES = TimeLimits()
 Choose = Callable[[str, str], str]  # (request, the sample bot's own reply) -> reply sent
 BotLine = Callable[[str], "str | None"]

@@ -8,7 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from protocols.wire import PROTOCOL_VERSION, WireError, key_values, parse_key_values
+from protocols.wire import (
+    PROTOCOL_VERSION, WireError, ascii_number, key_values, parse_key_values, quote,
+)
 from referee.games.rage import (
     BidMade, BidsRevealed, CardPlayed, Event, Flipped, HandDealt, RoundScored,
     RoundStarted, TrickWon, TrumpSet, Variant,
@@ -18,6 +20,7 @@ from referee.games.rage_cards import COLOURS, Colour, Play
 GAME = "rage"
 BID_REQUEST = "BID?"
 PLAY_REQUEST = "PLAY?"
+MAX_BID_DIGITS = 3
 
 _FACES = {f"{c.value}{v}" for c in COLOURS for v in range(16)} | {"J", "NT", "TC", "+5", "-5"}
 _JOKER_PLAYS = {f"J:{c.value}" for c in COLOURS}
@@ -88,11 +91,11 @@ def end_line(totals: Sequence[int], places: Sequence[int]) -> str:
 
 
 def parse_bid(reply: str) -> int:
-    """A bid reply: a whole number, nothing else. WireError if malformed."""
-    text = reply.strip()
-    if not text.isdigit() or len(text) > 3:
-        raise WireError(f"a bid must be a whole number, got {reply!r}")
-    return int(text)
+    """A bid reply: a whole number in ASCII digits, nothing else. WireError if malformed."""
+    bid = ascii_number(reply.strip(), MAX_BID_DIGITS)
+    if bid is None:
+        raise WireError(f"a bid must be a whole number, got {quote(reply)}")
+    return bid
 
 
 def check_play_syntax(reply: str) -> str:
@@ -101,8 +104,8 @@ def check_play_syntax(reply: str) -> str:
     if text in _JOKER_PLAYS or (text in _FACES and text != "J"):
         return text
     if text == "J" or text.startswith("J:"):
-        raise WireError(f"a Joker must declare a colour, e.g. J:r; got {reply!r}")
-    raise WireError(f"not a card in the notation: {reply!r}")
+        raise WireError(f"a Joker must declare a colour, e.g. J:r; got {quote(reply)}")
+    raise WireError(f"not a card in the notation: {quote(reply)}")
 
 
 # ---- decoding, for bots -------------------------------------------------------------

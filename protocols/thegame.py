@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from protocols.wire import PROTOCOL_VERSION, WireError, key_values
+from protocols.wire import PROTOCOL_VERSION, WireError, key_values, quote
 from referee.games.thegame import (
     PILE_NAMES, Dealt, DrewCards, Drew, Event, GameEnded, Placement, PlayerOut, Turn,
     TurnPlayed,
@@ -22,7 +22,8 @@ GAME = "thegame"
 TURN_REQUEST = "TURN?"
 HINTS_REQUEST = "HINTS?"
 MAX_HINTS = 4
-_PLACEMENT = re.compile(r"([abcd]):(\d{1,3})")
+# [0-9], not \d: \d also matches digits of other scripts, such as '٣'.
+_PLACEMENT = re.compile(r"([abcd]):([0-9]{1,3})")
 
 
 class HintKind(enum.Enum):
@@ -99,7 +100,7 @@ def parse_turn(reply: str) -> Turn:
     for word in words:
         match = _PLACEMENT.fullmatch(word)
         if match is None:
-            raise WireError(f"expected pile:card like a:37, got {word!r}")
+            raise WireError(f"expected pile:card like a:37, got {quote(word)}")
         placements.append(Placement(PILE_NAMES.index(match[1]), int(match[2])))
     return tuple(placements)
 
@@ -112,11 +113,11 @@ def parse_hints(reply: str) -> tuple[Hint, ...]:
     text = reply.strip()
     if text == "none":
         return ()
-    if any(ch.isdigit() for ch in text):
-        raise WireError(f"hints may not contain numbers: {reply!r}")
+    if any(ch.isnumeric() for ch in text):  # isnumeric: '٣', '½' and '三' too
+        raise WireError(f"hints may not contain numbers: {quote(reply)}")
     words = text.split()
     if not words or len(words) > MAX_HINTS:
-        raise WireError(f"reply 'none' or 1 to {MAX_HINTS} hints, got {reply!r}")
+        raise WireError(f"reply 'none' or 1 to {MAX_HINTS} hints, got {quote(reply)}")
     return tuple(_parse_hint(word) for word in words)
 
 
@@ -125,8 +126,9 @@ def _parse_hint(word: str) -> Hint:
     try:
         kind = HintKind(kind_text)
     except ValueError:
-        raise WireError(f"unknown hint {word!r}; use leave:P, good:P or hold:COMMAND") from None
+        raise WireError(
+            f"unknown hint {quote(word)}; use leave:P, good:P or hold:COMMAND") from None
     valid = [c.value for c in Command] if kind is HintKind.HOLD else list(PILE_NAMES)
     if subject not in valid:
-        raise WireError(f"hint {word!r}: subject must be one of {', '.join(valid)}")
+        raise WireError(f"hint {quote(word)}: subject must be one of {', '.join(valid)}")
     return Hint(kind, subject)

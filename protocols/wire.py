@@ -16,7 +16,13 @@ ENV_ENDPOINT = "REFEREE_ENDPOINT"
 ENV_TOKEN = "REFEREE_TOKEN"
 STDIO_ENDPOINT = "stdio"
 
+MAX_QUOTE_CHARS = 200  # bot text quoted in an error detail is cut short at this length
+MAX_PROTOCOL_DIGITS = 9
+
 _NAME = re.compile(r"[A-Za-z0-9._+-]{1,40}")
+# Not str.isdigit() nor regex \d: those accept '²' or '٣', which int() rejects or reads.
+_ASCII_DIGITS = re.compile(r"[0-9]+")
+_ELLIPSIS = "..."
 
 
 class WireError(ValueError):
@@ -39,11 +45,12 @@ def parse_hello(line: str) -> Hello:
     if len(parts) != 5 or parts[0] != "HELLO":
         raise WireError("expected 'HELLO <protocol> <token> <name> <version>'")
     _, protocol, token, name, version = parts
-    if not protocol.isdigit():
-        raise WireError(f"protocol version must be a number, got {protocol!r}")
+    number = ascii_number(protocol, MAX_PROTOCOL_DIGITS)
+    if number is None:
+        raise WireError(f"protocol version must be a number, got {quote(protocol)}")
     if not (_NAME.fullmatch(name) and _NAME.fullmatch(version)):
         raise WireError("name and version must be 1-40 characters of A-Z a-z 0-9 . _ + -")
-    return Hello(int(protocol), token, name, version)
+    return Hello(number, token, name, version)
 
 
 def format_hello(token: str, name: str, version: str) -> str:
@@ -84,8 +91,27 @@ def decode_line(raw: bytes) -> str:
 
 
 def error_line(kind: str, detail: str) -> str:
-    """`ERROR <kind> <detail>`: sent (best effort) to a bot that faulted, before it is killed."""
-    return f"ERROR {kind} {' '.join(detail.split())}"
+    """`ERROR <kind> <detail>`: sent (best effort) to a bot that faulted; at most
+    MAX_LINE_BYTES of UTF-8 however long the detail, the detail cut short if need be."""
+    line = f"ERROR {kind} {' '.join(detail.split())}"
+    data = line.encode("utf-8", "replace")
+    if len(data) <= MAX_LINE_BYTES:
+        return data.decode("utf-8")
+    cut = data[:MAX_LINE_BYTES - len(_ELLIPSIS)]
+    return cut.decode("utf-8", "ignore") + _ELLIPSIS  # "ignore": drop a split last character
+
+
+def ascii_number(text: str, max_digits: int) -> int | None:
+    """`text` as a whole number if it is 1 to `max_digits` ASCII digits (0-9), else None."""
+    if len(text) > max_digits or _ASCII_DIGITS.fullmatch(text) is None:
+        return None
+    return int(text)
+
+
+def quote(text: str, limit: int = MAX_QUOTE_CHARS) -> str:
+    """`text` quoted (repr) for an error detail: at most `limit` characters, then "..."."""
+    shown = repr(text[:limit])  # escapes can make the repr longer than the text
+    return shown if len(shown) <= limit else shown[:limit] + _ELLIPSIS
 
 
 def key_values(pairs: dict[str, object]) -> str:
@@ -99,6 +125,6 @@ def parse_key_values(words: list[str]) -> dict[str, str]:
     for word in words:
         key, sep, value = word.partition("=")
         if not sep:
-            raise WireError(f"expected key=value, got {word!r}")
+            raise WireError(f"expected key=value, got {quote(word)}")
         out[key] = value
     return out

@@ -4,7 +4,8 @@
 
 Plays the same small Rage tournament (random, heuristic, first at tables of 4: 12 games a
 deal) through `tournaments.session.run_session`, as `referee tournament` does, each time
-into a new results db. Configurations alternate within each repeat and the medians are
+into a new results db (copied from one unplayed db, so every run has its deal secret and
+plays the same deals). Configurations alternate within each repeat and the medians are
 compared; the last lines are `ratio jobs2_vs_jobs1 X` (reused bots) and
 `ratio persistent_vs_fresh Y` (jobs 1). Also shown: jobs 2 on a plain, unpinned process
 pool, and both without the referee's polling before it sleeps (--busy-wait-us 0; see
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import io
 import resource
+import shutil
 import statistics
 import sys
 import tempfile
@@ -31,6 +33,7 @@ if str(ROOT) not in sys.path:
 
 from tournaments.config import BotEntry, Game, TournamentSpec  # noqa: E402
 from tournaments.session import RunOptions, run_session  # noqa: E402
+from tournaments.store import ResultStore  # noqa: E402
 
 BOTS = (BotEntry("random", "python bots/rage_random.py"),
         BotEntry("heuristic", "python bots/rage_heuristic.py"),
@@ -77,11 +80,24 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def run_once(setup: Setup, deals: int, folder: Path) -> Run:
+def tournament(deals: int, fresh: bool = False) -> TournamentSpec:
+    """The measured tournament (fresh_bots is no part of its definition)."""
+    return TournamentSpec.create(Game.RAGE, BOTS, deals=deals, seed=99, table_size=4,
+                                 fresh_bots=fresh)
+
+
+def unplayed_db(deals: int, folder: Path) -> Path:
+    """A results db of the tournament with no game played: its deal secret for every run."""
+    path = folder / "unplayed.sqlite"
+    ResultStore(path, tournament(deals)).close()
+    return path
+
+
+def run_once(setup: Setup, deals: int, folder: Path, unplayed: Path) -> Run:
     """Play the whole tournament once into a new db."""
-    spec = TournamentSpec.create(Game.RAGE, BOTS, deals=deals, seed=99, table_size=4,
-                                 fresh_bots=setup.fresh)
+    spec = tournament(deals, setup.fresh)
     db = folder / f"{setup.jobs}-{setup.fresh}-{time.monotonic_ns()}.sqlite"
+    shutil.copyfile(unplayed, db)
     cpu, start = cpu_seconds(), time.perf_counter()
     factory = None if setup.pinned else ProcessPoolExecutor
     options = RunOptions(db, setup.jobs, progress=False, executor_factory=factory,
@@ -97,9 +113,10 @@ def main() -> None:
     args = parser.parse_args()
     runs: dict[Setup, list[Run]] = {setup: [] for setup in SETUPS}
     with tempfile.TemporaryDirectory(prefix="bench-tournament-") as tmp:
+        unplayed = unplayed_db(args.deals, Path(tmp))
         for _ in range(args.repeats):
             for setup in SETUPS:
-                runs[setup].append(run_once(setup, args.deals, Path(tmp)))
+                runs[setup].append(run_once(setup, args.deals, Path(tmp), unplayed))
     games = 12 * args.deals
     same = len({run.tables for values in runs.values() for run in values}) == 1
     print(f"{games} Rage games per tournament, median of {args.repeats} runs "

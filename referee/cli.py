@@ -7,7 +7,6 @@ Bad input (bot counts, commands, variants, time values, files) ends with one lin
 from __future__ import annotations
 
 import math
-import secrets
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -107,7 +106,8 @@ def sandbox_settings(sandbox: str, sandbox_dirs: Sequence[Path]) -> SandboxSetti
 
 game_options = _compose(
     click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
-                 help="Seed of the deal (default: random, printed)."),
+                 help="Seed of the deal, printed (default: a secret random one, "
+                      "written only to the --log)."),
     click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
                  default=None, help="Write the JSON Lines game log here."),
     click.option("--log-times/--no-log-times", default=True, show_default=True,
@@ -156,7 +156,7 @@ def play_rage_command(bots: tuple[str, ...], variants: tuple[str, ...], seed: in
         raise click.UsageError(f"Rage needs 3 to 8 bots, got {len(bots)}")
     config = RageConfig(len(bots), frozenset(Variant(v) for v in variants))
     launch = _play_launch(limits, sandbox, sandbox_dirs, log_path)
-    result = play_rage(bot_specs(bots), config, _seed(seed), launch,
+    result = play_rage(bot_specs(bots), config, seed, launch,
                        LogOptions(log_path, log_times), click.echo)
     report_faults(result.faults)
 
@@ -178,7 +178,7 @@ def play_thegame_command(bots: tuple[str, ...], no_commands: bool, commands_file
         raise click.UsageError(f"The Game needs 1 to 5 bots, got {len(bots)}")
     config = TheGameConfig(len(bots), command_map(no_commands, commands_file))
     launch = _play_launch(limits, sandbox, sandbox_dirs, log_path)
-    result = play_thegame(bot_specs(bots), config, _seed(seed), launch,
+    result = play_thegame(bot_specs(bots), config, seed, launch,
                           LogOptions(log_path, log_times), click.echo)
     report_faults(result.faults)
 
@@ -217,10 +217,6 @@ def replay_command(log_path: Path) -> None:
         click.echo(replay(log_path))
     except ReplayMismatch as mismatch:
         raise click.ClickException(str(mismatch)) from None
-
-
-def _seed(seed: int | None) -> int:
-    return seed if seed is not None else secrets.randbelow(2**31)
 
 
 def main(argv: list[str] | None = None) -> None:

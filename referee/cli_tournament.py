@@ -35,7 +35,8 @@ _FORMATS = click.Choice([fmt.value for fmt in OutputFormat])
 @click.option("--deals", type=click.IntRange(1), default=None,
               help="Deals every table plays (default 1).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
-              help="Tournament seed; deal seeds derive from it (default 0).")
+              help="Tournament seed; deal seeds derive from it and the results db's "
+                   "secret (default 0).")
 @click.option("--table-size", type=click.IntRange(3, 8), default=None,
               help="Rage: seats per table (default 4, or fewer bots, at least 3).")
 @click.option("--variant", "variants", multiple=True, type=click.Choice(RAGE_VARIANTS),

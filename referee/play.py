@@ -1,7 +1,13 @@
-"""`referee play`: start the bots, referee one game, print its account, stop the bots."""
+"""`referee play`: start the bots, referee one game, print its account, stop the bots.
+
+Without a given seed the deal's seed is secret: drawn here, written only to the game log
+(the organiser's), never printed and never sent to a bot, so no bot can compute the
+others' hands. A seed the organiser gave is printed, as the organiser knows it anyway.
+"""
 
 from __future__ import annotations
 
+import secrets
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +32,18 @@ class LogOptions:
 
     def open(self) -> GameLog | None:
         return GameLog.open(self.path, self.timestamps) if self.path else None
+
+
+def secret_seed() -> int:
+    """A random seed over the whole --seed range, too many for a bot to try them all."""
+    return secrets.randbelow(2**63)
+
+
+def seed_words(given: int | None, log_options: LogOptions) -> str:
+    """How the account names the seed: a given one as it is, a secret one not at all."""
+    if given is not None:
+        return f"seed {given}"
+    return "secret seed (in the log)" if log_options.path else "secret seed (not kept)"
 
 
 def _player_entry(seat: int, spec: BotSpec, player: Player) -> dict[str, Any]:
@@ -70,12 +88,14 @@ class RoundPrinter:
             self.echo(rage_render.round_line(event.result, self.deal_trump, self.totals))
 
 
-def play_rage(specs: Sequence[BotSpec], config: RageConfig, seed: int,
+def play_rage(specs: Sequence[BotSpec], config: RageConfig, given_seed: int | None,
               launch: LaunchSettings, log_options: LogOptions,
               echo: Echo) -> rage_match.RageResult:
-    """One whole game of Rage with the given bots; its account goes to `echo`."""
+    """One whole game of Rage with the given bots (no seed: a secret one); its account
+    goes to `echo`."""
     names = [spec.label for spec in specs]
-    echo(f"Rage, {config.players} players, seed {seed}, variants: "
+    seed = secret_seed() if given_seed is None else given_seed
+    echo(f"Rage, {config.players} players, {seed_words(given_seed, log_options)}, variants: "
          f"{', '.join(sorted(v.value for v in config.variants)) or 'none'}")
     echo("seats: " + ", ".join(f"{seat} {name}" for seat, name in enumerate(names)))
     settings = rage_match.game_settings(config, launch.times)
@@ -104,13 +124,15 @@ class TurnPrinter:
             self.echo(thegame_render.turn_line(self.turns, event, self.names, self.state))
 
 
-def play_thegame(specs: Sequence[BotSpec], config: TheGameConfig, seed: int,
+def play_thegame(specs: Sequence[BotSpec], config: TheGameConfig, given_seed: int | None,
                  launch: LaunchSettings, log_options: LogOptions,
                  echo: Echo) -> thegame_match.TheGameResult:
-    """One whole cooperative game of The Game (Extreme); its account goes to `echo`."""
+    """One whole cooperative game of The Game (Extreme) (no seed: a secret one); its
+    account goes to `echo`."""
     names = [spec.label for spec in specs]
+    seed = secret_seed() if given_seed is None else given_seed
     mode = "The Game Extreme" if config.commands is not None else "The Game (no commands)"
-    echo(f"{mode}, {config.players} player(s), seed {seed}")
+    echo(f"{mode}, {config.players} player(s), {seed_words(given_seed, log_options)}")
     echo("seats: " + ", ".join(f"{seat} {name}" for seat, name in enumerate(names)))
     settings = thegame_match.game_settings(config, launch.times)
     printer = TurnPrinter(names, echo)

@@ -1,13 +1,15 @@
 """Pure scheduling: which bots meet, in which seats, on which deals.
 
 Fixture order is deal by deal, so an interrupted tournament has played whole early deals;
-fixture ids are zero-padded so that sorting them gives the same order.
+fixture ids are zero-padded so that sorting them gives the same order. Deal seeds are keyed
+with the tournament's secret (tournaments/secret.py): the public seed alone gives no deal.
 """
 
 from __future__ import annotations
 
 import enum
 import hashlib
+import hmac
 from dataclasses import dataclass
 from itertools import combinations, combinations_with_replacement
 
@@ -35,9 +37,12 @@ class Fixture:
     kind: FixtureKind
 
 
-def deal_seed(seed: int, deal: int) -> int:
+def deal_seed(secret: bytes, seed: int, deal: int) -> int:
     """The seed of deal `deal`: the same at every table and rotation (duplicate deals)."""
-    digest = hashlib.sha256(f"referee deal {seed} {deal}".encode()).digest()
+    # An HMAC keyed with the secret: without it, neither the public seed nor the seeds of
+    # other deals (a game log's header) tell anything about a deal.
+    message = f"referee deal {seed} {deal}".encode()
+    digest = hmac.new(secret, message, hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") >> 1  # fits SQLite's signed 64-bit INTEGER
 
 
@@ -50,12 +55,14 @@ def groups(n_bots: int, size: int) -> list[tuple[int, ...]]:
             if len(set(group)) == n_bots]
 
 
-def rage_fixtures(n_bots: int, table_size: int, deals: int, seed: int) -> list[Fixture]:
+def rage_fixtures(n_bots: int, table_size: int, deals: int, seed: int,
+                  secret: bytes) -> list[Fixture]:
     """Every table plays every deal once in each seat rotation."""
     tables = groups(n_bots, table_size)
     deal_width, table_width = _width(deals), _width(len(tables))
     fixtures = []
     for deal in range(1, deals + 1):
+        seed_of_deal = deal_seed(secret, seed, deal)
         for number, table in enumerate(tables, start=1):
             for rotation in range(table_size):
                 seats = tuple(table[(seat + rotation) % table_size]
@@ -63,11 +70,12 @@ def rage_fixtures(n_bots: int, table_size: int, deals: int, seed: int) -> list[F
                 fixture_id = (f"rage/d{deal:0{deal_width}d}/t{number:0{table_width}d}"
                               f"/r{rotation}")
                 fixtures.append(Fixture(fixture_id, Game.RAGE, seats, deal, rotation,
-                                        deal_seed(seed, deal), FixtureKind.TABLE))
+                                        seed_of_deal, FixtureKind.TABLE))
     return fixtures
 
 
-def thegame_fixtures(n_bots: int, team_size: int, deals: int, seed: int) -> list[Fixture]:
+def thegame_fixtures(n_bots: int, team_size: int, deals: int, seed: int,
+                     secret: bytes) -> list[Fixture]:
     """Every bot plays every deal solo; every team of `team_size` (if 2 or more) too.
 
     Teams keep one seat order (the group's), since the whole team shares one result.
@@ -76,7 +84,7 @@ def thegame_fixtures(n_bots: int, team_size: int, deals: int, seed: int) -> list
     deal_width, bot_width, team_width = _width(deals), _width(n_bots), _width(len(teams))
     fixtures = []
     for deal in range(1, deals + 1):
-        prefix, deal_seed_ = f"thegame/d{deal:0{deal_width}d}", deal_seed(seed, deal)
+        prefix, deal_seed_ = f"thegame/d{deal:0{deal_width}d}", deal_seed(secret, seed, deal)
         for bot in range(n_bots):
             fixtures.append(Fixture(f"{prefix}/solo/b{bot + 1:0{bot_width}d}", Game.THEGAME,
                                     (bot,), deal, 0, deal_seed_, FixtureKind.SOLO))
@@ -86,11 +94,19 @@ def thegame_fixtures(n_bots: int, team_size: int, deals: int, seed: int) -> list
     return fixtures
 
 
-def fixtures_for(spec: TournamentSpec) -> list[Fixture]:
-    """The whole schedule of a tournament, in fixture order."""
+def fixtures_for(spec: TournamentSpec, secret: bytes) -> list[Fixture]:
+    """The whole schedule of a tournament with its deal secret, in fixture order."""
     if spec.game is Game.RAGE:
-        return rage_fixtures(len(spec.bots), spec.table_size, spec.deals, spec.seed)
-    return thegame_fixtures(len(spec.bots), spec.team_size, spec.deals, spec.seed)
+        return rage_fixtures(len(spec.bots), spec.table_size, spec.deals, spec.seed, secret)
+    return thegame_fixtures(len(spec.bots), spec.team_size, spec.deals, spec.seed, secret)
+
+
+def fixture_ids(spec: TournamentSpec) -> list[str]:
+    """The fixture ids of a tournament, in fixture order (they do not depend on the secret)."""
+    return [fixture.fixture_id for fixture in fixtures_for(spec, _NO_SECRET)]
+
+
+_NO_SECRET = bytes(32)  # for fixture_ids alone: its seeds are thrown away
 
 
 def _width(count: int) -> int:

@@ -56,9 +56,10 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     db_path = options.db_path or default_db_path(spec)
     context = play_context(spec, db_path, options.transport, busy_wait=options.busy_wait,
                            sandbox=options.sandbox, persistent_bots=options.persistent_bots)
-    fixtures = fixtures_for(spec)
     err = stream if stream is not None else sys.stderr
     with _open(lambda: ResultStore(db_path, spec), db_path) as store:
+        # The db's secret: a resumed run plays the deals the interrupted one began.
+        fixtures = fixtures_for(spec, store.deal_secret)
         err.write(f"results: {db_path} (game logs in {context.logs.name}/)\n")
         left = len(fixtures) - len(store.done())
         # More workers than games left would only start idle processes.

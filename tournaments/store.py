@@ -21,7 +21,8 @@ from typing import Any
 from referee.errors import ConfigError
 from tournaments.config import TournamentSpec, canonical_json, spec_from_json
 from tournaments.records import GameRecord
-from tournaments.schedule import fixtures_for
+from tournaments.schedule import fixture_ids
+from tournaments.secret import META_KEY, new_secret, secret_from_text, secret_to_text
 
 SCHEMA_VERSION = "1"
 _TABLES = {"meta", "games"}
@@ -78,6 +79,16 @@ class ResultStore:
         """The fingerprint of the tournament definition this store holds."""
         row = self._conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
         return str(row[0])
+
+    @property
+    def deal_secret(self) -> bytes:
+        """The secret keying every deal's seed, made with the db (tournaments/secret.py)."""
+        row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+        if row is None:
+            raise ConfigError(f"{self.path} was made by an older referee: its deals follow "
+                              "from the public seed alone, so bots could know them; run the "
+                              "tournament again with another --db")
+        return secret_from_text(str(row[0]))
 
     def done(self) -> set[str]:
         """Ids of the fixtures already stored."""
@@ -138,7 +149,7 @@ class ResultStore:
 
 
 def _fixture_indexes(spec: TournamentSpec) -> dict[str, int]:
-    return {fixture.fixture_id: index for index, fixture in enumerate(fixtures_for(spec))}
+    return {fixture_id: index for index, fixture_id in enumerate(fixture_ids(spec))}
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -175,7 +186,8 @@ def _create(conn: sqlite3.Connection, spec: TournamentSpec, definition: str) -> 
                  "fixture_index INTEGER NOT NULL UNIQUE, record TEXT NOT NULL)")
     conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", [
         ("schema", SCHEMA_VERSION), ("fingerprint", spec.fingerprint()),
-        ("definition", definition), ("spec", canonical_json(spec.to_json()))])
+        ("definition", definition), ("spec", canonical_json(spec.to_json())),
+        (META_KEY, secret_to_text(new_secret()))])
 
 
 def _mismatch(path: Path, stored: str, wanted: str) -> str:

@@ -85,6 +85,7 @@ def test_demo_game_is_byte_identical_for_the_same_seed(tmp_path: Path) -> None:
     assert runs[0].stdout == runs[1].stdout
     assert (tmp_path / "1.jsonl").read_bytes() == (tmp_path / "2.jsonl").read_bytes()
     out = runs[0].stdout
+    assert out.startswith("Rage, 4 players, seed 7, variants: none\n"), "a given seed is shown"
     assert out.count("\nround ") == 10, "a compact line per round"
     for column in ("bid", "tricks", "action pts", "bid bonus", "round total", "place"):
         assert column in out
@@ -101,6 +102,44 @@ def test_replay_verifies_a_log_and_catches_tampering(tmp_path: Path) -> None:
     log.write_text("\n".join([*lines[:-1], json.dumps(result)]) + "\n")
     failed = run_cli("replay", str(log))
     assert failed.returncode == 1 and "does not reproduce" in failed.stderr
+
+
+def test_without_seed_the_seed_is_secret_from_stdout_and_bots_but_in_the_log(
+        tmp_path: Path) -> None:
+    """Issue: a bot that knows the seed computes every hand. A spy seat records all a bot
+    gets (its environment, every line from the handshake on); the log's seed is the deal."""
+    log, env, heard = tmp_path / "game.jsonl", tmp_path / "env", tmp_path / "heard"
+    spy = f"stdio:sh -c 'env > {env}; tee {heard} | sh bots/rage_first.sh'"
+    run = run_cli("play", "rage", "--log", str(log), RANDOM, HEURISTIC, spy)
+    assert run.returncode == 0, run.stderr
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    seed = str(records[0]["seed"])
+    assert records[0]["type"] == "game" and 0 <= int(seed) < 2**63
+    assert run.stdout.startswith("Rage, 3 players, secret seed (in the log), variants: none")
+    assert seed not in run.stdout and seed not in run.stderr
+    to_bots = [r["line"] for r in records if r["type"] == "line" and r["dir"] == "out"]
+    assert sum(line.startswith("GAME rage ") for line in to_bots) == 3
+    assert not [line for line in to_bots if seed in line]
+    assert heard.read_text().startswith("GAME rage ") and seed not in heard.read_text()
+    assert seed not in env.read_text()
+    verified = run_cli("replay", str(log))  # the logged seed is the real deal's
+    assert verified.returncode == 0 and "result reproduced" in verified.stdout
+
+
+def test_without_seed_or_log_the_game_says_its_seed_is_not_kept() -> None:
+    run = run_cli("play", "thegame", "python bots/thegame_heuristic.py")
+    assert run.returncode == 0, run.stderr
+    first = run.stdout.splitlines()[0]
+    assert first == "The Game Extreme, 1 player(s), secret seed (not kept)"
+
+
+def test_two_games_without_seed_get_different_deals(tmp_path: Path) -> None:
+    logs = [tmp_path / f"{i}.jsonl" for i in (1, 2)]
+    for log in logs:
+        assert run_cli("play", "thegame", "--log", str(log),
+                       "python bots/thegame_heuristic.py").returncode == 0
+    seeds = [json.loads(log.read_text().splitlines()[0])["seed"] for log in logs]
+    assert seeds[0] != seeds[1]
 
 
 def test_thegame_game_is_reproducible_and_shows_hands_only_as_counts(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ DRIVER_SPEC = make_spec(n_bots=5, deals=2, seed=11)  # 5 tables x 4 rotations x 
 def main(db: str, delay: float) -> None:
     """Play every fixture not yet in `db`, two games at a time in worker processes."""
     with ResultStore(db, DRIVER_SPEC) as store:
-        run_tournament(DRIVER_SPEC, fixtures_for(DRIVER_SPEC), store, fake_play,
+        run_tournament(DRIVER_SPEC, fixtures_for(DRIVER_SPEC, store.deal_secret), store, fake_play,
                        FakeContext(DRIVER_SPEC.bot_names, delay), jobs=2)
 
 

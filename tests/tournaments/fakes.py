@@ -13,6 +13,9 @@ from tournaments.records import GameRecord
 from tournaments.schedule import Fixture
 
 
+TEST_SECRET = bytes(range(32))  # a fixed deal secret, for fixtures made without a store
+
+
 @dataclass(frozen=True)
 class FakeContext:
     """What the fake play functions need: the bot names, a per-game delay, a fixture to

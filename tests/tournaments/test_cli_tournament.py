@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -16,10 +17,12 @@ from pathlib import Path
 import pytest
 
 from tests.cli_support import assert_bad_input
+from tests.tournaments.db_support import unplayed_copy
 from referee.lineup import bot_specs
 from tournaments.config import load_tournament_file
 from tournaments.progress import StderrProgress
-from tournaments.schedule import fixtures_for
+from tournaments.schedule import fixture_ids
+from tournaments.store import ResultStore
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "tournaments" / "examples"
@@ -57,6 +60,7 @@ def test_jobs_two_gives_the_tables_of_jobs_one(tmp_path: Path) -> None:
     """And so does polling before sleeping (--busy-wait-us): it changes only speed."""
     one = rage_run(tmp_path / "one.sqlite", "--jobs", "1", "--format", "json",
                    "--busy-wait-us", "0")
+    unplayed_copy(tmp_path / "one.sqlite", tmp_path / "two.sqlite")  # the same deals
     two = rage_run(tmp_path / "two.sqlite", "--jobs", "2", "--format", "json",
                    "--busy-wait-us", "1000")
     assert one.returncode == two.returncode == 0, one.stderr + two.stderr
@@ -73,6 +77,33 @@ def test_the_same_command_again_resumes_and_results_prints_the_tables(tmp_path: 
     assert "6/6 games (6 resumed)" in again.stderr
     printed = referee("results", str(db), "--format", "markdown")
     assert printed.returncode == 0 and printed.stdout == first.stdout
+
+
+def stored_seeds(db: Path) -> dict[str, int]:
+    """Each stored game's deal seed, by fixture id."""
+    with ResultStore.open_existing(db) as store:
+        return {record.fixture_id: record.seed for record in store.records()}
+
+
+def test_deals_are_secret_per_db_and_the_same_on_resume(tmp_path: Path) -> None:
+    """The same public seed in two fresh dbs gives other deals; a resumed run replays
+    its own db's deals; each game log's header holds the seed its game was dealt from."""
+    first, second = tmp_path / "a.sqlite", tmp_path / "b.sqlite"
+    runs = [rage_run(db, "--seed", "5", "--format", "json") for db in (first, second)]
+    assert [run.returncode for run in runs] == [0, 0], runs[0].stderr
+    seeds, other = stored_seeds(first), stored_seeds(second)
+    assert len(set(seeds.values())) == 2  # 2 deals, each played in every rotation
+    assert set(seeds.values()).isdisjoint(other.values())
+    for seed in seeds.values():
+        assert str(seed) not in runs[0].stdout + runs[0].stderr
+    for log in (tmp_path / "a-logs").glob("*.jsonl"):
+        header = json.loads(log.read_text().splitlines()[0])
+        assert header["seed"] in seeds.values()
+    with sqlite3.connect(first) as conn:  # as if killed after its first deal
+        conn.execute("DELETE FROM games WHERE fixture_id LIKE 'rage/d02/%'")
+    resumed = rage_run(first, "--seed", "5", "--format", "json")
+    assert resumed.returncode == 0 and "(3 resumed)" in resumed.stderr, resumed.stderr
+    assert stored_seeds(first) == seeds and resumed.stdout == runs[0].stdout
 
 
 def test_a_tournament_file_is_the_same_tournament_as_its_command_line(tmp_path: Path) -> None:
@@ -110,10 +141,10 @@ def test_a_thegame_tournament_reports_solo_and_team_tables(tmp_path: Path) -> No
 def test_the_examples_are_quick_and_need_no_configuration() -> None:
     """classroom.toml runs as shipped (measured: about 10 s on 2 cores)."""
     classroom = load_tournament_file(EXAMPLES / "classroom.toml")
-    assert len(fixtures_for(classroom)) <= 120
+    assert len(fixture_ids(classroom)) <= 120
     bot_specs([bot.command for bot in classroom.bots])  # every command can start
     teams = load_tournament_file(EXAMPLES / "thegame_teams.toml")
-    assert len(fixtures_for(teams)) <= 200
+    assert len(fixture_ids(teams)) <= 200
 
 
 def test_a_db_of_another_tournament_is_refused(tmp_path: Path,

@@ -12,6 +12,7 @@ import time
 import uuid
 from pathlib import Path
 
+from tests.tournaments.db_support import unplayed_copy
 from tournaments.store import ResultStore, logs_dir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,6 +100,7 @@ def test_sigkill_mid_run_then_the_same_command_again_gives_the_uninterrupted_tab
         time.sleep(0.05)
     assert tagged_processes(tag) == []
 
+    unplayed_copy(killed_db, clean_db)  # the same deal secret, so the same deals
     resumed = finish(killed_db, tag)
     clean = finish(clean_db, uuid.uuid4().hex)
     assert resumed == clean

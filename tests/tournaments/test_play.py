@@ -28,6 +28,8 @@ from tournaments.records import GameRecord
 from tournaments.schedule import Fixture, fixtures_for
 from tournaments.session import RunOptions, cpu_shares, pinned_process_pool, run_session
 from tournaments.store import ResultStore
+from tests.tournaments.db_support import unplayed_copy
+from tests.tournaments.fakes import TEST_SECRET
 
 ROOT = Path(__file__).resolve().parents[2]
 MISBEHAVE = ROOT / "tests" / "referee" / "fault_bots" / "misbehave.py"
@@ -70,7 +72,7 @@ def context_for(spec: TournamentSpec, tmp_path: Path, persistent: bool = True) -
 
 
 def fixture_of(spec: TournamentSpec, seats: tuple[int, ...]) -> Fixture:
-    return next(f for f in fixtures_for(spec) if f.seats == seats)
+    return next(f for f in fixtures_for(spec, TEST_SECRET) if f.seats == seats)
 
 
 def places_from(scores: tuple[int, ...]) -> tuple[int, ...]:
@@ -110,7 +112,8 @@ def test_a_rage_fixture_gives_a_record_matching_its_game_log(tmp_path: Path) -> 
 def test_reused_bots_play_every_rotation_without_restarting(tmp_path: Path) -> None:
     spec = rage_spec(table_size=4)
     context = context_for(spec, tmp_path)
-    table = [f for f in fixtures_for(spec) if f.fixture_id.startswith("rage/d01/t01/")]
+    table = [f for f in fixtures_for(spec, TEST_SECRET)
+             if f.fixture_id.startswith("rage/d01/t01/")]
     records = [play_fixture(fixture, context) for fixture in table]
     assert len(records) == 4 and all(not record.faults for record in records)
     assert worker_pool(context).started == 4  # AABC: one process per seat of the table
@@ -120,10 +123,10 @@ def test_reused_bots_play_every_rotation_without_restarting(tmp_path: Path) -> N
 def test_fresh_bots_are_started_and_stopped_for_every_game(tmp_path: Path) -> None:
     spec = rage_spec(fresh_bots=True)
     context = context_for(spec, tmp_path)
-    for fixture in fixtures_for(spec):
+    for fixture in fixtures_for(spec, TEST_SECRET):
         play_fixture(fixture, context)
         assert live_processes() == []
-    assert worker_pool(context).started == 3 * len(fixtures_for(spec))
+    assert worker_pool(context).started == 3 * len(fixtures_for(spec, TEST_SECRET))
 
 
 def test_a_crashed_bot_is_charged_placed_last_and_replaced(tmp_path: Path) -> None:
@@ -132,7 +135,7 @@ def test_a_crashed_bot_is_charged_placed_last_and_replaced(tmp_path: Path) -> No
     crasher = BotEntry("crasher", python_bot(MISBEHAVE, "exit", "20"))
     spec = rage_spec(RANDOM, HEURISTIC, crasher)
     context = context_for(spec, tmp_path)
-    first, second = fixtures_for(spec)[:2]
+    first, second = fixtures_for(spec, TEST_SECRET)[:2]
     record = play_fixture(first, context)
     seat = record.bots.index("crasher")
     assert [(f.seat, f.bot, f.kind) for f in record.faults] == [(seat, "crasher",
@@ -148,7 +151,7 @@ def test_a_bot_that_never_says_hello_is_charged_a_timeout(tmp_path: Path) -> Non
     mute = BotEntry("mute", python_bot(MISBEHAVE, "nohello"))
     spec = TournamentSpec.create(Game.RAGE, (RANDOM, FIRST, mute),
                                  time_limits=TimeLimits(startup=0.3, move=5.0))
-    record = play_fixture(fixtures_for(spec)[0], context_for(spec, tmp_path))
+    record = play_fixture(fixtures_for(spec, TEST_SECRET)[0], context_for(spec, tmp_path))
     seat = record.bots.index("mute")
     assert [(f.seat, f.kind) for f in record.faults] == [(seat, FaultKind.TIMEOUT)]
     assert record.places[seat] == 3
@@ -156,10 +159,10 @@ def test_a_bot_that_never_says_hello_is_charged_a_timeout(tmp_path: Path) -> Non
 
 def test_a_different_tournament_closes_the_previous_pool(tmp_path: Path) -> None:
     first = context_for(rage_spec(), tmp_path)
-    play_fixture(fixtures_for(first.spec)[0], first)
+    play_fixture(fixtures_for(first.spec, TEST_SECRET)[0], first)
     assert len(live_processes()) == 3
     second = context_for(rage_spec(deals=2), tmp_path)
-    play_fixture(fixtures_for(second.spec)[0], second)
+    play_fixture(fixtures_for(second.spec, TEST_SECRET)[0], second)
     assert len(live_processes()) == 3  # the first pool's bots are gone
     assert worker_pool(second).started == 3
 
@@ -199,9 +202,11 @@ def without_logs(records: list[GameRecord]) -> list[dict[str, object]]:
 def test_reused_and_fresh_bots_give_identical_tables(tmp_path: Path) -> None:
     spec = rage_spec(RANDOM, HEURISTIC)  # tables of 3: each bot sits twice at one table
     reused = session_records(spec, tmp_path / "reused.sqlite", jobs=2)
+    # fresh_bots is no part of the definition: the same tournament, so the same secret
+    unplayed_copy(tmp_path / "reused.sqlite", tmp_path / "fresh.sqlite")
     fresh = session_records(rage_spec(RANDOM, HEURISTIC, fresh_bots=True),
                             tmp_path / "fresh.sqlite", jobs=2)
-    assert len(reused[1]) == len(fixtures_for(spec)) == 6
+    assert len(reused[1]) == len(fixtures_for(spec, TEST_SECRET)) == 6
     assert reused[0] == fresh[0]
     assert without_logs(reused[1]) == without_logs(fresh[1])
 
@@ -210,7 +215,7 @@ def test_a_faulting_bot_does_not_stop_the_tournament(tmp_path: Path) -> None:
     crasher = BotEntry("crasher", python_bot(MISBEHAVE, "exit", "20"))
     spec = rage_spec(RANDOM, HEURISTIC, crasher)
     tables, records = session_records(spec, tmp_path / "faults.sqlite", jobs=1)
-    assert len(records) == len(fixtures_for(spec)) == 3
+    assert len(records) == len(fixtures_for(spec, TEST_SECRET)) == 3
     for record in records:
         assert [(f.bot, f.kind) for f in record.faults] == [("crasher", FaultKind.CRASH)]
         assert record.places[record.bots.index("crasher")] == 3
@@ -238,7 +243,7 @@ def test_thegame_solo_and_team_records(tmp_path: Path) -> None:
             BotEntry("heuristic", python_bot(THEGAME_BOTS[1])))
     spec = TournamentSpec.create(Game.THEGAME, bots, team_size=2, time_limits=TIMES)
     context = context_for(spec, tmp_path)
-    records = [play_fixture(fixture, context) for fixture in fixtures_for(spec)]
+    records = [play_fixture(fixture, context) for fixture in fixtures_for(spec, TEST_SECRET)]
     assert [record.bots for record in records] == [("random",), ("heuristic",),
                                                    ("random", "heuristic")]
     for record in records:
@@ -258,6 +263,6 @@ def test_thegame_solo_and_team_records(tmp_path: Path) -> None:
 def test_thegame_without_commands(tmp_path: Path) -> None:
     bots = (BotEntry("heuristic", python_bot(THEGAME_BOTS[1])),)
     spec = TournamentSpec.create(Game.THEGAME, bots, no_commands=True, time_limits=TIMES)
-    record = play_fixture(fixtures_for(spec)[0], context_for(spec, tmp_path))
+    record = play_fixture(fixtures_for(spec, TEST_SECRET)[0], context_for(spec, tmp_path))
     assert record.faults == ()
     assert read_log(tmp_path / str(record.log_path))[0]["settings"]["commands"] is None

@@ -12,12 +12,13 @@ from pathlib import Path
 
 from tournaments.config import Game
 from tournaments.report import OutputFormat, build_tables, render
-from tournaments.schedule import fixtures_for
+from tournaments.schedule import fixture_ids
 from tournaments.store import ResultStore
+from tests.tournaments.db_support import unplayed_copy
 from tests.tournaments.driver import DRIVER_SPEC
 
 ROOT = Path(__file__).parents[2]
-TOTAL = len(fixtures_for(DRIVER_SPEC))
+TOTAL = len(fixture_ids(DRIVER_SPEC))
 
 
 def start_driver(db: Path, delay: float) -> subprocess.Popen[bytes]:
@@ -55,6 +56,7 @@ def test_sigkill_mid_run_then_resume_gives_the_uninterrupted_tables(tmp_path: Pa
 
     with sqlite3.connect(killed_db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    unplayed_copy(killed_db, clean_db)  # the same deal secret, so the same deals
     resumed = start_driver(killed_db, delay=0.0)
     assert resumed.wait(timeout=60) == 0
     clean = start_driver(clean_db, delay=0.0)

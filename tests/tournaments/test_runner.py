@@ -16,10 +16,10 @@ from tournaments.report import OutputFormat, build_tables, render
 from tournaments.runner import PlayFailed, run_tournament
 from tournaments.schedule import Fixture, fixtures_for
 from tournaments.store import ResultStore
-from tests.tournaments.fakes import FakeContext, fake_play, make_spec
+from tests.tournaments.fakes import TEST_SECRET, FakeContext, fake_play, make_spec
 
 SPEC = make_spec(n_bots=4, deals=3, seed=8)
-FIXTURES = fixtures_for(SPEC)
+FIXTURES = fixtures_for(SPEC, TEST_SECRET)
 CONTEXT = FakeContext(SPEC.bot_names)
 
 
@@ -72,8 +72,9 @@ def test_default_process_pool_runs_module_level_play(tmp_path: Path) -> None:
     spec = make_spec(Game.THEGAME, n_bots=3, deals=2)
     context = FakeContext(spec.bot_names)
     with ResultStore(tmp_path / "g.sqlite", spec) as store:
-        run_tournament(spec, fixtures_for(spec), store, fake_play, context, jobs=2)
-        assert store.records() == [fake_play(f, context) for f in fixtures_for(spec)]
+        run_tournament(spec, fixtures_for(spec, TEST_SECRET), store, fake_play, context, jobs=2)
+        assert store.records() == [fake_play(f, context)
+                                   for f in fixtures_for(spec, TEST_SECRET)]
 
 
 def test_resume_plays_only_what_is_missing(tmp_path: Path) -> None:

@@ -11,10 +11,10 @@ from referee.errors import ConfigError
 from tournaments.config import Game
 from tournaments.schedule import fixtures_for
 from tournaments.store import ResultStore, default_db_path, logs_dir
-from tests.tournaments.fakes import FakeContext, fake_play, make_spec
+from tests.tournaments.fakes import TEST_SECRET, FakeContext, fake_play, make_spec
 
 SPEC = make_spec(n_bots=4, deals=2, seed=3)
-FIXTURES = fixtures_for(SPEC)
+FIXTURES = fixtures_for(SPEC, TEST_SECRET)
 CONTEXT = FakeContext(SPEC.bot_names)
 
 
@@ -79,7 +79,8 @@ def test_fresh_bots_is_not_part_of_the_definition(tmp_path: Path) -> None:
 
 
 def test_unknown_fixture_is_refused(tmp_path: Path) -> None:
-    foreign = fake_play(fixtures_for(make_spec(n_bots=6))[-1], FakeContext(tuple("abcdef")))
+    foreign = fake_play(fixtures_for(make_spec(n_bots=6), TEST_SECRET)[-1],
+                        FakeContext(tuple("abcdef")))
     with ResultStore(tmp_path / "r.sqlite", SPEC) as store, \
             pytest.raises(ValueError, match="not a fixture"):
         store.add(foreign)
@@ -118,8 +119,39 @@ def test_default_paths() -> None:
 
 def test_the_game_records_round_trip(tmp_path: Path) -> None:
     spec = make_spec(Game.THEGAME, n_bots=3, deals=2)
-    records = [fake_play(fixture, FakeContext(spec.bot_names)) for fixture in fixtures_for(spec)]
+    records = [fake_play(fixture, FakeContext(spec.bot_names))
+               for fixture in fixtures_for(spec, TEST_SECRET)]
     with ResultStore(tmp_path / "g.sqlite", spec) as store:
         for record in records:
             store.add(record)
         assert store.records() == records
+
+
+def test_each_new_db_gets_its_own_secret_and_keeps_it(tmp_path: Path) -> None:
+    """Same public definition and seed, two fresh dbs: two secrets, so other deals; the
+    db opened again (resume, `referee results`) gives back its own."""
+    with ResultStore(tmp_path / "a.sqlite", SPEC) as a, \
+            ResultStore(tmp_path / "b.sqlite", SPEC) as b:
+        secret_a, secret_b = a.deal_secret, b.deal_secret
+    assert len(secret_a) == len(secret_b) == 32 and secret_a != secret_b
+    seeds_a = {f.seed for f in fixtures_for(SPEC, secret_a)}
+    assert seeds_a.isdisjoint(f.seed for f in fixtures_for(SPEC, secret_b))
+    with ResultStore(tmp_path / "a.sqlite", SPEC) as again:
+        assert again.deal_secret == secret_a
+        assert fixtures_for(SPEC, again.deal_secret) == fixtures_for(SPEC, secret_a)
+    with ResultStore.open_existing(tmp_path / "a.sqlite") as opened:
+        assert opened.deal_secret == secret_a
+
+
+def test_a_db_without_a_secret_is_readable_but_not_resumed(tmp_path: Path) -> None:
+    """A db made before deals were secret: its tables still print, but playing on would
+    deal from the public seed alone."""
+    db = tmp_path / "old.sqlite"
+    with ResultStore(db, SPEC) as store:
+        store.add(fake_play(FIXTURES[0], CONTEXT))
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM meta WHERE key = 'deal_secret'")
+    with ResultStore.open_existing(db) as opened:
+        assert opened.records() == [fake_play(FIXTURES[0], CONTEXT)]
+    with ResultStore(db, SPEC) as store, pytest.raises(ConfigError, match="older referee"):
+        store.deal_secret

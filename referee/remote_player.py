@@ -121,9 +121,15 @@ class RemotePlayer(Player):
         self._logs = 0
 
     def new_game(self, line: str) -> None:
-        """Refill the time bank and send the GAME line."""
+        """Refill the time bank and send the GAME line. What the bot sent since the last
+        game ended belongs to that game, and is dropped: never charged to this one."""
         self._bank = self._times.bank
+        self._drop_stale()
         self.tell(line)
+
+    def _drop_stale(self) -> None:
+        while self._channel.pending():
+            self._heard("in", self._channel.recv(time.monotonic()))
 
     def tell(self, line: str) -> None:
         """Send a line that wants no reply."""
@@ -147,9 +153,13 @@ class RemotePlayer(Player):
         self._check_told(preamble)
         self._check_unsolicited()
         times = self._times
+        batch = (*preamble, line)
+        self._log_out(batch)
+        # The clock starts as the request is handed to the transport: the referee's own
+        # work (the check above, the log) is never charged to the bot.
         start = time.monotonic()
         deadline = start + times.move + self._bank + times.tolerance
-        self._send((*preamble, line), deadline)
+        self._channel.send_lines(batch, deadline)
         reply = self._next_line(deadline)
         if reply is None:
             bank, self._bank = self._bank, 0.0
@@ -183,10 +193,13 @@ class RemotePlayer(Player):
             raise ValueError(f"tell() of a request: {request!r}")
 
     def _send(self, lines: Sequence[str], deadline: float) -> None:
+        self._log_out(lines)
+        self._channel.send_lines(lines, deadline)
+
+    def _log_out(self, lines: Sequence[str]) -> None:
         if self.listener is not None:
             for line in lines:
                 self.listener("out", line)
-        self._channel.send_lines(lines, deadline)
 
     def _next_line(self, deadline: float) -> str | None:
         """The next non-LOG line, or None at the deadline; LOG lines go to the listener."""

@@ -558,6 +558,9 @@ class StdioChannel(Channel):
                 raise crash_fault(self._process, "closed its standard output")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
+                self._fill()  # one last read: a line already in the pipe is in time
+                if self._inbox.ready():
+                    continue
                 raise BotTimeout("no line from the bot before the deadline")
             exited = self._wait_readable(remaining)
             self._fill()

@@ -11,12 +11,12 @@ from typing import Protocol
 import pytest
 
 from protocols.wire import PROTOCOL_VERSION
-from referee.bot_command import BotCommand
+from referee.bot_command import BotCommand, parse_bot_command
 from referee.errors import BotStartError, OutputFlood
 from referee.remote_player import RemotePlayer
 from referee.settings import ResourceLimits, TimeLimits
 from referee.transport import ZmqHub
-from tests.referee.fault_bots.support import alive, misbehave
+from tests.referee.fault_bots.support import alive, misbehave, wait_until
 
 TIMES = TimeLimits(startup=3.0, move=0.3, bank=0.5, tolerance=0.05)
 LIMITS = ResourceLimits()
@@ -176,3 +176,23 @@ def test_round_trip_of_a_well_behaved_bot(launch: Launcher, stdio: bool) -> None
     assert replies == {"r3"}
     name = "stdio" if stdio else "zmq ipc"
     print(f"\n{name} ask() round trip: median {statistics.median(samples) * 1e6:.0f} us")
+
+
+def test_a_line_sent_after_end_is_never_charged_to_the_next_game(tmp_path: Path) -> None:
+    """Issue 10: a persistent bot's stray line after END belongs to the game that ended."""
+    script = tmp_path / "stray.sh"
+    script.write_text('echo "HELLO 2 $REFEREE_TOKEN stray 1.0"\n'
+                      'while IFS= read -r line; do set -- $line\n'
+                      '  case "$1" in END) echo stray ;; "BID?") echo "$2" ;; esac\ndone\n')
+    times = TimeLimits(startup=5.0, move=2.0)
+    player = RemotePlayer.launch(parse_bot_command(f"stdio:sh {script}"), "stray", None,
+                                 times, ResourceLimits())
+    try:
+        player.new_game("GAME rage 1")
+        assert player.ask("BID? 0 1") == "0"
+        player.tell("END 1")
+        assert wait_until(player._channel.pending), "the stray line arrived"
+        player.new_game("GAME rage 2")
+        assert player.ask("BID? 1 2") == "1"  # no 'line sent without a request'
+    finally:
+        player.close()

@@ -90,7 +90,7 @@ def test_fingerprint_covers_what_defines_results_only() -> None:
                  make_spec(deals=2, seed=1, table_size=3),
                  make_spec(deals=2, seed=1, variants=("durchmarsch",)),
                  make_spec(deals=2, seed=1, time_limits=TimeLimits(move=2.0)),
-                 make_spec(deals=2, seed=1, resource_limits=ResourceLimits(memory_mb=1)),
+                 make_spec(deals=2, seed=1, resource_limits=ResourceLimits(memory_mb=512)),
                  make_spec(n_bots=4, deals=2, seed=1)]
     prints = {spec.fingerprint() for spec in different}
     assert base.fingerprint() not in prints and len(prints) == len(different)

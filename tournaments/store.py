@@ -220,6 +220,8 @@ def _connect(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous=FULL")
     except sqlite3.DatabaseError as error:
         conn.close()
+        if getattr(error, "sqlite_errorname", "").startswith("SQLITE_CORRUPT"):
+            raise DamagedResults(f"{path} is a damaged results db: {error}") from None
         raise ConfigError(f"{path} is not a results db ({error})") from None
     return conn
 

@@ -39,12 +39,13 @@ class PlayFailed(RuntimeError):
 class WorkersKeepDying(RuntimeError):
     """The worker processes died more often than MAX_POOL_RESTARTS in one run."""
 
-    def __init__(self, in_flight: Sequence[Fixture]) -> None:
+    def __init__(self, breaks: int, in_flight: Sequence[Fixture]) -> None:
         games = ", ".join(fixture.fixture_id for fixture in in_flight)
-        super().__init__(f"a worker process keeps dying: its pool broke {len(in_flight)} "
-                         f"times (games in flight: {games}); every finished game is "
-                         "stored, and running the same command again resumes")
-        self.in_flight = tuple(in_flight)
+        super().__init__(f"a worker process keeps dying: the pool broke {breaks} times "
+                         f"(games in flight the last time: {games}); every finished game "
+                         "is stored, and running the same command again resumes")
+        self.breaks = breaks
+        self.in_flight = tuple(in_flight)  # the games lost when the pool last broke
 
 
 def run_tournament(spec: TournamentSpec, fixtures: Sequence[Fixture], store: ResultStore,
@@ -80,7 +81,7 @@ def _run(pending: list[Fixture], store: ResultStore, play: PlayFunction[C], cont
          jobs: int, executor_factory: ExecutorFactory | None,
          progress: Progress | None) -> None:
     queue = deque(pending)
-    deaths: list[Fixture] = []  # a game in flight when each pool broke
+    breaks = 0
     while queue:
         executor = (executor_factory or _process_pool)(jobs)
         try:
@@ -90,9 +91,9 @@ def _run(pending: list[Fixture], store: ResultStore, play: PlayFunction[C], cont
             raise
         executor.shutdown(wait=True)
         if lost:
-            deaths.append(lost[0])
-            if len(deaths) > MAX_POOL_RESTARTS:
-                raise WorkersKeepDying(deaths)
+            breaks += 1
+            if breaks > MAX_POOL_RESTARTS:
+                raise WorkersKeepDying(breaks, lost)
             queue.extendleft(reversed(lost))  # replayed first, in fixture order
 
 

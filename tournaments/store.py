@@ -46,6 +46,10 @@ class ResultsWriteError(StoreFailure):
     """A game could not be stored: disk full, folder no longer writable, I/O error."""
 
 
+class ResultsReadError(StoreFailure):
+    """The db could not be read: locked by another run for too long, an I/O error."""
+
+
 def default_db_path(spec: TournamentSpec) -> Path:
     """results/<game>-<fingerprint prefix>.sqlite, relative to the working directory."""
     return Path("results") / f"{spec.game.value}-{spec.fingerprint()[:10]}.sqlite"
@@ -218,6 +222,9 @@ def _connect(path: Path) -> sqlite3.Connection:
     try:
         conn.execute("PRAGMA journal_mode=DELETE")
         conn.execute("PRAGMA synchronous=FULL")
+    except sqlite3.OperationalError as error:  # locked by another run, I/O
+        conn.close()
+        raise ResultsReadError(f"cannot read {path}: {error}") from None
     except sqlite3.DatabaseError as error:
         conn.close()
         if getattr(error, "sqlite_errorname", "").startswith("SQLITE_CORRUPT"):
@@ -234,12 +241,15 @@ def _insert(conn: sqlite3.Connection, index: int, record: GameRecord) -> None:
 
 @contextmanager
 def _reading(path: Path) -> Iterator[None]:
-    """SQLite's word that the file is corrupt becomes DamagedResults."""
+    """SQLite's word that the file is corrupt becomes DamagedResults; a failure to read
+    it (locked, I/O), ResultsReadError."""
     try:
         yield
+    except sqlite3.OperationalError as error:
+        raise ResultsReadError(f"cannot read {path}: {error}") from None
+    except sqlite3.IntegrityError:
+        raise  # only writes raise it: a bug, not the file
     except sqlite3.DatabaseError as error:
-        if isinstance(error, (sqlite3.OperationalError, sqlite3.IntegrityError)):
-            raise  # locked, I/O: the file may be fine
         raise DamagedResults(f"{path} is a damaged results db: {error}") from None
 
 

@@ -242,3 +242,22 @@ def test_a_read_only_results_folder_is_refused(tmp_path: Path) -> None:
     finally:
         db.parent.chmod(0o755)
     assert len(stored_ids(db)) == 2
+
+
+def test_a_db_locked_by_another_run_for_too_long_is_one_line_and_exit_1(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    db = filled_db(tmp_path / "r.sqlite")
+    real_connect = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect",  # wait 0.1 s for the lock, not a minute
+                        lambda *args, **options: real_connect(*args, **{**options,
+                                                                        "timeout": 0.1}))
+    holder = real_connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another writer in the middle of a commit
+    try:
+        code, out, err = run_main(["results", str(db)], capsys)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert code == 1 and out == "" and "Traceback" not in err
+    assert err.startswith("referee: error: ") and "locked" in err and len(err.splitlines()) == 1

@@ -14,7 +14,8 @@ from typing import Any, Callable, Sequence
 
 import click
 
-from referee import __version__
+from referee import __version__, bounds
+from referee.bounds import Bound
 from referee.errors import BotStartError, ConfigError, Fault
 from referee.games.rage import RageConfig, Variant
 from referee.games.thegame import TheGameConfig
@@ -25,30 +26,48 @@ from referee.processes.sandbox import SandboxMode, SandboxSettings, auto_warning
 from referee.play import LogOptions, play_rage, play_thegame
 from referee.replay import ReplayMismatch, replay
 from referee.settings import ResourceLimits, TimeLimits
+from referee.writable import check_writable_file
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
-class Seconds(click.ParamType):  # type: ignore[type-arg, unused-ignore]
-    """A finite number of seconds, greater than zero (or >= 0 where `allow_zero`)."""
+class Bounded(click.ParamType):  # type: ignore[type-arg, unused-ignore]
+    """A number within a `referee.bounds.Bound`: the same rule as in tournament files."""
 
-    name = "seconds"
-
-    def __init__(self, allow_zero: bool = False) -> None:
-        self.allow_zero = allow_zero
+    def __init__(self, bound: Bound) -> None:
+        self.bound = bound
+        self.name = bound.unit or ("integer" if bound.integer else "number")
 
     def convert(self, value: Any, param: click.Parameter | None,
-                ctx: click.Context | None) -> float:
+                ctx: click.Context | None) -> int | float | None:
+        try:  # a default, or a value given as a number by a caller, is no string
+            return self.bound.parse(value) if isinstance(value, str) else self.bound.check(value)
+        except ValueError as error:
+            self.fail(str(error), param, ctx)
+
+
+class Seconds(Bounded):
+    """A finite number of seconds, greater than zero (or >= 0 where `allow_zero`)."""
+
+    def __init__(self, allow_zero: bool = False) -> None:
+        super().__init__(bounds.BANK_SECONDS if allow_zero else bounds.MOVE_SECONDS)
+
+
+class LogPath(click.ParamType):  # type: ignore[type-arg, unused-ignore]
+    """A file the game log can be written to, checked before any bot starts."""
+
+    name = "path"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Path:
+        path = Path(value)
         try:
-            seconds = float(value)
-        except (TypeError, ValueError):
-            self.fail(f"{value!r} is not a number of seconds", param, ctx)
-        low_ok = seconds >= 0 if self.allow_zero else seconds > 0
-        if not (math.isfinite(seconds) and low_ok and seconds <= 86400):
-            bound = ">= 0" if self.allow_zero else "> 0"
-            self.fail(f"{value!r} must be a finite number of seconds {bound} and <= 86400",
-                      param, ctx)
-        return seconds
+            check_writable_file(path)
+        except OSError as error:
+            if error.filename == str(path):
+                error.filename = None  # already named
+            self.fail(f"cannot write {path}: {describe_os_error(error)}", param, ctx)
+        return path
 
 
 def _compose(*decorators: Decorator) -> Decorator:
@@ -66,15 +85,18 @@ bot_limit_options = _compose(
                  help="Seconds per request."),
     click.option("--time-bank", type=Seconds(allow_zero=True), default=0.0, show_default=True,
                  help="Extra seconds per game, spent on replies later than --move-time."),
-    click.option("--max-memory", type=click.IntRange(16), default=2048, show_default=True,
-                 help="Address-space limit per bot process, MiB."),
-    click.option("--max-cpu", type=click.IntRange(1), default=3600, show_default=True,
-                 help="CPU-time limit per bot process, seconds."),
-    click.option("--max-procs", type=click.IntRange(1), default=256, show_default=True,
-                 help="Processes a bot may start (not enforced for root)."),
+    click.option("--max-memory", type=Bounded(bounds.MEMORY_MIB), default=2048,
+                 show_default=True, help="Address-space limit per bot process, MiB "
+                                         "(16 to 1048576, or unlimited)."),
+    click.option("--max-cpu", type=Bounded(bounds.CPU_SECONDS), default=3600,
+                 show_default=True, help="CPU-time limit per bot process, seconds "
+                                         "(or unlimited)."),
+    click.option("--max-procs", type=Bounded(bounds.PROCESSES), default=256,
+                 show_default=True, help="Processes a bot may start (or unlimited; not "
+                                         "enforced for root)."),
     click.option("--transport", type=click.Choice(["ipc", "tcp"]), default="ipc",
                  show_default=True, help="ZeroMQ transport between referee and bots."),
-    click.option("--busy-wait-us", type=click.IntRange(0, 100_000), default=None,
+    click.option("--busy-wait-us", type=Bounded(bounds.BUSY_WAIT_US), default=None,
                  help="Microseconds a wait for a bot polls before it sleeps: faster games "
                       "with fast bots, for some CPU. 0: never (use it when several games "
                       "share the CPUs: there polling gains nothing). Default: 200 where the referee may use more than "
@@ -105,10 +127,10 @@ def sandbox_settings(sandbox: str, sandbox_dirs: Sequence[Path]) -> SandboxSetti
 
 
 game_options = _compose(
-    click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+    click.option("--seed", type=Bounded(bounds.SEED), default=None,
                  help="Seed of the deal, printed (default: a secret random one, "
                       "written only to the --log)."),
-    click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
+    click.option("--log", "log_path", type=LogPath(),
                  default=None, help="Write the JSON Lines game log here."),
     click.option("--log-times/--no-log-times", default=True, show_default=True,
                  help="Timestamps in the log (off: the log is byte-reproducible)."),
@@ -116,7 +138,7 @@ game_options = _compose(
 
 
 def launch_settings(startup_time: float, move_time: float, time_bank: float,
-                    max_memory: int, max_cpu: int, max_procs: int,
+                    max_memory: int | None, max_cpu: int | None, max_procs: int | None,
                     transport: str, busy_wait_us: int | None = None) -> LaunchSettings:
     """Bot launch settings from the shared command-line options."""
     return LaunchSettings(TimeLimits(startup_time, move_time, time_bank),
@@ -129,13 +151,15 @@ def busy_wait_seconds(microseconds: int | None) -> float | None:
     return None if microseconds is None else microseconds / 1e6
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# no_args_is_help=False: without a command a group fails with "Missing command", which
+# main() shows as one usage line, instead of a whole help page.
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, no_args_is_help=False)
 @click.version_option(__version__, prog_name="referee")
 def cli() -> None:
     """Referee and round-robin tournament runner for card-game bots."""
 
 
-@cli.group()
+@cli.group(no_args_is_help=False)
 def play() -> None:
     """Referee one game between bots. A BOT is a command line, or stdio:COMMAND."""
 
@@ -220,7 +244,9 @@ def replay_command(log_path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the CLI, turning every input error into one line and exit 2."""
+    """Entry point: run the CLI; every error is one line. Exit codes: 0 done, 1 a failure
+    while running (damaged results db, disk, workers, referee bug), 2 bad usage or input,
+    130 interrupted."""
     raise_open_file_limit()
     try:
         cli.main(args=argv, prog_name="referee", standalone_mode=False)
@@ -229,12 +255,38 @@ def main(argv: list[str] | None = None) -> None:
     except click.Abort:
         click.echo("referee: aborted", err=True)
         sys.exit(130)
+    except click.UsageError as error:
+        _error_line(usage_message(error), 2)
     except click.ClickException as error:
-        click.echo(f"referee: error: {error.format_message()}", err=True)
-        sys.exit(2 if isinstance(error, click.UsageError) else error.exit_code)
+        _error_line(error.format_message(), error.exit_code)
     except (BotStartError, ConfigError) as error:
-        click.echo(f"referee: error: {error}", err=True)
-        sys.exit(2)
+        _error_line(str(error), 2)
+    except OSError as error:  # the machine, e.g. a full disk under the game log
+        _error_line(describe_os_error(error), 1)
+
+
+def describe_os_error(error: OSError) -> str:
+    """'why: file' without Python's [Errno N] prefix."""
+    why = error.strerror or str(error)
+    return f"{why}: {error.filename}" if error.filename else why
+
+
+def usage_message(error: click.UsageError) -> str:
+    """The error's message; for a group given no command, its usage in one line."""
+    ctx = error.ctx
+    # click's own words when a group is called without a command (no_args_is_help=False)
+    if ctx is None or not isinstance(ctx.command, click.Group) or \
+            error.format_message() != "Missing command.":
+        return error.format_message()
+    usage = " ".join(ctx.get_usage().split())
+    commands = ", ".join(ctx.command.list_commands(ctx))
+    return (f"missing command. {usage} (COMMAND: {commands}; "
+            f"'{ctx.command_path} --help' explains)")
+
+
+def _error_line(message: str, code: int) -> None:
+    click.echo(f"referee: error: {' '.join(message.split())}", err=True)
+    sys.exit(code)
 
 
 from referee import cli_tournament  # noqa: E402  (it uses the options defined above)

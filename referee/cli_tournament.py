@@ -9,16 +9,19 @@ from typing import Any
 
 import click
 
+from referee import bounds
 from referee.cli import (
-    bot_limit_options, busy_wait_seconds, launch_settings, sandbox_options, sandbox_settings,
+    Bounded, bot_limit_options, busy_wait_seconds, launch_settings, sandbox_options,
+    sandbox_settings,
 )
 from referee.lineup import bot_specs, unique_labels
 from tournaments.config import (
     RAGE_VARIANTS, BotEntry, Game, TournamentSpec, load_tournament_file,
 )
 from tournaments.report import OutputFormat
-from tournaments.runner import PlayFailed
+from tournaments.runner import PlayFailed, WorkersKeepDying
 from tournaments.session import RunOptions, default_jobs, results_tables, run_session
+from tournaments.store import StoreFailure
 
 # Options that define a tournament, and the game each belongs to (None: both).
 _DEFINING = {"deals": None, "seed": None, "table_size": Game.RAGE, "variants": Game.RAGE,
@@ -32,22 +35,22 @@ _FORMATS = click.Choice([fmt.value for fmt in OutputFormat])
 @click.command("tournament")
 @click.argument("game_or_file", metavar="GAME_OR_FILE")
 @click.argument("bots", nargs=-1)
-@click.option("--deals", type=click.IntRange(1), default=None,
-              help="Deals every table plays (default 1).")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+@click.option("--deals", type=Bounded(bounds.DEALS), default=None,
+              help="Deals every table plays (default 1, at most 100000).")
+@click.option("--seed", type=Bounded(bounds.SEED), default=None,
               help="Tournament seed; deal seeds derive from it and the results db's "
                    "secret (default 0).")
-@click.option("--table-size", type=click.IntRange(3, 8), default=None,
+@click.option("--table-size", type=Bounded(bounds.TABLE_SIZE), default=None,
               help="Rage: seats per table (default 4, or fewer bots, at least 3).")
 @click.option("--variant", "variants", multiple=True, type=click.Choice(RAGE_VARIANTS),
               help="Rage: a rule variant (repeatable).")
-@click.option("--team-size", type=click.IntRange(1, 5), default=None,
+@click.option("--team-size", type=Bounded(bounds.TEAM_SIZE), default=None,
               help="The Game: players per team (default 2 with 2+ bots).")
 @click.option("--no-commands", is_flag=True, help="The Game: no command cards.")
 @click.option("--commands", "commands_file", default=None,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="The Game: TOML file mapping card numbers to commands.")
-@click.option("--jobs", type=click.IntRange(1), default=None,
+@click.option("--jobs", type=Bounded(bounds.JOBS), default=None,
               help="Games played at once (default: one per core).")
 @click.option("--fresh-bots", is_flag=True, help="Start new bot processes for every game.")
 @click.option("--persistent-bots", is_flag=True,
@@ -80,8 +83,8 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None,
                      persistent_bots=persistent_bots)
     try:
         click.echo(run_session(spec, run), nl=False)
-    except PlayFailed as error:
-        raise click.ClickException(str(error)) from error
+    except (PlayFailed, WorkersKeepDying, StoreFailure) as error:
+        raise click.ClickException(str(error)) from error  # exit 1: not bad usage
 
 
 @click.command("results")
@@ -90,7 +93,10 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None,
               help="Format of the tables.")
 def _results(db_path: Path, fmt: str) -> None:
     """Print the tables of a results DB again (finished or not)."""
-    click.echo(results_tables(db_path, OutputFormat(fmt)), nl=False)
+    try:
+        click.echo(results_tables(db_path, OutputFormat(fmt)), nl=False)
+    except StoreFailure as error:
+        raise click.ClickException(str(error)) from error  # exit 1: a damaged db
 
 
 # Declared types: referee.cli imports this module at its end, and mypy reads the two as a

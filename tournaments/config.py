@@ -10,18 +10,23 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, NoReturn
 
+from referee import bounds
+from referee.bounds import Bound
 from referee.errors import ConfigError
 from referee.settings import ResourceLimits, TimeLimits
 
 RAGE_VARIANTS = ("plus-minus-one", "hidden-bid", "secret-bid", "durchmarsch")
-RAGE_TABLE_SIZES = (3, 8)  # least, most
-THEGAME_TEAM_SIZES = (1, 5)
+_TIME_BOUNDS = {"startup": bounds.STARTUP_SECONDS, "move": bounds.MOVE_SECONDS,
+                "bank": bounds.BANK_SECONDS, "tolerance": bounds.TOLERANCE_SECONDS}
+_RESOURCE_BOUNDS = {"memory_mb": bounds.MEMORY_MIB, "cpu_seconds": bounds.CPU_SECONDS,
+                    "processes": bounds.PROCESSES}
 # Bot names appear in tables and in team names joined by '+', so '+' is not allowed.
 BOT_NAME = re.compile(r"[A-Za-z0-9._-]{1,40}")
 
@@ -105,12 +110,13 @@ class TournamentSpec:
             raise SpecError("game", f"'game' must be one of {', '.join(Game)}, "
                                     f"not {self.game!r}")
         _check_bots(self.game, self.bots)
-        _check_int("deals", self.deals, 1)
+        _check_number("deals", self.deals, bounds.DEALS)
+        _check_number("seed", self.seed, bounds.SEED)
         if self.game is Game.RAGE:
-            _check_int("table_size", self.table_size, *RAGE_TABLE_SIZES)
+            _check_number("table_size", self.table_size, bounds.TABLE_SIZE)
             _check_variants(self.variants)
         else:
-            _check_int("team_size", self.team_size, *THEGAME_TEAM_SIZES)
+            _check_number("team_size", self.team_size, bounds.TEAM_SIZE)
             if self.variants:
                 raise SpecError("variants", "'variants' applies to Rage only")
             if self.no_commands and self.commands is not None:
@@ -118,6 +124,13 @@ class TournamentSpec:
                                             "'no_commands = true'")
         _check_limits(self.time_limits)
         _check_resources(self.resource_limits)
+        _check_games(self)
+
+    @property
+    def games(self) -> int:
+        """How many games the schedule holds, counted without building it."""
+        return game_count(self.game, len(self.bots), self.table_size, self.team_size,
+                          self.deals)
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -188,10 +201,36 @@ def canonical_json(data: object) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
-def _check_int(key: str, value: int, least: int, most: int | None = None) -> None:
-    if value < least or (most is not None and value > most):
-        upper = "" if most is None else f" and at most {most}"
-        raise SpecError(key, f"'{key}' must be at least {least}{upper}, not {value}")
+def group_count(n_bots: int, size: int) -> int:
+    """len(schedule.groups(n_bots, size)), without listing them: the combinations of
+    `size` bots, or with fewer bots than places the multisets holding each bot."""
+    if n_bots >= size:
+        return math.comb(n_bots, size)
+    return math.comb(size - 1, n_bots - 1) if n_bots >= 1 else 0
+
+
+def game_count(game: Game, n_bots: int, table_size: int, team_size: int, deals: int) -> int:
+    """len(schedule.fixtures_for(spec)), without building them."""
+    if game is Game.RAGE:
+        return group_count(n_bots, table_size) * table_size * deals
+    teams = group_count(n_bots, team_size) if team_size >= 2 else 0
+    return (n_bots + teams) * deals
+
+
+def _check_number(key: str, value: object, bound: Bound, table: str | None = None,
+                  label: str = "") -> None:
+    try:
+        bound.check(value)
+    except ValueError as error:
+        raise SpecError(key, f"{label}'{key}' {error}", table=table) from None
+
+
+def _check_games(spec: TournamentSpec) -> None:
+    games = spec.games
+    if games > bounds.MAX_GAMES:
+        raise SpecError("deals", f"this tournament would be {games:,} games; at most "
+                                 f"{bounds.MAX_GAMES:,} are allowed (fewer deals, bots or a "
+                                 "smaller table or team size)")
 
 
 def _check_bots(game: Game, bots: tuple[BotEntry, ...]) -> None:
@@ -227,21 +266,13 @@ def _check_variants(variants: tuple[str, ...]) -> None:
 
 
 def _check_limits(limits: TimeLimits) -> None:
-    for key, least, strict in (("startup", 0.0, True), ("move", 0.0, True),
-                               ("bank", 0.0, False), ("tolerance", 0.0, False)):
-        value = getattr(limits, key)
-        if value < least or (strict and value == least):
-            bound = "greater than 0" if strict else "at least 0"
-            raise SpecError(key, f"time limit '{key}' must be {bound} seconds, not {value}",
-                            table="limits")
+    for key, bound in _TIME_BOUNDS.items():
+        _check_number(key, getattr(limits, key), bound, "limits", "time limit ")
 
 
 def _check_resources(limits: ResourceLimits) -> None:
-    for key in ("memory_mb", "cpu_seconds", "processes"):
-        value = getattr(limits, key)
-        if value is not None and value < 1:
-            raise SpecError(key, f"resource limit '{key}' must be at least 1 or "
-                                 f"\"unlimited\", not {value}", table="resources")
+    for key, bound in _RESOURCE_BOUNDS.items():
+        _check_number(key, getattr(limits, key), bound, "resources", "resource limit ")
 
 
 # ---------------------------------------------------------------- tournament files
@@ -267,6 +298,11 @@ def load_tournament_file(path: str | Path) -> TournamentSpec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(_syntax_message(path, text, str(error))) from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise ConfigError(f"{path}: TOML nested too deeply (arrays or inline tables "
+                          "within each other hundreds of levels deep).") from None
+    except ValueError as error:  # e.g. an integer of thousands of digits
+        raise ConfigError(f"{path}: unreadable TOML value ({str(error)[:120]}).") from None
     return _FileReader(path, text).spec(data)
 
 

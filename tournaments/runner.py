@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import (
+    FIRST_COMPLETED, BrokenExecutor, Executor, Future, ProcessPoolExecutor, wait,
+)
 from typing import TypeVar
 
 from referee.errors import ConfigError
@@ -19,6 +22,10 @@ PlayFunction = Callable[[Fixture, C], GameRecord]
 # Makes the executor from the job count; the seam for cluster executors (for dask:
 # `lambda jobs: client.get_executor()`, a concurrent.futures-compatible executor).
 ExecutorFactory = Callable[[int], Executor]
+# A worker that dies (OOM killer, a stray kill) breaks its whole pool; its games are
+# played again in a new one. More deaths than this in one run mean something kills
+# workers on purpose or always: stop rather than loop.
+MAX_POOL_RESTARTS = 3
 
 
 class PlayFailed(RuntimeError):
@@ -29,6 +36,18 @@ class PlayFailed(RuntimeError):
         self.fixture = fixture
 
 
+class WorkersKeepDying(RuntimeError):
+    """The worker processes died more often than MAX_POOL_RESTARTS in one run."""
+
+    def __init__(self, breaks: int, in_flight: Sequence[Fixture]) -> None:
+        games = ", ".join(fixture.fixture_id for fixture in in_flight)
+        super().__init__(f"a worker process keeps dying: the pool broke {breaks} times "
+                         f"(games in flight the last time: {games}); every finished game "
+                         "is stored, and running the same command again resumes")
+        self.breaks = breaks
+        self.in_flight = tuple(in_flight)  # the games lost when the pool last broke
+
+
 def run_tournament(spec: TournamentSpec, fixtures: Sequence[Fixture], store: ResultStore,
                    play: PlayFunction[C], context: C, jobs: int,
                    executor_factory: ExecutorFactory | None = None,
@@ -37,7 +56,9 @@ def run_tournament(spec: TournamentSpec, fixtures: Sequence[Fixture], store: Res
 
     Resumable: stored fixtures are skipped, and each record is committed on its own, so an
     interruption (Ctrl-C, SIGKILL) loses at most the games in flight. On a play error the
-    games already running are still stored, then PlayFailed is raised.
+    games already running are still stored, then PlayFailed is raised. A worker that dies
+    breaks its pool: the games it lost are played again in a new pool, up to
+    MAX_POOL_RESTARTS times per run, then WorkersKeepDying is raised.
     """
     if store.fingerprint != spec.fingerprint():
         raise ConfigError(f"{store.path} holds a different tournament than the one to run")
@@ -59,26 +80,39 @@ def run_tournament(spec: TournamentSpec, fixtures: Sequence[Fixture], store: Res
 def _run(pending: list[Fixture], store: ResultStore, play: PlayFunction[C], context: C,
          jobs: int, executor_factory: ExecutorFactory | None,
          progress: Progress | None) -> None:
-    executor = (executor_factory or _process_pool)(jobs)
-    try:
-        _drain(executor, iter(pending), store, play, context, 2 * jobs, progress)
-    except BaseException:  # KeyboardInterrupt too: drop queued games, keep the store as is
-        executor.shutdown(wait=False, cancel_futures=True)
-        raise
-    executor.shutdown(wait=True)
+    queue = deque(pending)
+    breaks = 0
+    while queue:
+        executor = (executor_factory or _process_pool)(jobs)
+        try:
+            lost = _drain(executor, queue, store, play, context, 2 * jobs, progress)
+        except BaseException:  # KeyboardInterrupt too: drop queued games, keep the store as is
+            executor.shutdown(wait=False, cancel_futures=True)
+            raise
+        executor.shutdown(wait=True)
+        if lost:
+            breaks += 1
+            if breaks > MAX_POOL_RESTARTS:
+                raise WorkersKeepDying(breaks, lost)
+            queue.extendleft(reversed(lost))  # replayed first, in fixture order
 
 
-def _drain(executor: Executor, queue: Iterator[Fixture], store: ResultStore,
-           play: PlayFunction[C], context: C, window: int, progress: Progress | None) -> None:
+def _drain(executor: Executor, queue: deque[Fixture], store: ResultStore,
+           play: PlayFunction[C], context: C, window: int,
+           progress: Progress | None) -> list[Fixture]:
+    """Play from `queue` until it is empty or the pool breaks; return the games the broken
+    pool lost (the queue keeps the games not yet started)."""
     # At most `window` games are submitted at a time, so stopping cancels little.
     running: dict[Future[GameRecord], Fixture] = {}
     failure: PlayFailed | None = None
+    lost: list[Fixture] = []
     while True:
-        while failure is None and len(running) < window:
-            fixture = next(queue, None)
-            if fixture is None:
-                break
-            running[executor.submit(play, fixture, context)] = fixture
+        while failure is None and not lost and len(running) < window and queue:
+            fixture = queue.popleft()
+            try:
+                running[executor.submit(play, fixture, context)] = fixture
+            except BrokenExecutor:
+                lost.append(fixture)
         if not running:
             break
         finished, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -86,6 +120,9 @@ def _drain(executor: Executor, queue: Iterator[Fixture], store: ResultStore,
             fixture = running.pop(future)
             try:
                 record = _record_of(future, fixture)
+            except BrokenExecutor:
+                lost.append(fixture)
+                continue
             except PlayFailed as error:
                 failure = failure or error
                 continue
@@ -93,11 +130,14 @@ def _drain(executor: Executor, queue: Iterator[Fixture], store: ResultStore,
                 progress.advance(record)
     if failure is not None:
         raise failure
+    return sorted(lost, key=lambda fixture: fixture.fixture_id)  # ids sort as fixtures do
 
 
 def _record_of(future: Future[GameRecord], fixture: Fixture) -> GameRecord:
     try:
         record = future.result()
+    except BrokenExecutor:
+        raise  # the worker died, not the game: the caller plays it again in a new pool
     except Exception as error:
         raise PlayFailed(fixture, f"{type(error).__name__}: {error}") from error
     if not isinstance(record, GameRecord) or record.fixture_id != fixture.fixture_id:

@@ -13,19 +13,42 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from referee.errors import ConfigError
+from referee.writable import check_writable_folder, make_folder
 from tournaments.config import TournamentSpec, canonical_json, spec_from_json
 from tournaments.records import GameRecord
+from tournaments.record_check import record_problem
 from tournaments.schedule import fixture_ids
 from tournaments.secret import META_KEY, new_secret, secret_from_text, secret_to_text
 
 SCHEMA_VERSION = "1"
-_TABLES = {"meta", "games"}
+_COLUMNS = {"meta": {"key", "value"}, "games": {"fixture_id", "fixture_index", "record"}}
+_TABLES = set(_COLUMNS)
+_META_KEYS = {"schema", "fingerprint", "definition", "spec"}
+# Errors decoding what a row holds: bad JSON, missing keys, values of the wrong type.
+_DECODE_ERRORS = (ValueError, KeyError, TypeError, AttributeError)
+
+
+class StoreFailure(Exception):
+    """The results db cannot be used as it is: its content is damaged (DamagedResults) or
+    writing to it failed (ResultsWriteError). Not bad usage: the CLI exits with 1."""
+
+
+class DamagedResults(StoreFailure):
+    """A results db made by this tool whose tables, definition or rows are unreadable."""
+
+
+class ResultsWriteError(StoreFailure):
+    """A game could not be stored: disk full, folder no longer writable, I/O error."""
+
+
+class ResultsReadError(StoreFailure):
+    """The db could not be read: locked by another run for too long, an I/O error."""
 
 
 def default_db_path(spec: TournamentSpec) -> Path:
@@ -38,15 +61,33 @@ def logs_dir(db_path: Path) -> Path:
     return db_path.with_name(f"{db_path.stem}-logs")
 
 
+def check_logs_dir(db_path: Path) -> Path:
+    """Make the game-logs folder of `db_path` and check a file can be written in it;
+    OSError if not. Done before any game, whose worker would otherwise fail on it."""
+    folder = logs_dir(db_path)
+    try:
+        check_writable_folder(folder)
+    except OSError as error:
+        where = f" ({error.filename})" if error.filename else ""
+        raise OSError(error.errno, f"cannot write game logs in {folder}: "
+                                   f"{error.strerror or error}{where}") from None
+    return folder
+
+
 class ResultStore:
     """Results of one tournament definition, keyed by fixture id, read in fixture order."""
 
     def __init__(self, path: str | Path, spec: TournamentSpec) -> None:
+        """Open or make the store, refusing one of another tournament (ConfigError);
+        OSError or sqlite3.Error if the db or the game-logs folder beside it cannot be
+        written, found now rather than at the first game."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(self.path.parent)
         self._conn = _connect(self.path)
         try:
             self._claim(spec)
+            self._check_writable()
+            check_logs_dir(self.path)
         except BaseException:
             self._conn.close()
             raise
@@ -66,11 +107,11 @@ class ResultStore:
             meta = _read_meta(store._conn, path)
             if meta is None:
                 raise ConfigError(f"{path} is an empty results db: it holds no tournament")
+            # No fingerprint check here: the definition is the one stored.
+            store.spec = _stored_spec(path, meta["spec"])
         except BaseException:
             store._conn.close()
             raise
-        # No fingerprint check here: the definition is the one stored.
-        store.spec = spec_from_json(json.loads(meta["spec"]))
         store._index = _fixture_indexes(store.spec)
         return store
 
@@ -92,7 +133,8 @@ class ResultStore:
 
     def done(self) -> set[str]:
         """Ids of the fixtures already stored."""
-        return {row[0] for row in self._conn.execute("SELECT fixture_id FROM games")}
+        with _reading(self.path):
+            return {row[0] for row in self._conn.execute("SELECT fixture_id FROM games")}
 
     def add(self, record: GameRecord) -> bool:
         """Store one record in its own committed transaction.
@@ -104,17 +146,35 @@ class ResultStore:
             raise ValueError(f"{record.fixture_id!r} is not a fixture of this tournament")
         try:
             with self._transaction():
-                self._conn.execute(
-                    "INSERT INTO games (fixture_index, fixture_id, record) VALUES (?, ?, ?)",
-                    (index, record.fixture_id, canonical_json(record.to_json())))
+                _insert(self._conn, index, record)
         except sqlite3.IntegrityError:
             return False
+        except (sqlite3.OperationalError, OSError) as error:
+            # What was committed before stays: each game is its own transaction.
+            raise ResultsWriteError(
+                f"cannot store game {record.fixture_id} in {self.path}: {error}; the games "
+                "stored before are kept, and running the same command again once it can "
+                "be written resumes") from None
         return True
 
     def records(self) -> list[GameRecord]:
-        """Every stored record, in fixture order (not completion order)."""
-        rows = self._conn.execute("SELECT record FROM games ORDER BY fixture_index")
-        return [GameRecord.from_json(json.loads(row[0])) for row in rows]
+        """Every stored record, in fixture order (not completion order); DamagedResults
+        if a row cannot be read back as a game of this tournament."""
+        with _reading(self.path):
+            rows = self._conn.execute(
+                "SELECT fixture_id, record FROM games ORDER BY fixture_index").fetchall()
+        return [self._decode(fixture_id, text) for fixture_id, text in rows]
+
+    def _decode(self, fixture_id: object, text: object) -> GameRecord:
+        try:
+            record = GameRecord.from_json(json.loads(text))  # type: ignore[arg-type]
+            problem = record_problem(record, fixture_id, self.spec, self._index)
+        except _DECODE_ERRORS as error:
+            problem = f"{type(error).__name__}: {error}"
+        if problem is not None:
+            raise DamagedResults(f"{self.path} is a damaged results db: its row for game "
+                                 f"{fixture_id!r} is unreadable ({problem:.200})")
+        return record
 
     def close(self) -> None:
         """Close the connection; everything added is already committed."""
@@ -132,10 +192,25 @@ class ResultStore:
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             yield
+            self._conn.execute("COMMIT")  # a full disk may fail here: roll back too
         except BaseException:  # KeyboardInterrupt too: never leave a half transaction
-            self._conn.execute("ROLLBACK")
+            # SQLite may have rolled back already (disk full); a failing ROLLBACK must
+            # not hide the error that caused it, and the journal undoes it on next open.
+            if self._conn.in_transaction:
+                with suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
             raise
-        self._conn.execute("COMMIT")
+
+    def _check_writable(self) -> None:
+        # A resumed db may sit in a folder that became read-only; SQLite would only find
+        # out at the first game's commit, when it creates its journal. Try that now.
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._conn.execute("INSERT OR REPLACE INTO meta (key, value) "
+                               "VALUES ('write-check', '')")
+        finally:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
 
     def _claim(self, spec: TournamentSpec) -> None:
         # Create the tables and record the definition, or check it matches, atomically.
@@ -158,26 +233,80 @@ def _connect(path: Path) -> sqlite3.Connection:
     try:
         conn.execute("PRAGMA journal_mode=DELETE")
         conn.execute("PRAGMA synchronous=FULL")
+    except sqlite3.OperationalError as error:  # locked by another run, I/O
+        conn.close()
+        raise ResultsReadError(f"cannot read {path}: {error}") from None
     except sqlite3.DatabaseError as error:
         conn.close()
+        if getattr(error, "sqlite_errorname", "").startswith("SQLITE_CORRUPT"):
+            raise DamagedResults(f"{path} is a damaged results db: {error}") from None
         raise ConfigError(f"{path} is not a results db ({error})") from None
     return conn
 
 
+def _insert(conn: sqlite3.Connection, index: int, record: GameRecord) -> None:
+    """The INSERT of one game's row (a seam for tests that fill the disk)."""
+    conn.execute("INSERT INTO games (fixture_index, fixture_id, record) VALUES (?, ?, ?)",
+                 (index, record.fixture_id, canonical_json(record.to_json())))
+
+
+@contextmanager
+def _reading(path: Path) -> Iterator[None]:
+    """SQLite's word that the file is corrupt becomes DamagedResults; a failure to read
+    it (locked, I/O), ResultsReadError."""
+    try:
+        yield
+    except sqlite3.OperationalError as error:
+        raise ResultsReadError(f"cannot read {path}: {error}") from None
+    except sqlite3.IntegrityError:
+        raise  # only writes raise it: a bug, not the file
+    except sqlite3.DatabaseError as error:
+        raise DamagedResults(f"{path} is a damaged results db: {error}") from None
+
+
 def _read_meta(conn: sqlite3.Connection, path: Path) -> dict[str, str] | None:
-    """The meta table as a dict; None for a new, empty db; ConfigError for a foreign one."""
-    tables = {row[0] for row in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if not tables:
-        return None
-    if tables != _TABLES:
-        raise ConfigError(f"{path} is not a results db made by this tool (it has tables "
-                          f"{', '.join(sorted(tables))})")
-    meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-    if meta.get("schema") != SCHEMA_VERSION:
-        raise ConfigError(f"{path} has results schema {meta.get('schema')!r}, this tool "
+    """The meta table as a dict; None for a new, empty db; ConfigError for a foreign one,
+    DamagedResults for one of ours with tables, columns or keys missing."""
+    with _reading(path):
+        tables = {row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            return None
+        if not tables & _TABLES:
+            raise ConfigError(f"{path} is not a results db made by this tool (it has tables "
+                              f"{', '.join(sorted(tables))})")
+        _check_tables(conn, path, tables)
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    missing = _META_KEYS - meta.keys()
+    if missing or not all(isinstance(meta[key], str) for key in _META_KEYS):
+        raise DamagedResults(f"{path} is a damaged results db: its meta table lacks "
+                             f"{', '.join(sorted(missing)) or 'text values'}")
+    if meta["schema"] != SCHEMA_VERSION:
+        raise ConfigError(f"{path} has results schema {meta['schema']!r}, this tool "
                           f"reads schema {SCHEMA_VERSION}")
     return meta
+
+
+def _check_tables(conn: sqlite3.Connection, path: Path, tables: set[str]) -> None:
+    """DamagedResults unless exactly our tables with our columns are there."""
+    if tables != _TABLES:
+        raise DamagedResults(f"{path} is a damaged results db: it has tables "
+                             f"{', '.join(sorted(tables))}, not {', '.join(sorted(_TABLES))}")
+    for table, wanted in _COLUMNS.items():
+        columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if columns != wanted:
+            raise DamagedResults(f"{path} is a damaged results db: table {table} has "
+                                 f"columns {', '.join(sorted(columns))}, not "
+                                 f"{', '.join(sorted(wanted))}")
+
+
+def _stored_spec(path: Path, text: str) -> TournamentSpec:
+    """The tournament definition stored in a db; DamagedResults if it is unreadable."""
+    try:
+        return spec_from_json(json.loads(text))
+    except (*_DECODE_ERRORS, ConfigError) as error:
+        raise DamagedResults(f"{path} is a damaged results db: its tournament definition "
+                             f"is unreadable ({type(error).__name__}: {error})") from None
 
 
 def _create(conn: sqlite3.Connection, spec: TournamentSpec, definition: str) -> None:
@@ -191,7 +320,11 @@ def _create(conn: sqlite3.Connection, spec: TournamentSpec, definition: str) -> 
 
 
 def _mismatch(path: Path, stored: str, wanted: str) -> str:
-    old: dict[str, Any] = json.loads(stored)
+    try:
+        old: dict[str, Any] = dict(json.loads(stored))
+    except _DECODE_ERRORS as error:
+        raise DamagedResults(f"{path} is a damaged results db: its tournament definition "
+                             f"is unreadable ({type(error).__name__}: {error})") from None
     new: dict[str, Any] = json.loads(wanted)
     differing = sorted(key for key in old.keys() | new.keys() if old.get(key) != new.get(key))
     return (f"{path} holds a different tournament (it differs in "

@@ -13,6 +13,7 @@ from tournaments.config import (
     BotEntry, Game, SpecError, TournamentSpec, load_tournament_file,
 )
 from tests.tournaments.fakes import make_spec
+from tournaments.schedule import fixtures_for
 
 EXAMPLES = Path(__file__).parents[2] / "tournaments" / "examples"
 
@@ -90,7 +91,7 @@ def test_fingerprint_covers_what_defines_results_only() -> None:
                  make_spec(deals=2, seed=1, table_size=3),
                  make_spec(deals=2, seed=1, variants=("durchmarsch",)),
                  make_spec(deals=2, seed=1, time_limits=TimeLimits(move=2.0)),
-                 make_spec(deals=2, seed=1, resource_limits=ResourceLimits(memory_mb=1)),
+                 make_spec(deals=2, seed=1, resource_limits=ResourceLimits(memory_mb=512)),
                  make_spec(n_bots=4, deals=2, seed=1)]
     prints = {spec.fingerprint() for spec in different}
     assert base.fingerprint() not in prints and len(prints) == len(different)
@@ -264,3 +265,63 @@ def test_unreadable_file(tmp_path: Path) -> None:
 def test_syntax_error_at_end_of_document_names_the_last_line(tmp_path: Path) -> None:
     message = load_error(tmp_path, 'game = "rage"\ndeals = [\n')
     assert "line 2:" in message and "syntax" in message
+
+
+# ---------------------------------------------------------------- numbers and sizes
+
+@pytest.mark.parametrize("old,new,key", [
+    ("move = 1.0", "move = nan", "'move'"),
+    ("move = 1.0", "move = inf", "'move'"),
+    ("move = 1.0", "move = 1e300", "'move'"),
+    ("bank = 0.0", "bank = -inf", "'bank'"),
+    ("bank = 0.0", "bank = 0.0\ntolerance = nan", "'tolerance'"),
+    ("bank = 0.0", "bank = 0.0\ntolerance = 1e9", "'tolerance'"),
+    ("deals = 4", "deals = 9223372036854775807", "'deals'"),
+    ("seed = 1", "seed = -1", "'seed'"),
+])
+def test_numbers_must_be_finite_and_in_range(tmp_path: Path, old: str, new: str,
+                                             key: str) -> None:
+    message = load_error(tmp_path, GOOD.replace(old, new))
+    assert key in message and "line " in message
+
+
+@pytest.mark.parametrize("value", ["1", "15", "1048577", "9223372036854775807"])
+def test_memory_must_be_runnable_and_bounded(tmp_path: Path, value: str) -> None:
+    message = load_error(tmp_path, GOOD + f"\n[resources]\nmemory_mb = {value}\n")
+    assert "'memory_mb'" in message and "16" in message and "line 21:" in message
+
+
+def test_tolerance_nan_is_refused_in_the_spec_too() -> None:
+    with pytest.raises(SpecError, match="tolerance"):
+        make_spec(time_limits=TimeLimits(tolerance=float("nan")))
+
+
+@pytest.mark.parametrize("game, n_bots, size", [
+    (Game.RAGE, n, size) for n in range(2, 10) for size in range(3, 9)] + [
+    (Game.THEGAME, n, size) for n in range(1, 8) for size in range(1, 6)])
+def test_the_game_count_is_the_schedule_length_without_building_it(
+        game: Game, n_bots: int, size: int) -> None:
+    sizes = {"table_size": size} if game is Game.RAGE else {"team_size": size}
+    spec = make_spec(game, n_bots=n_bots, deals=3, **sizes)
+    assert spec.games == len(fixtures_for(spec))
+
+
+def test_a_tournament_of_too_many_games_is_refused_before_it_is_built() -> None:
+    # 60 bots at tables of 8: 20 billion games per deal; building them would never end.
+    bots = tuple(BotEntry(f"bot{index}", "python bot.py") for index in range(60))
+    with pytest.raises(SpecError, match="games") as caught:
+        TournamentSpec.create(Game.RAGE, bots, table_size=8, deals=1)
+    assert caught.value.key == "deals" and "1,000,000" in str(caught.value)
+    assert make_spec(n_bots=9, table_size=4, deals=1984).games == 126 * 4 * 1984  # 999,936
+
+
+def test_deeply_nested_toml_is_one_error_not_a_recursion_error(tmp_path: Path) -> None:
+    message = load_error(tmp_path, GOOD + "x = " + "[" * 5000 + "]" * 5000 + "\n")
+    assert "nested too deeply" in message
+    message = load_error(tmp_path, GOOD + "y = " + "{a = " * 5000 + "1" + "}" * 5000 + "\n")
+    assert "nested too deeply" in message
+
+
+def test_an_integer_of_thousands_of_digits_is_one_error(tmp_path: Path) -> None:
+    message = load_error(tmp_path, GOOD.replace("deals = 4", "deals = " + "9" * 5000))
+    assert "unreadable TOML value" in message

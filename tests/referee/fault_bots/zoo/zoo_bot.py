@@ -371,9 +371,29 @@ def attack_caps(args: list[str]) -> Report:
         found["setuid0"] = "succeeded"
     except OSError as exc:
         found["setuid0"] = errno.errorcode.get(exc.errno or 0, str(exc))
-    libc = ctypes.CDLL(None, use_errno=True)
-    found["unshare_user"] = libc.unshare(0x10000000)  # CLONE_NEWUSER: -1 if refused
+    found["userns_CapEff"] = userns_caps()
     return found
+
+
+def userns_caps() -> str:
+    """In a single-threaded child: unshare a user namespace; its CapEff there, or errno."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.unshare(0x10000000) != 0:  # CLONE_NEWUSER
+            answer = "error " + errno.errorcode.get(ctypes.get_errno(), "?")
+        else:
+            status = Path("/proc/self/status").read_text()
+            answer = next(line.split()[1] for line in status.splitlines()
+                          if line.startswith("CapEff:"))
+        os.write(write_end, answer.encode())
+        os._exit(0)
+    os.close(write_end)
+    os.waitpid(pid, 0)
+    answer = os.read(read_end, 100).decode()
+    os.close(read_end)
+    return answer
 
 
 def conn_flood(count: int) -> Report:

@@ -10,6 +10,7 @@ the environment, so it is configured by argv only). Attacks that need the handsh
   secrets PATH... -- PID     open each PATH; read /proc/1/cmdline and /proc/PID/{mem,cmdline}
   net PORT ABSTRACT          TCP to 127.0.0.1:PORT and others, the host's abstract socket
   kill                       SIGKILL/SIGSTOP every pid 1..65535 but itself, and pid -1
+                             (only where pid 1 is bwrap: never run it unsandboxed)
   daemon MARKER [N]          N double-forked, setsid, env-cleared daemons that sleep
   hopper MARKER              a chain of forks whose parents exit at once
   forkbomb MARKER            children that fork until refused, then sleep
@@ -170,8 +171,17 @@ def attack_net(args: list[str]) -> Report:
             "interfaces": interfaces}
 
 
+def sandboxed() -> bool:
+    """Is this process in a bubblewrap sandbox (pid 1 is bwrap)? The kill and the fork
+    bomb refuse to run elsewhere: unsandboxed, as root, they would take the machine down."""
+    got = read_bytes("/proc/1/cmdline")
+    return isinstance(got, bytes) and got.split(b"\0")[0].endswith(b"bwrap")
+
+
 def attack_kill(args: list[str]) -> Report:
     """SIGSTOP then SIGKILL everything it may; count the signals that were delivered."""
+    if not sandboxed():
+        return {"refused": "not in a sandbox"}
     own = {os.getpid(), *(int(t) for t in os.listdir("/proc/self/task"))}
     delivered: dict[str, list[int]] = {"SIGSTOP": [], "SIGKILL": []}
     for sig in (signal.SIGSTOP, signal.SIGKILL):
@@ -254,6 +264,8 @@ def attack_hopper(args: list[str]) -> Report:
 
 def attack_forkbomb(args: list[str]) -> Report:
     """Children that fork until the kernel refuses for a while, then sleep forever."""
+    if not sandboxed():
+        return {"refused": "not in a sandbox", "alive": 0}
     if os.fork() == 0:
         os.setsid()
         refused, deadline = 0, time.monotonic() + 2.0

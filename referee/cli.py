@@ -6,7 +6,6 @@ Bad input (bot counts, commands, variants, time values, files) ends with one lin
 
 from __future__ import annotations
 
-import math
 import sys
 from dataclasses import replace
 from pathlib import Path

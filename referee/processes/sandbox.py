@@ -136,7 +136,9 @@ def _drop_privileges() -> list[str]:
         return ["--cap-drop", "ALL", "--"]
     uid = str(SANDBOX_UID)
     setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"  # the sandbox's env has no PATH
-    return ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
+    # CAP_SETPCAP only so that setpriv can empty the bounding set before it drops to uid.
+    return ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+            "--cap-add", "CAP_SETPCAP", "--",
             setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
             "--inh-caps=-all", "--bounding-set=-all", "--"]
 

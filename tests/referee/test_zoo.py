@@ -329,9 +329,6 @@ def test_bot_has_no_capability_and_is_not_root(tmp_path: Path) -> None:
         assert found["Gid"].split() == [str(SANDBOX_UID)] * 4
 
 
-@pytest.mark.xfail(os.geteuid() == 0, strict=True, reason=(
-    "as root, setpriv --bounding-set=-all runs without CAP_SETPCAP (bwrap kept only "
-    "SETUID and SETGID) and silently leaves the bounding set full"))
 def test_bot_bounding_set_is_empty(tmp_path: Path) -> None:
     game = play(tmp_path, zoo("caps"))
     assert int(the_report(game)["CapBnd"], 16) == 0

@@ -21,7 +21,7 @@ from tournaments.schedule import fixtures_for
 from tournaments.store import DamagedResults, ResultStore, ResultsWriteError
 
 SPEC = make_spec(n_bots=5, deals=1)  # 5 tables x 4 rotations
-FIXTURES = fixtures_for(SPEC)
+FIXTURES = fixtures_for(SPEC, b"s" * 32)  # any secret: these tests are of the store
 CONTEXT = FakeContext(SPEC.bot_names)
 RANDOM = "python bots/rage_random.py"
 HEURISTIC = "python bots/rage_heuristic.py"

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.tournaments.db_support import unplayed_copy
+
 from tests.tournaments.fakes import FakeContext, fake_play, make_spec
 from tournaments.report import OutputFormat, build_tables, render
 from tournaments.runner import MAX_POOL_RESTARTS, WorkersKeepDying, run_tournament
@@ -24,7 +26,7 @@ from tournaments.store import ResultStore, logs_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = make_spec(n_bots=5, deals=2, seed=3)  # 5 tables x 4 rotations x 2 deals: 40 games
-FIXTURES = fixtures_for(SPEC)
+FIXTURES = fixtures_for(SPEC, b"s" * 32)  # any secret: these tests are of the runner
 VICTIM = FIXTURES[13].fixture_id
 
 
@@ -157,6 +159,7 @@ def test_a_sigkilled_worker_of_a_real_tournament_costs_nothing(tmp_path: Path) -
     assert "Traceback" not in err and "error" not in err
     assert f"{DEALS * 3}/{DEALS * 3} games" in err
 
+    unplayed_copy(killed_db, clean_db)  # the same deal secret, so the same deals
     clean = start(clean_db)
     clean_out, clean_err = clean.communicate(timeout=120)
     assert clean.returncode == 0, clean_err

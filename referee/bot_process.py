@@ -86,9 +86,10 @@ class BotProcess:
         and its stdout goes where its stderr goes, so it never mixes into our output.
         """
         cgroup = _new_cgroup(limits)
-        tag = None if view is not None else secrets.token_hex(8)
+        tag: str | None = None
         if view is None:
-            argv, env = list(cmd.argv), {**env, TAG_VARIABLE: str(tag)}
+            tag = secrets.token_hex(8)
+            argv, env = list(cmd.argv), {**env, TAG_VARIABLE: tag}
         else:  # the bot's environment is the sandbox's (--setenv), bwrap's own is bare
             argv, env = bwrap_argv(replace(view, env=dict(env)), cmd.argv), _bare_env()
         sink = StderrSink(stderr if stderr is not None else _STDERR_FD)

@@ -15,11 +15,11 @@ import click
 
 from referee import __version__, bounds
 from referee.bounds import Bound
+from referee.bot_process import raise_open_file_limit
 from referee.errors import BotStartError, ConfigError, Fault
 from referee.games.rage import RageConfig, Variant
 from referee.games.thegame import TheGameConfig
 from referee.games.thegame_commands import DEFAULT_COMMANDS, CommandMap, load_command_map
-from referee.bot_process import raise_open_file_limit
 from referee.lineup import LaunchSettings, bot_specs
 from referee.processes.sandbox import SandboxMode, SandboxSettings, auto_warning
 from referee.play import LogOptions, play_rage, play_thegame
@@ -85,14 +85,16 @@ bot_limit_options = _compose(
     click.option("--time-bank", type=Seconds(allow_zero=True), default=0.0, show_default=True,
                  help="Extra seconds per game, spent on replies later than --move-time."),
     click.option("--max-memory", type=Bounded(bounds.MEMORY_MIB), default=2048,
-                 show_default=True, help="Address-space limit per bot process, MiB "
-                                         "(16 to 1048576, or unlimited)."),
+                 show_default=True, help="Memory limit per bot, MiB (16 to 1048576, or "
+                                         "unlimited): all its processes together where "
+                                         "a cgroup holds it, else each one's address "
+                                         "space."),
     click.option("--max-cpu", type=Bounded(bounds.CPU_SECONDS), default=3600,
                  show_default=True, help="CPU-time limit per bot process, seconds "
                                          "(or unlimited)."),
     click.option("--max-procs", type=Bounded(bounds.PROCESSES), default=256,
-                 show_default=True, help="Processes a bot may start (or unlimited; not "
-                                         "enforced for root)."),
+                 show_default=True, help="Processes a bot may start (or unlimited). "
+                                         "Without a cgroup, not enforced for root."),
     click.option("--transport", type=click.Choice(["ipc", "tcp"]), default="ipc",
                  show_default=True, help="ZeroMQ transport between referee and bots."),
     click.option("--busy-wait-us", type=Bounded(bounds.BUSY_WAIT_US), default=None,

@@ -6,7 +6,7 @@ import os
 import secrets
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -128,8 +128,8 @@ class RemotePlayer(Player):
         self.tell(line)
 
     def _drop_stale(self) -> None:
-        while self._channel.pending():
-            self._heard("in", self._channel.recv(time.monotonic()))
+        for _ in self._arrived():
+            pass
 
     def tell(self, line: str) -> None:
         """Send a line that wants no reply."""
@@ -216,12 +216,17 @@ class RemotePlayer(Player):
 
     def _check_unsolicited(self) -> None:
         """Lines that arrived with no request outstanding: LOGs are fine, others a fault."""
-        while self._channel.pending():
-            line = self._channel.recv(time.monotonic())
-            self._heard("in", line)
+        for line in self._arrived():
             if not is_log(line):
                 raise ProtocolError("line sent without a request (a second reply?)", line)
             self._count_log(line)
+
+    def _arrived(self) -> Iterator[str]:
+        """The lines already there, each heard (logged) as it is taken."""
+        while self._channel.pending():
+            line = self._channel.recv(time.monotonic())
+            self._heard("in", line)
+            yield line
 
     def _count_log(self, line: str) -> None:
         self._logs += 1
@@ -237,14 +242,13 @@ def _start(cmd: BotCommand, token: str, channel: ZmqChannel | None, limits: Reso
         endpoint = STDIO_ENDPOINT if channel is None else channel.endpoint
         env = {**os.environ, "PATH": bot_path(), ENV_ENDPOINT: endpoint, ENV_TOKEN: token}
         return BotProcess.spawn(cmd, env, limits, stderr)
-    if channel is not None and channel.folder is None:
+    folder = None if channel is None else channel.folder
+    if channel is not None and folder is None:
         raise BotStartError("a sandboxed bot has no network: use the ipc transport")
-    endpoint = (STDIO_ENDPOINT if channel is None
-                else f"ipc://{INSIDE_SOCKET_DIR}/{SOCKET_NAME}")
-    if channel is not None and channel.folder is not None:
-        give_to_bot(channel.folder)
-    view = replace(sandbox, bot_folder=bot_folder(cmd, sandbox.cwd),
-                   socket_dir=None if channel is None else channel.folder)
+    if folder is not None:
+        give_to_bot(folder)
+    endpoint = STDIO_ENDPOINT if folder is None else f"ipc://{INSIDE_SOCKET_DIR}/{SOCKET_NAME}"
+    view = replace(sandbox, bot_folder=bot_folder(cmd, sandbox.cwd), socket_dir=folder)
     env = {**sandbox_env(), "PATH": bot_path(), ENV_ENDPOINT: endpoint, ENV_TOKEN: token}
     return BotProcess.spawn(cmd, env, limits, stderr, view)
 

@@ -210,7 +210,7 @@ def group_count(n_bots: int, size: int) -> int:
 
 
 def game_count(game: Game, n_bots: int, table_size: int, team_size: int, deals: int) -> int:
-    """len(schedule.fixtures_for(spec)), without building them."""
+    """len(schedule.fixtures_for(spec, secret)), without building them."""
     if game is Game.RAGE:
         return group_count(n_bots, table_size) * table_size * deals
     teams = group_count(n_bots, team_size) if team_size >= 2 else 0

@@ -31,7 +31,7 @@ from referee.game_log import GameLog
 from referee.games.rage import RageConfig, Variant
 from referee.games.thegame import TheGameConfig
 from referee.games.thegame_commands import DEFAULT_COMMANDS, CommandMap, load_command_map
-from referee.lineup import BotSpec, LaunchSettings, Lineup, bot_specs
+from referee.lineup import BotSpec, LaunchSettings, Lineup, bot_specs, sandbox_view
 from referee.player import Player
 from referee.processes.sandbox import SandboxSettings
 from referee.remote_player import RemotePlayer
@@ -80,7 +80,7 @@ def play_context(spec: TournamentSpec, db_path: Path, transport: str = "ipc",
     logs = logs_dir(db_path).resolve()
     context = PlayContext(spec, tuple(specs), logs, transport, log_times, busy_wait,
                           sandbox, persistent_bots, (logs, db_path.resolve()))
-    Lineup(context.launch_settings()).close()  # `--sandbox on` where none: fail now
+    sandbox_view(context.launch_settings())  # `--sandbox on` where none: fail now
     return context
 
 

@@ -4,17 +4,19 @@ cgroup v1 (a hierarchy per controller: memory, pids, cpuacct, freezer) and v2 (o
 unified hierarchy) are both used where this process may create child groups, which needs
 root or a delegated subtree. Elsewhere `CgroupRoot.find()` gives None and the caller falls
 back to per-process rlimits. Every bot's group sits in one parent per referee process,
-`referee-<pid>`, created beside... below the referee's own group and removed when empty.
+`referee-<pid>`, made below the referee's own group and removed at its exit (or, if it was
+killed, by the next referee that starts).
 """
 
 from __future__ import annotations
 
+import atexit
 import errno
+import itertools
 import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,13 +37,7 @@ class CgroupRoot:
     @classmethod
     def find(cls) -> CgroupRoot | None:
         """This process's parent group for bots, made now; None where none can be made."""
-        root = _ROOT.get()
-        return root if root else None
-
-    def describe(self) -> str:
-        """What limits bots, for the log and the docs."""
-        names = _V1_CONTROLLERS if self.version == 1 else ("memory", "pids", "cpu")
-        return f"cgroup v{self.version} ({', '.join(names)})"
+        return _ROOT.get()
 
     def new_group(self, memory_bytes: int | None, processes: int | None) -> BotCgroup:
         """A new, empty group with these limits; OSError if the kernel refuses."""
@@ -174,14 +170,7 @@ def _kill(pid: int) -> None:
         pass
 
 
-def _counter() -> Iterator[int]:
-    n = 0
-    while True:
-        n += 1
-        yield n
-
-
-_COUNTER = _counter()
+_COUNTER = itertools.count(1)  # bot-1, bot-2, ... under this referee's group
 
 
 class _RootCache:
@@ -229,8 +218,6 @@ def _made(version: int, parents: list[Path]) -> CgroupRoot | None:
         for folder in made:
             _rmdir_quietly(folder)
         return None
-    import atexit
-
     atexit.register(_remove_parents, tuple(parents), os.getpid())
     return CgroupRoot(version, tuple(parents))
 

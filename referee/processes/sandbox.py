@@ -160,12 +160,18 @@ def _read_only_binds(view: View) -> list[tuple[Path, Path]]:
 
 def _interpreter_dirs() -> list[Path]:
     """The referee's interpreter and the packages a Python bot imports (pyzmq, the SDK)."""
+    return [Path(sys.base_prefix), Path(sys.prefix), *_package_dirs()]
+
+
+@functools.cache
+def _package_dirs() -> tuple[Path, ...]:
+    """The folders of the packages a Python bot may import: the SDK, the codecs, the
+    engines (imported here, not at the top: they import this module's users)."""
     import bots
     import protocols
     import referee
 
-    packages = [Path(next(iter(p.__path__))) for p in (bots, protocols, referee)]
-    return [Path(sys.base_prefix), Path(sys.prefix), *packages]
+    return tuple(Path(next(iter(p.__path__))) for p in (bots, protocols, referee))
 
 
 def give_to_bot(folder: Path) -> None:
@@ -178,9 +184,7 @@ def give_to_bot(folder: Path) -> None:
 
 def package_root() -> Path:
     """The folder that holds the referee's packages (a bot's PYTHONPATH in the sandbox)."""
-    import referee
-
-    return Path(next(iter(referee.__path__))).parent
+    return _package_dirs()[-1].parent
 
 
 def _mount(src: Path, dst: Path) -> list[str]:

@@ -248,7 +248,11 @@ def _start(cmd: BotCommand, token: str, channel: ZmqChannel | None, limits: Reso
     if folder is not None:
         give_to_bot(folder)
     endpoint = STDIO_ENDPOINT if folder is None else f"ipc://{INSIDE_SOCKET_DIR}/{SOCKET_NAME}"
-    view = replace(sandbox, bot_folder=bot_folder(cmd, sandbox.cwd), socket_dir=folder)
+    # The folder that holds every bot's socket folder is a secret too: a bot whose own
+    # folder holds it (one under /tmp) must not reach the others' sockets.
+    hidden = sandbox.secrets if folder is None else (*sandbox.secrets, folder.parent)
+    view = replace(sandbox, bot_folder=bot_folder(cmd, sandbox.cwd), socket_dir=folder,
+                   secrets=hidden)
     env = {**sandbox_env(), "PATH": bot_path(), ENV_ENDPOINT: endpoint, ENV_TOKEN: token}
     return BotProcess.spawn(cmd, env, limits, stderr, view)
 

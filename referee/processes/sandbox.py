@@ -106,11 +106,13 @@ def bwrap_argv(view: View, argv: Sequence[str]) -> list[str]:
     """The command line that runs `argv` in the sandbox `view` describes."""
     binds = _read_only_binds(view)
     args = ["bwrap", "--die-with-parent", "--new-session", *_namespaces()]
+    # The private /tmp first: a bind under /tmp (a venv or a bot there, as in a CI clone)
+    # then goes on top of it instead of under it.
+    args += ["--proc", "/proc", "--dev", "/dev",
+             "--perms", "1777", "--size", str(view.tmp_bytes), "--tmpfs", "/tmp"]
     args += _parents(dst for _, dst in binds)
     for src, dst in binds:
         args += _mount(src, dst)
-    args += ["--proc", "/proc", "--dev", "/dev",
-             "--perms", "1777", "--size", str(view.tmp_bytes), "--tmpfs", "/tmp"]
     args += _masks(view, [src for src, _ in binds])
     if view.socket_dir is not None:
         # Read-only: the bot may connect to its socket, never replace it.
@@ -152,6 +154,8 @@ def _read_only_binds(view: View) -> list[tuple[Path, Path]]:
                                       if os.path.isdir(p)]  # or a link to one: /lib
     for path in wanted:
         real = Path(os.path.realpath(path))
+        if real == Path("/"):
+            raise BotStartError("a bot's folder cannot be / (it would show the whole system)")
         if real.is_dir() and not any(_within(real, Path(os.path.realpath(src)))
                                      for src, _ in binds):
             binds.append((real, real))

@@ -141,9 +141,6 @@ def box() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the private /tmp tmpfs is mounted after the read-only binds, so it hides a bot "
-    "folder under /tmp: the bot cannot find its own script"))
 def test_bot_in_a_folder_under_tmp_can_run(tmp_path: Path) -> None:
     folder = Path(tempfile.mkdtemp(prefix="zoo-tmp-bot-", dir="/tmp"))
     try:

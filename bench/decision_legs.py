@@ -5,7 +5,7 @@ same legs of the bare round trip in ../shared/anchors/zmq_floor.py.
     python bench/decision_legs.py [GAMES]
 
 The referee runs with its default settings: with more than one CPU it polls briefly
-before it sleeps (referee/busy_wait.py), which shortens the way back.
+before it sleeps (referee/transport/busy_wait.py), which shortens the way back.
 
 Both sides stamp time.perf_counter() (one clock for every process on the machine):
 the referee around its send and when it has the reply line, the deciding bot (the
@@ -34,10 +34,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from referee import transport  # noqa: E402
+from referee.transport import zmq_channel as transport  # noqa: E402
 from referee.games.rage import RageConfig  # noqa: E402
-from referee.lineup import LaunchSettings, Lineup, bot_specs  # noqa: E402
-from referee.rage_match import RageMatch  # noqa: E402
+from referee.players.lineup import LaunchSettings, Lineup, bot_specs  # noqa: E402
+from referee.matches.rage_match import RageMatch  # noqa: E402
 
 ANCHOR_PYTHON = os.environ.get("ANCHOR_PYTHON", "/tmp/anchors/bin/python")
 LEGS = ("send call", "out", "bot", "back", "referee")

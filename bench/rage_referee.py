@@ -14,7 +14,7 @@ alternating exposes both to the same spells. Three comparisons:
 
 - one CPU: each side, with all its processes and threads, pinned to one CPU (as
   tournament workers run). No wake-up crosses CPUs; what is left is the work done per
-  decision. The referee does not poll there (referee/busy_wait.py).
+  decision. The referee does not poll there (referee/transport/busy_wait.py).
 - unpinned: the referee as it runs by default, polling briefly before it sleeps.
 - unpinned, no polling (--busy-wait-us 0): every wait sleeps, as the anchor's does.
 
@@ -38,8 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from referee.games.rage import RageConfig  # noqa: E402
-from referee.lineup import LaunchSettings, Lineup, bot_specs  # noqa: E402
-from referee.rage_match import RageMatch  # noqa: E402
+from referee.players.lineup import LaunchSettings, Lineup, bot_specs  # noqa: E402
+from referee.matches.rage_match import RageMatch  # noqa: E402
 
 ANCHOR = ROOT.parent / "shared" / "anchors" / "zmq_floor.py"
 ANCHOR_PYTHON = os.environ.get("ANCHOR_PYTHON", "/tmp/anchors/bin/python")

@@ -9,7 +9,7 @@ plays the same deals). Configurations alternate within each repeat and the media
 compared; the last lines are `ratio jobs2_vs_jobs1 X` (reused bots) and
 `ratio persistent_vs_fresh Y` (jobs 1). Also shown: jobs 2 on a plain, unpinned process
 pool, and both without the referee's polling before it sleeps (--busy-wait-us 0; see
-referee/busy_wait.py: pinned workers have one CPU each and never poll). Wall-clock
+referee/transport/busy_wait.py: pinned workers have one CPU each and never poll). Wall-clock
 figures: run it on an otherwise idle machine.
 """
 

@@ -1,4 +1,4 @@
-from referee.cli import main
+from referee.cli.main import main
 
 if __name__ == "__main__":
     main()

@@ -22,7 +22,7 @@ class TimeLimits:
 @dataclass(frozen=True)
 class ResourceLimits:
     """Per bot. None means unlimited. Memory and processes count all of a bot's processes
-    where a cgroup holds it, else each process (referee/bot_process.py); CPU seconds,
+    where a cgroup holds it, else each process (referee/processes/bot_process.py); CPU seconds,
     open files and file size are per process."""
 
     memory_mb: int | None = 2048

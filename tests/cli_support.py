@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.cli import main
+from referee.cli.main import main
 
 
 def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

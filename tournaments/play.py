@@ -25,16 +25,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from referee import rage_match, thegame_match
+from referee.matches import rage_match
+from referee.matches import thegame_match
 from referee.errors import BotFault
-from referee.game_log import GameLog
+from referee.matches.game_log import GameLog
 from referee.games.rage import RageConfig, Variant
 from referee.games.thegame import TheGameConfig
 from referee.games.thegame_commands import DEFAULT_COMMANDS, CommandMap, load_command_map
-from referee.lineup import BotSpec, LaunchSettings, Lineup, bot_specs, sandbox_view
-from referee.player import Player
+from referee.players.lineup import BotSpec, LaunchSettings, Lineup, bot_specs, sandbox_view
+from referee.players.player import Player
 from referee.processes.sandbox import SandboxSettings
-from referee.remote_player import RemotePlayer
+from referee.players.remote_player import RemotePlayer
 from tournaments.config import Game, TournamentSpec
 from tournaments.records import GameRecord
 from tournaments.schedule import Fixture

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from referee.bot_process import die_with_parent
+from referee.processes.rlimits import die_with_parent
 from referee.errors import ConfigError
 from referee.processes.sandbox import SandboxSettings
 from tournaments.config import TournamentSpec

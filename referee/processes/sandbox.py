@@ -167,15 +167,13 @@ def _interpreter_dirs() -> list[Path]:
     return [Path(sys.base_prefix), Path(sys.prefix), *_package_dirs()]
 
 
-@functools.cache
-def _package_dirs() -> tuple[Path, ...]:
-    """The folders of the packages a Python bot may import: the SDK, the codecs, the
-    engines (imported here, not at the top: they import this module's users)."""
-    import bots
-    import protocols
-    import referee
+_PACKAGES = ("bots", "protocols", "referee")  # what a Python bot may import: SDK, codecs, engines
 
-    return tuple(Path(next(iter(p.__path__))) for p in (bots, protocols, referee))
+
+def _package_dirs() -> tuple[Path, ...]:
+    """The folders of the packages a Python bot may import, found by path, not by import
+    (the bots and codecs sit above this layer)."""
+    return tuple(package_root() / name for name in _PACKAGES)
 
 
 def give_to_bot(folder: Path) -> None:
@@ -188,7 +186,7 @@ def give_to_bot(folder: Path) -> None:
 
 def package_root() -> Path:
     """The folder that holds the referee's packages (a bot's PYTHONPATH in the sandbox)."""
-    return _package_dirs()[-1].parent
+    return Path(__file__).resolve().parents[2]
 
 
 def _mount(src: Path, dst: Path) -> list[str]:

@@ -16,8 +16,8 @@ from protocols.wire import WireError
 from referee.games.rage import RageConfig, Variant
 from referee.games.rage_cards import Play
 from referee.games.rage_view import view
-from referee.player import FunctionPlayer
-from referee.rage_match import RageMatch, RageResult
+from referee.players.player import FunctionPlayer
+from referee.matches.rage_match import RageMatch, RageResult
 from referee.settings import TimeLimits
 
 VARIANT_SETS = [frozenset(), frozenset({Variant.PLUS_MINUS_ONE}),

@@ -25,9 +25,9 @@ from referee.games.thegame import (
 )
 from referee.games.thegame_commands import DEFAULT_COMMANDS, Command
 from referee.games.thegame_view import view
-from referee.player import FunctionPlayer
+from referee.players.player import FunctionPlayer
 from referee.settings import TimeLimits
-from referee.thegame_match import TheGameMatch, TheGameResult
+from referee.matches.thegame_match import TheGameMatch, TheGameResult
 
 BOTS_DIR = Path(__file__).resolve().parents[2] / "bots"
 Handler = Callable[[str], str | None]

@@ -1,6 +1,6 @@
 """Every parser of bot text, fuzzed: it parses or raises WireError, never anything else.
 
-A WireError becomes the bot's protocol fault (referee/table.py), so its detail quotes the
+A WireError becomes the bot's protocol fault (referee/matches/table.py), so its detail quotes the
 bot's text cut short, and the `ERROR <kind> <detail>` line sent back always fits a line.
 """
 
@@ -16,7 +16,7 @@ from protocols.wire import (
     format_hello, parse_hello, parse_key_values, quote,
 )
 from referee.errors import FaultKind
-from referee.transport import encode_line
+from referee.transport.channel import encode_line
 from tests.bot_text import (
     BOT_TEXT, DETAIL_BOUND, HINT_TEXT, PILES, PLAY_WORDS, TRICKY, is_ascii_number,
     is_hint_reply, is_placement,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from referee.games.rage import RageConfig, RageState
 from referee.games.rage_cards import cards_from_faces
-from referee.player import FunctionPlayer
-from referee.rage_match import RageMatch
+from referee.players.player import FunctionPlayer
+from referee.matches.rage_match import RageMatch
 from referee.settings import TimeLimits
 
 SPEC = Path(__file__).resolve().parents[2] / "protocols" / "rage.md"

@@ -13,9 +13,9 @@ from protocols.thegame import placements_text
 from referee.games.thegame import (
     PILE_NAMES, Turn, TheGameConfig, TheGameState, is_ascending, shortest_legal_turns_at,
 )
-from referee.player import FunctionPlayer
+from referee.players.player import FunctionPlayer
 from referee.settings import TimeLimits
-from referee.thegame_match import TheGameMatch
+from referee.matches.thegame_match import TheGameMatch
 
 SPEC = Path(__file__).resolve().parents[2] / "protocols" / "thegame.md"
 

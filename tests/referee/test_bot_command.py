@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.bot_command import BotCommand, default_label, parse_bot_command
+from referee.processes.bot_command import BotCommand, default_label, parse_bot_command
 from referee.errors import BotStartError
 
 

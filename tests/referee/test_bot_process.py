@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from referee import bot_process
-from referee.bot_command import BotCommand
-from referee.bot_process import BotProcess
+from referee.processes import bot_process, live_bots
+from referee.processes.bot_command import BotCommand
+from referee.processes.bot_process import BotProcess
 from referee.errors import BotStartError
 from referee.settings import ResourceLimits
 from tests.referee.fault_bots.support import alive, argv_command, group_members, wait_until
@@ -77,7 +77,7 @@ def test_kill_reports_the_signal_and_is_idempotent(spawned: list[BotProcess]) ->
     assert process.exit_code == -signal.SIGKILL
     assert process.describe_exit() == "killed by SIGKILL"
     assert process.exit_fd() is None
-    assert process not in bot_process.live_processes()
+    assert process not in live_bots.live_processes()
 
 
 def test_kill_after_a_normal_exit_keeps_the_exit_code(spawned: list[BotProcess]) -> None:
@@ -102,9 +102,9 @@ def test_kill_takes_the_whole_group_even_after_the_leader_exited(
 
 def test_live_processes_lists_a_process_until_it_is_killed(spawned: list[BotProcess]) -> None:
     process = spawn(spawned, argv_command("sleep", "30"))
-    assert process in bot_process.live_processes()
+    assert process in live_bots.live_processes()
     process.kill()
-    assert process not in bot_process.live_processes()
+    assert process not in live_bots.live_processes()
 
 
 _LIMITS_PROBE = textwrap.dedent("""
@@ -204,8 +204,8 @@ def test_a_command_that_cannot_start_raises_bot_start_error(tmp_path: Path) -> N
 
 HOST = textwrap.dedent("""
     import os, sys, time
-    from referee.bot_command import BotCommand
-    from referee.bot_process import BotProcess
+    from referee.processes.bot_command import BotCommand
+    from referee.processes.bot_process import BotProcess
     from referee.settings import ResourceLimits
     script = "setsid sleep 60 & echo $!; wait" if sys.argv[1] == "escape" else \
         "sleep 60 & echo $!; wait"

@@ -11,8 +11,8 @@ import pytest
 
 from referee import bounds
 from referee.bounds import Bound
-from referee.cli import Bounded, bot_limit_options
-from referee.cli_tournament import tournament_command
+from referee.cli.options import Bounded, bot_limit_options
+from referee.cli.tournament import tournament_command
 from referee.errors import ConfigError
 from tests.cli_support import assert_bad_input
 from tournaments.config import load_tournament_file

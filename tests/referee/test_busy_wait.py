@@ -1,4 +1,4 @@
-"""The busy-wait policy (referee/busy_wait.py): poll a short while before sleeping, and
+"""The busy-wait policy (referee/transport/busy_wait.py): poll a short while before sleeping, and
 only while it pays. Real channels that poll are tested in test_transport.py."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from referee import busy_wait
-from referee.busy_wait import DEFAULT_BUDGET, BusyWait
+from referee.transport import busy_wait
+from referee.transport.busy_wait import DEFAULT_BUDGET, BusyWait
 
 
 class Ready:

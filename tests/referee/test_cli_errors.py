@@ -87,7 +87,7 @@ def test_an_os_error_while_playing_is_one_line_and_exit_1(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Machine trouble during a game (here the game log's disk fills up) is no traceback."""
-    from referee.game_log import GameLog
+    from referee.matches.game_log import GameLog
 
     def full_disk(self: GameLog, record: dict[str, object]) -> None:
         raise OSError(28, "No space left on device", "game.jsonl")

@@ -16,10 +16,10 @@ from referee.games.rage import RageConfig, Variant
 from referee.games.rage_view import visible_events
 from referee.games.thegame import TheGameConfig
 from referee.games.thegame_view import view
-from referee.player import FunctionPlayer
-from referee.rage_match import RageMatch
+from referee.players.player import FunctionPlayer
+from referee.matches.rage_match import RageMatch
 from referee.settings import TimeLimits
-from referee.thegame_match import TheGameMatch
+from referee.matches.thegame_match import TheGameMatch
 
 Handler = Callable[[str], "str | None"]
 

@@ -14,7 +14,7 @@ from typing import Protocol
 
 import pytest
 
-from referee.bot_command import parse_bot_command
+from referee.processes.bot_command import parse_bot_command
 from referee.errors import (
     BotCrashed,
     BotStartError,
@@ -23,9 +23,9 @@ from referee.errors import (
     OutputFlood,
     ProtocolError,
 )
-from referee.remote_player import RemotePlayer
+from referee.players.remote_player import RemotePlayer
 from referee.settings import ResourceLimits, TimeLimits
-from referee.transport import ZmqHub
+from referee.transport.zmq_channel import ZmqHub
 from tests.referee.fault_bots.support import alive, group_members, misbehave, wait_until
 
 TIMES = TimeLimits(startup=3.0, move=0.3, bank=0.0, tolerance=0.05)

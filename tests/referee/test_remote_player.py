@@ -11,11 +11,11 @@ from typing import Protocol
 import pytest
 
 from protocols.wire import PROTOCOL_VERSION
-from referee.bot_command import BotCommand, parse_bot_command
+from referee.processes.bot_command import BotCommand, parse_bot_command
 from referee.errors import BotStartError, OutputFlood
-from referee.remote_player import RemotePlayer
+from referee.players.remote_player import RemotePlayer
 from referee.settings import ResourceLimits, TimeLimits
-from referee.transport import ZmqHub
+from referee.transport.zmq_channel import ZmqHub
 from tests.referee.fault_bots.support import alive, misbehave, wait_until
 
 TIMES = TimeLimits(startup=3.0, move=0.3, bank=0.5, tolerance=0.05)

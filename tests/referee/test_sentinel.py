@@ -9,11 +9,11 @@ import textwrap
 
 import pytest
 
-from referee.sentinel import Sentinel
+from referee.processes.sentinel import Sentinel
 
 SCRIPT = textwrap.dedent("""
     import os, time
-    from referee.sentinel import sentinel
+    from referee.processes.sentinel import sentinel
     watcher = sentinel()
     child = os.fork()  # like a pool worker: it must not keep the parent's sentinel alive
     if child == 0:

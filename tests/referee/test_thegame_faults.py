@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from referee.bot_command import parse_bot_command
-from referee.bot_process import live_processes
+from referee.processes.bot_command import parse_bot_command
+from referee.processes.live_bots import live_processes
 from referee.errors import FaultKind
-from referee.game_log import read_log
+from referee.matches.game_log import read_log
 from referee.games.thegame import TheGameConfig
-from referee.lineup import BotSpec, LaunchSettings
-from referee.play import LogOptions, play_thegame
+from referee.players.lineup import BotSpec, LaunchSettings
+from referee.matches.play import LogOptions, play_thegame
 from referee.settings import TimeLimits
 from tests.referee.fault_bots.support import MISBEHAVE
 

@@ -11,21 +11,14 @@ from pathlib import Path
 import pytest
 import zmq
 
-from referee.bot_command import BotCommand
-from referee.bot_process import BotProcess
+from referee.processes.bot_command import BotCommand
+from referee.processes.bot_process import BotProcess
 from referee.errors import BotCrashed, BotTimeout, ConfigError, OutputFlood, ProtocolError
 from referee.settings import ResourceLimits
-from referee.transport import (
-    MAX_CONNECTIONS,
-    MAX_QUEUED_LINES,
-    SOCKET_NAME,
-    Channel,
-    StdioChannel,
-    ZmqChannel,
-    ZmqHub,
-    encode_line,
-    encode_lines,
-)
+from referee.transport.channel import Channel, encode_line, encode_lines
+from referee.transport.inbox import MAX_QUEUED_LINES
+from referee.transport.stdio_channel import StdioChannel
+from referee.transport.zmq_channel import MAX_CONNECTIONS, SOCKET_NAME, ZmqChannel, ZmqHub
 from tests.referee.fault_bots.support import argv_command, wait_until
 
 TOKEN = "a" * 32

@@ -25,16 +25,16 @@ from typing import Any
 
 import pytest
 
-from referee.bot_command import parse_bot_command
-from referee.bot_process import live_processes
+from referee.processes.bot_command import parse_bot_command
+from referee.processes.live_bots import live_processes
 from referee.errors import Fault, FaultKind
-from referee.game_log import read_log
+from referee.matches.game_log import read_log
 from referee.games.rage import RageConfig
-from referee.lineup import BotSpec, LaunchSettings
-from referee.play import LogOptions, play_rage
+from referee.players.lineup import BotSpec, LaunchSettings
+from referee.matches.play import LogOptions, play_rage
 from referee.processes.cgroups import CgroupRoot
 from referee.processes.sandbox import SANDBOX_UID, sandbox_problem
-from referee.rage_match import RageResult
+from referee.matches.rage_match import RageResult
 from referee.settings import ResourceLimits, TimeLimits
 from tests.referee.fault_bots.support import wait_until
 

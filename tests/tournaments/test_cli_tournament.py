@@ -18,7 +18,7 @@ import pytest
 
 from tests.cli_support import assert_bad_input
 from tests.tournaments.db_support import unplayed_copy
-from referee.lineup import bot_specs
+from referee.players.lineup import bot_specs
 from tournaments.config import load_tournament_file
 from tournaments.progress import StderrProgress
 from tournaments.schedule import fixture_ids

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from referee.processes.sandbox import SandboxMode, SandboxSettings
-from referee.bot_process import live_processes
+from referee.processes.live_bots import live_processes
 from referee.errors import FaultKind
-from referee.game_log import read_log
+from referee.matches.game_log import read_log
 from referee.settings import TimeLimits
 from tournaments.config import BotEntry, Game, TournamentSpec
 from tournaments.play import (

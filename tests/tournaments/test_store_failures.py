@@ -14,7 +14,7 @@ import pytest
 
 from tests.tournaments.db_support import unplayed_copy
 
-from referee.cli import main
+from referee.cli.main import main
 from tests.cli_support import assert_bad_input, run_main
 from tests.tournaments.fakes import FakeContext, fake_play, make_spec
 from tournaments import store as store_module

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from referee.bot_command import BotCommand, parse_bot_command
+from referee.processes.bot_command import BotCommand, parse_bot_command
 
 MISBEHAVE = Path(__file__).with_name("misbehave.py")
 

@@ -1,6 +1,6 @@
 """The Player interface the match runner talks to: lines in, lines out.
 
-The match never sees processes or sockets. A remote bot (referee.remote_player), an
+The match never sees processes or sockets. A remote bot (referee.players.remote_player), an
 in-process test double and the fallback all look the same from here.
 """
 

@@ -11,15 +11,15 @@ from typing import Callable, Sequence
 
 from protocols import rage as codec
 from referee.errors import Fault, RuleError
-from referee.game_log import GameLog
+from referee.matches.game_log import GameLog
 from referee.games.rage import (
     Event, Phase, RageConfig, RageState, RoundResult, SeatRoundResult,
 )
 from referee.games.rage_cards import Card, Play, find_play, parse_play
 from referee.games.rage_view import private_to
-from referee.player import Player
+from referee.players.player import Player
 from referee.settings import TimeLimits
-from referee.match import Match
+from referee.matches.match import Match
 
 Observer = Callable[[Event], None]
 

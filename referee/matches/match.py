@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Callable, Generic, Sequence, TypeVar
 
-from referee.game_log import GameLog
-from referee.player import Player
+from referee.matches.game_log import GameLog
+from referee.players.player import Player
 from referee.settings import TimeLimits
-from referee.table import Table
+from referee.matches.table import Table
 
 E = TypeVar("E")
 

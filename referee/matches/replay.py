@@ -13,7 +13,7 @@ from typing import Any
 from protocols import rage as rage_codec
 from protocols import thegame as thegame_codec
 from referee.errors import ConfigError
-from referee.game_log import read_log
+from referee.matches.game_log import read_log
 from referee.games.rage import RageConfig, RageState, Variant
 from referee.games.rage_cards import Play, find_play
 from referee.games.thegame import Outcome, TheGameConfig, TheGameState

@@ -16,8 +16,8 @@ from typing import Callable, Sequence, TypeVar
 
 from protocols.wire import WireError, error_line
 from referee.errors import BotFault, Fault, IllegalMove, ProtocolError, RuleError
-from referee.game_log import GameLog
-from referee.player import Player
+from referee.matches.game_log import GameLog
+from referee.players.player import Player
 
 T = TypeVar("T")
 E = TypeVar("E")

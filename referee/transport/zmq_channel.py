@@ -1,52 +1,36 @@
-"""Line channels to bots with bounded waits: a ZeroMQ ROUTER hub and a stdio channel.
+"""The ZeroMQ side: one hub per process, and a ROUTER socket of its own for every bot.
 
-A channel moves protocol lines and turns transport trouble into BotFaults: silence past
-the deadline (BotTimeout), the process ending (BotCrashed, with its exit code), bad framing
-(ProtocolError, with an excerpt of the offending bytes) and too much unread output
-(OutputFlood). It knows nothing of requests, replies or LOG lines: see remote_player.
+Each bot's ipc socket sits in a 0700 folder that only that bot's sandbox can see, so the
+endpoint is the credential; HELLO with the bot's token binds its routing id.
 """
 
 from __future__ import annotations
 
-import math
 import os
-import select
 import shutil
 import tempfile
 import time
-from abc import ABC, abstractmethod
-from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import zmq
 
-from protocols.wire import MAX_LINE_BYTES, WireError, decode_line
-from referee.bot_process import BotProcess
-from referee.busy_wait import BusyWait, default_budget
-from referee.errors import (
-    BotCrashed,
-    BotFault,
-    BotTimeout,
-    ConfigError,
-    OutputFlood,
-    ProtocolError,
+from protocols.wire import MAX_LINE_BYTES
+from referee.errors import BotTimeout, ConfigError, OutputFlood, ProtocolError
+from referee.processes.bot_process import BotProcess
+from referee.transport.busy_wait import default_budget
+from referee.transport.channel import (
+    DEFAULT_SEND_TIMEOUT, FALLBACK_SLICE, Channel, crash_fault, encode_lines, excerpt,
+    timeout_ms,
 )
+from referee.transport.inbox import Inbox
 
-MAX_QUEUED_LINES = 512  # unread lines from one bot; a well-behaved bot has a reply + a few LOGs
-MAX_QUEUED_BYTES = 1 << 20
 # ZeroMQ silently disconnects a peer that sends a bigger frame. Well above MAX_LINE_BYTES,
 # so an over-long line is still seen and reported as a protocol error.
 MAX_FRAME_BYTES = 4 * MAX_LINE_BYTES
-DEFAULT_SEND_TIMEOUT = 1.0  # for send() without a deadline
-CRASH_GRACE = 0.5  # after a closed pipe, how long to wait for the exit code
 EXIT_DRAIN_GRACE = 0.02  # after an exit, for frames still in flight
 DRAIN_BATCH = 4096  # frames taken off the ROUTER socket per pass: bounds one pass
-FALLBACK_SLICE = 0.02  # exit polling period without pidfd_open
-_READ_CHUNK = 1 << 16
-_EXCERPT_BYTES = 200
-
 TRANSPORTS = ("ipc", "tcp")
 SOCKET_NAME = "bot"  # the ipc socket in each bot's own folder
 # Connections a bot may make to its endpoint before its HELLO: one, and reconnections.
@@ -64,141 +48,6 @@ _zmq_poll = zmq.backend.zmq_poll
 _NOBLOCK = int(zmq.NOBLOCK)
 _POLLIN = int(zmq.POLLIN)
 _MORE_NOBLOCK = int(zmq.NOBLOCK) | int(zmq.SNDMORE)
-
-
-class Channel(ABC):
-    """A line channel to one bot. `busy_wait`: seconds a wait for a line polls before it
-    sleeps (referee/busy_wait.py; None: the default for this process's CPUs)."""
-
-    def __init__(self, busy_wait: float | None) -> None:
-        self._busy = BusyWait(busy_wait)
-
-    def send(self, line: str, deadline: float | None = None) -> None:
-        """Send one line; wait at most until `deadline` (time.monotonic()) for room."""
-        self.send_lines((line,), deadline)
-
-    @abstractmethod
-    def send_lines(self, lines: Sequence[str], deadline: float | None = None) -> None:
-        """Send lines in order, as one batch the bot receives at once (one wake-up)."""
-
-    def recv(self, deadline: float) -> str:
-        """The next line from the bot, waiting at most until `deadline` (time.monotonic()).
-        While the bot answers fast, the wait polls pending() before it sleeps."""
-        start = self._busy.poll(self.pending, deadline)
-        line = self._wait_line(deadline)
-        self._busy.learn(start)
-        return line
-
-    @abstractmethod
-    def _wait_line(self, deadline: float) -> str:
-        """recv() after the polling: the next line, sleeping until it comes if need be."""
-
-    @abstractmethod
-    def pending(self) -> bool:
-        """Would recv() return or raise at once, without waiting?"""
-
-    @abstractmethod
-    def close(self) -> None:
-        """Stop using the channel (the process is the owner's to kill)."""
-
-
-def excerpt(raw: bytes) -> str:
-    """Offending bytes as loggable text, cut short."""
-    text = raw[:_EXCERPT_BYTES].decode("utf-8", "backslashreplace")
-    return text + "..." if len(raw) > _EXCERPT_BYTES else text
-
-
-def encode_line(line: str) -> bytes:
-    """A referee line as bytes; a line that breaks the framing is a bug on our side."""
-    if "\n" in line or "\r" in line:
-        raise ValueError(f"a protocol line cannot contain a line break: {line!r}")
-    data = line.encode("utf-8")
-    if len(data) > MAX_LINE_BYTES:
-        raise ValueError(f"a protocol line is limited to {MAX_LINE_BYTES} bytes")
-    return data
-
-
-def encode_lines(lines: Sequence[str]) -> bytes:
-    """Referee lines joined by newlines, as bytes; a line that breaks the framing is a
-    bug on our side. One join and one encode, whatever the number of lines."""
-    text = "\n".join(lines)
-    if "\r" in text or text.count("\n") != len(lines) - 1:
-        for line in lines:
-            encode_line(line)  # raises, naming the line
-    data = text.encode("utf-8")
-    if len(data) > MAX_LINE_BYTES:
-        for line in lines:
-            encode_line(line)  # raises if this one is too long
-    return data
-
-
-def crash_fault(process: BotProcess, reason: str) -> BotCrashed:
-    """The fault for a bot whose pipe or connection closed: its exit, if it comes soon."""
-    if process.wait(CRASH_GRACE):
-        return BotCrashed(f"bot {process.describe_exit()}", process.exit_code)
-    return BotCrashed(f"bot {reason}", None)
-
-
-def _timeout_ms(seconds: float) -> int:
-    return max(0, math.ceil(seconds * 1000))
-
-
-class _Inbox:
-    """Lines from one bot not read yet, in order, with framing faults in their place.
-
-    A line is kept as the bytes that came and decoded when taken: a bad one becomes its
-    protocol fault there, in its place.
-    """
-
-    def __init__(self) -> None:
-        self._items: deque[bytes | BotFault] = deque()
-        self._bytes = 0
-        self._flood: OutputFlood | None = None
-
-    def push_raw(self, raw: bytes) -> None:
-        """Queue one line's bytes (no line terminator)."""
-        if self._room(len(raw)):
-            self._items.append(raw)
-            self._bytes += len(raw)
-
-    def push_fault(self, fault: BotFault) -> None:
-        if self._room(0):
-            self._items.append(fault)
-
-    def _room(self, size: int) -> bool:
-        """May `size` more bytes be queued? Past the limits, the flood is raised after
-        what is queued, and everything later is dropped."""
-        if self._flood is not None:
-            return False
-        if len(self._items) >= MAX_QUEUED_LINES or self._bytes + size > MAX_QUEUED_BYTES:
-            self._flood = OutputFlood(
-                f"bot sent more than {MAX_QUEUED_LINES} lines or {MAX_QUEUED_BYTES} bytes "
-                "faster than they were read")
-            return False
-        return True
-
-    def take(self) -> str | None:
-        """The next line, or None if there is none; raises a queued fault or the flood."""
-        items = self._items
-        if not items:
-            if self._flood is not None:
-                raise self._flood
-            return None
-        item = items.popleft()
-        if not isinstance(item, bytes):
-            raise item
-        self._bytes -= len(item)
-        try:
-            return decode_line(item)
-        except WireError as exc:
-            raise ProtocolError(str(exc), excerpt(item)) from None
-
-    def ready(self) -> bool:
-        return bool(self._items) or self._flood is not None
-
-    def clear(self) -> None:
-        self._items.clear()
-        self._bytes = 0
 
 
 class ZmqHub:
@@ -312,7 +161,7 @@ class ZmqChannel(Channel):
             zmq.EVENT_ACCEPTED)
         self._connections = 0
         self._process: BotProcess | None = None
-        self._inbox = _Inbox()
+        self._inbox = Inbox()
         self._ready = [(socket, _POLLIN)]  # for a poll that asks, without waiting
         self._poll_items: list[tuple[Any, int]] = []
         self._has_exit_fd = False
@@ -462,7 +311,7 @@ class ZmqChannel(Channel):
             timeout = min(timeout, FALLBACK_SLICE)
         arrived = exit_fired = False
         socket, monitor = self._socket, self._monitor
-        for item, _ in _zmq_poll(self._poll_items, _timeout_ms(timeout)):
+        for item, _ in _zmq_poll(self._poll_items, timeout_ms(timeout)):
             if item is socket:
                 arrived = True
             elif item is monitor:
@@ -498,129 +347,4 @@ class ZmqChannel(Channel):
             self._socket.close(linger=0)
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
-        self._inbox.clear()
-
-
-class StdioChannel(Channel):
-    """A bot's stdin/stdout pipes, non-blocking, with our own line buffer."""
-
-    def __init__(self, process: BotProcess, busy_wait: float | None = None) -> None:
-        super().__init__(busy_wait)
-        if process.stdin is None or process.stdout is None:
-            raise ValueError("a stdio channel needs a process started with stdio pipes")
-        self._process = process
-        self._stdin = process.stdin
-        self._stdout = process.stdout
-        self._wfd = process.stdin.fileno()
-        self._rfd = process.stdout.fileno()
-        os.set_blocking(self._wfd, False)
-        os.set_blocking(self._rfd, False)
-        self._inbox = _Inbox()
-        self._buf = bytearray()
-        self._skipping = False  # inside an over-long line, already reported
-        self._eof = False
-
-    def send_lines(self, lines: Sequence[str], deadline: float | None = None) -> None:
-        """The lines, each ended by a newline, in one write where the pipe has room."""
-        data = memoryview(encode_lines(lines) + b"\n" if lines else b"")
-        self._check_open()
-        end = time.monotonic() + DEFAULT_SEND_TIMEOUT if deadline is None else deadline
-        while data:
-            try:
-                data = data[os.write(self._wfd, data):]
-            except BlockingIOError:
-                if not self._wait_writable(end):
-                    raise BotTimeout("bot stopped reading its standard input") from None
-            except BrokenPipeError:
-                raise crash_fault(self._process, "closed its standard input") from None
-
-    def _wait_writable(self, deadline: float) -> bool:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return False
-        poller = select.poll()
-        poller.register(self._wfd, select.POLLOUT)
-        poller.poll(_timeout_ms(remaining))
-        return True
-
-    def _check_open(self) -> None:
-        # The fds are raw numbers: after a close they may already belong to another file.
-        if self._stdin.closed or self._stdout.closed:
-            raise RuntimeError("this stdio channel or its process is closed")
-
-    def _wait_line(self, deadline: float) -> str:
-        self._check_open()
-        while True:
-            line = self._inbox.take()
-            if line is not None:
-                return line
-            if self._eof:
-                raise crash_fault(self._process, "closed its standard output")
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self._fill()  # one last read: a line already in the pipe is in time
-                if self._inbox.ready():
-                    continue
-                raise BotTimeout("no line from the bot before the deadline")
-            exited = self._wait_readable(remaining)
-            self._fill()
-            if exited and not self._inbox.ready():
-                raise crash_fault(self._process, "ended")
-
-    def _wait_readable(self, timeout: float) -> bool:
-        """Wait for output or the exit of the process; exited?"""
-        poller = select.poll()
-        poller.register(self._rfd, select.POLLIN)
-        fd = self._process.exit_fd()
-        if fd is None:
-            timeout = min(timeout, FALLBACK_SLICE)
-        else:
-            poller.register(fd, select.POLLIN)
-        poller.poll(_timeout_ms(timeout))
-        return self._process.exited()
-
-    def _fill(self) -> None:
-        """Read what is there, a chunk at a time, until a line is queued (pipe = backpressure)."""
-        while not self._eof and not self._inbox.ready():
-            try:
-                chunk = os.read(self._rfd, _READ_CHUNK)
-            except BlockingIOError:
-                return
-            if not chunk:
-                self._eof = True
-                if self._buf and not self._skipping:
-                    self._inbox.push_raw(bytes(self._buf))  # a last line without "\n"
-                self._buf.clear()
-                return
-            self._buf += chunk
-            self._split()
-
-    def _split(self) -> None:
-        while (end := self._buf.find(b"\n")) >= 0:
-            raw = bytes(self._buf[:end])
-            del self._buf[:end + 1]
-            if self._skipping:
-                self._skipping = False  # the end of the reported over-long line
-            else:
-                self._inbox.push_raw(raw)
-        if self._skipping:
-            self._buf.clear()
-        elif len(self._buf) > MAX_LINE_BYTES:
-            self._inbox.push_fault(ProtocolError(
-                f"line longer than {MAX_LINE_BYTES} bytes", excerpt(bytes(self._buf))))
-            self._buf.clear()
-            self._skipping = True
-
-    def pending(self) -> bool:
-        self._check_open()
-        if not self._inbox.ready():
-            self._fill()
-        return self._inbox.ready()
-
-    def close(self) -> None:
-        """Close the bot's stdin (it reads end-of-file); stdout goes with the process."""
-        try:
-            self._stdin.close()
-        except OSError:
-            pass  # unflushed data for a bot that is gone
         self._inbox.clear()

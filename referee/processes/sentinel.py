@@ -30,7 +30,7 @@ class Sentinel:
         path = os.pathsep.join(filter(None, [_ROOT, os.environ.get("PYTHONPATH")]))
         try:
             self._process: subprocess.Popen[bytes] | None = subprocess.Popen(
-                [sys.executable, "-m", "referee.sentinel"], stdin=subprocess.PIPE,
+                [sys.executable, "-m", "referee.processes.sentinel"], stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                 env={**os.environ, "PYTHONPATH": path})
         except OSError as error:  # out of processes or memory: do without it
@@ -116,7 +116,7 @@ os.register_at_fork(after_in_child=_after_fork_in_child)
 
 def main() -> None:
     """The sentinel process: read the watch list until end of file, then kill it all."""
-    from referee.bot_process import kill_group_and_tagged  # the referee's own kill
+    from referee.processes.tagged_kill import kill_group_and_tagged  # the referee's own kill
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     watched: dict[int, bytes] = {}

@@ -12,12 +12,12 @@ from typing import Callable, Sequence
 
 from protocols import thegame as codec
 from referee.errors import Fault
-from referee.game_log import GameLog
+from referee.matches.game_log import GameLog
 from referee.games.thegame import Event, Outcome, TheGameConfig, TheGameState, Turn
 from referee.games.thegame_view import private_to
-from referee.player import Player
+from referee.players.player import Player
 from referee.settings import TimeLimits
-from referee.match import Match
+from referee.matches.match import Match
 
 Observer = Callable[[Event], None]
 

@@ -10,11 +10,11 @@ from typing import Any
 import click
 
 from referee import bounds
-from referee.cli import (
+from referee.cli.options import (
     Bounded, bot_limit_options, busy_wait_seconds, launch_settings, sandbox_options,
     sandbox_settings,
 )
-from referee.lineup import bot_specs, unique_labels
+from referee.players.lineup import bot_specs, unique_labels
 from tournaments.config import (
     RAGE_VARIANTS, BotEntry, Game, TournamentSpec, load_tournament_file,
 )
@@ -99,7 +99,7 @@ def _results(db_path: Path, fmt: str) -> None:
         raise click.ClickException(str(error)) from error  # exit 1: a damaged db
 
 
-# Declared types: referee.cli imports this module at its end, and mypy reads the two as a
+# Declared types: referee.cli.main imports this module at its end, and mypy reads the two as a
 # cycle in which it could not infer a decorated function's type in time.
 tournament_command: click.Command = _tournament
 results_command: click.Command = _results

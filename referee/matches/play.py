@@ -13,14 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from referee import rage_match, rage_render, thegame_match, thegame_render
-from referee.game_log import GameLog
+from referee.matches import rage_match
+from referee.matches import rage_render
+from referee.matches import thegame_match
+from referee.matches import thegame_render
+from referee.matches.game_log import GameLog
 from referee.games.rage import Event as RageEvent, RageConfig, RoundScored, TrumpSet
 from referee.games.rage_cards import Colour
 from referee.games.thegame import Event as TheGameEvent, TheGameConfig, TheGameState, TurnPlayed
-from referee.lineup import BotSpec, LaunchSettings, Lineup
-from referee.player import Player
-from referee.remote_player import RemotePlayer
+from referee.players.lineup import BotSpec, LaunchSettings, Lineup
+from referee.players.player import Player
+from referee.players.remote_player import RemotePlayer
 
 Echo = Callable[[str], None]
 

@@ -23,13 +23,15 @@ from protocols.wire import (
     is_request,
     parse_hello,
 )
-from referee.bot_command import BotCommand, bot_folder
-from referee.bot_process import BotProcess
+from referee.processes.bot_command import BotCommand, bot_folder
+from referee.processes.bot_process import BotProcess
 from referee.errors import BotFault, BotStartError, BotTimeout, OutputFlood, ProtocolError
-from referee.player import LineListener, Player
+from referee.players.player import LineListener, Player
 from referee.processes.sandbox import INSIDE_SOCKET_DIR, View, give_to_bot, package_root
 from referee.settings import ResourceLimits, TimeLimits
-from referee.transport import SOCKET_NAME, Channel, StdioChannel, ZmqChannel, ZmqHub
+from referee.transport.channel import Channel
+from referee.transport.stdio_channel import StdioChannel
+from referee.transport.zmq_channel import SOCKET_NAME, ZmqChannel, ZmqHub
 
 BYE = "BYE"
 BYE_GRACE = 0.2  # how long a bot may take to exit cleanly after BYE before the group kill

@@ -12,13 +12,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Sequence
 
-from referee.bot_command import BotCommand, default_label, parse_bot_command
+from referee.processes.bot_command import BotCommand, default_label, parse_bot_command
 from referee.errors import BotFault, ConfigError
-from referee.player import Player
+from referee.players.player import Player
 from referee.processes.sandbox import SandboxSettings, View, sandbox_enabled
-from referee.remote_player import RemotePlayer
+from referee.players.remote_player import RemotePlayer
 from referee.settings import ResourceLimits, TimeLimits
-from referee.transport import ZmqHub
+from referee.transport.zmq_channel import ZmqHub
 
 
 @dataclass(frozen=True)

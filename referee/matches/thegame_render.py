@@ -11,7 +11,7 @@ from tabulate import tabulate
 
 from protocols.thegame import placements_text
 from referee.games.thegame import PILE_NAMES, TheGameState, TurnPlayed
-from referee.thegame_match import TheGameResult
+from referee.matches.thegame_match import TheGameResult
 
 
 def turn_line(number: int, event: TurnPlayed, names: Sequence[str],

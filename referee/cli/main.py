@@ -1,0 +1,74 @@
+"""The `referee` command line: one click group, thin commands over library functions.
+
+Bad input (bot counts, commands, variants, time values, files) ends with one line
+`referee: error: ...` on standard error and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from referee import __version__
+from referee.cli.options import describe_os_error
+from referee.cli.play import play
+from referee.cli.replay import replay_command
+from referee.cli.tournament import results_command, tournament_command
+from referee.errors import BotStartError, ConfigError
+from referee.processes.rlimits import raise_open_file_limit
+
+
+# no_args_is_help=False: without a command a group fails with "Missing command", which
+# main() shows as one usage line, instead of a whole help page.
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, no_args_is_help=False)
+@click.version_option(__version__, prog_name="referee")
+def cli() -> None:
+    """Referee and round-robin tournament runner for card-game bots."""
+
+
+
+cli.add_command(play)
+cli.add_command(replay_command)
+cli.add_command(tournament_command)
+cli.add_command(results_command)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the CLI; every error is one line. Exit codes: 0 done, 1 a failure
+    while running (damaged results db, disk, workers, referee bug), 2 bad usage or input,
+    130 interrupted."""
+    raise_open_file_limit()
+    try:
+        cli.main(args=argv, prog_name="referee", standalone_mode=False)
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
+    except click.Abort:
+        click.echo("referee: aborted", err=True)
+        sys.exit(130)
+    except click.UsageError as error:
+        _error_line(usage_message(error), 2)
+    except click.ClickException as error:
+        _error_line(error.format_message(), error.exit_code)
+    except (BotStartError, ConfigError) as error:
+        _error_line(str(error), 2)
+    except OSError as error:  # the machine, e.g. a full disk under the game log
+        _error_line(describe_os_error(error), 1)
+
+
+def usage_message(error: click.UsageError) -> str:
+    """The error's message; for a group given no command, its usage in one line."""
+    ctx = error.ctx
+    # click's own words when a group is called without a command (no_args_is_help=False)
+    if ctx is None or not isinstance(ctx.command, click.Group) or \
+            error.format_message() != "Missing command.":
+        return error.format_message()
+    usage = " ".join(ctx.get_usage().split())
+    commands = ", ".join(ctx.command.list_commands(ctx))
+    return (f"missing command. {usage} (COMMAND: {commands}; "
+            f"'{ctx.command_path} --help' explains)")
+
+
+def _error_line(message: str, code: int) -> None:
+    click.echo(f"referee: error: {' '.join(message.split())}", err=True)
+    sys.exit(code)

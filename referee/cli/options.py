@@ -1,0 +1,147 @@
+"""Options and parameter types that several `referee` commands share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import click
+
+from referee import bounds
+from referee.bounds import Bound
+from referee.players.lineup import LaunchSettings
+from referee.processes.sandbox import SandboxMode, SandboxSettings, auto_warning
+from referee.settings import ResourceLimits, TimeLimits
+from referee.writable import check_writable_file
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+class Bounded(click.ParamType):  # type: ignore[type-arg, unused-ignore]
+    """A number within a `referee.bounds.Bound`: the same rule as in tournament files."""
+
+    def __init__(self, bound: Bound) -> None:
+        self.bound = bound
+        self.name = bound.unit or ("integer" if bound.integer else "number")
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> int | float | None:
+        try:  # a default, or a value given as a number by a caller, is no string
+            return self.bound.parse(value) if isinstance(value, str) else self.bound.check(value)
+        except ValueError as error:
+            self.fail(str(error), param, ctx)
+
+
+class Seconds(Bounded):
+    """A finite number of seconds, greater than zero (or >= 0 where `allow_zero`)."""
+
+    def __init__(self, allow_zero: bool = False) -> None:
+        super().__init__(bounds.BANK_SECONDS if allow_zero else bounds.MOVE_SECONDS)
+
+
+class LogPath(click.ParamType):  # type: ignore[type-arg, unused-ignore]
+    """A file the game log can be written to, checked before any bot starts."""
+
+    name = "path"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Path:
+        path = Path(value)
+        try:
+            check_writable_file(path)
+        except OSError as error:
+            if error.filename == str(path):
+                error.filename = None  # already named
+            self.fail(f"cannot write {path}: {describe_os_error(error)}", param, ctx)
+        return path
+
+
+def _compose(*decorators: Decorator) -> Decorator:
+    def apply(function: Callable[..., Any]) -> Callable[..., Any]:
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        return function
+    return apply
+
+
+bot_limit_options = _compose(
+    click.option("--startup-time", type=Seconds(), default=10.0, show_default=True,
+                 help="Seconds for a bot to start and say HELLO."),
+    click.option("--move-time", type=Seconds(), default=1.0, show_default=True,
+                 help="Seconds per request."),
+    click.option("--time-bank", type=Seconds(allow_zero=True), default=0.0, show_default=True,
+                 help="Extra seconds per game, spent on replies later than --move-time."),
+    click.option("--max-memory", type=Bounded(bounds.MEMORY_MIB), default=2048,
+                 show_default=True, help="Memory limit per bot, MiB (16 to 1048576, or "
+                                         "unlimited): all its processes together where "
+                                         "a cgroup holds it, else each one's address "
+                                         "space."),
+    click.option("--max-cpu", type=Bounded(bounds.CPU_SECONDS), default=3600,
+                 show_default=True, help="CPU-time limit per bot process, seconds "
+                                         "(or unlimited)."),
+    click.option("--max-procs", type=Bounded(bounds.PROCESSES), default=256,
+                 show_default=True, help="Processes a bot may start (or unlimited). "
+                                         "Without a cgroup, not enforced for root."),
+    click.option("--transport", type=click.Choice(["ipc", "tcp"]), default="ipc",
+                 show_default=True, help="ZeroMQ transport between referee and bots."),
+    click.option("--busy-wait-us", type=Bounded(bounds.BUSY_WAIT_US), default=None,
+                 help="Microseconds a wait for a bot polls before it sleeps: faster games "
+                      "with fast bots, for some CPU. 0: never (use it when several games "
+                      "share the CPUs: there polling gains nothing). Default: 200 where the referee may use more than "
+                      "one CPU, else 0."),
+)
+
+sandbox_options = _compose(
+    click.option("--sandbox", type=click.Choice([m.value for m in SandboxMode]),
+                 default="auto", show_default=True,
+                 help="Run each bot in its own bubblewrap sandbox. auto: where it works "
+                      "(else one warning); on: refuse to run without it; off: trusted "
+                      "bots only (they can see and touch each other and the referee)."),
+    click.option("--sandbox-dir", "sandbox_dirs", multiple=True,
+                 type=click.Path(exists=True, file_okay=False, path_type=Path),
+                 help="Another folder sandboxed bots may read (repeatable), e.g. a JDK "
+                      "under /opt. The system, the bot's own folder and the referee's "
+                      "Python are always readable."),
+)
+
+
+def sandbox_settings(sandbox: str, sandbox_dirs: Sequence[Path]) -> SandboxSettings:
+    """--sandbox and --sandbox-dir; under auto, one warning line where bwrap won't run."""
+    mode = SandboxMode(sandbox)
+    warning = auto_warning() if mode is SandboxMode.AUTO else None
+    if warning is not None:
+        click.echo(f"referee: warning: {warning}", err=True)
+    return SandboxSettings(mode, extra_dirs=tuple(p.resolve() for p in sandbox_dirs))
+
+
+game_options = _compose(
+    click.option("--seed", type=Bounded(bounds.SEED), default=None,
+                 help="Seed of the deal, printed (default: a secret random one, "
+                      "written only to the --log)."),
+    click.option("--log", "log_path", type=LogPath(),
+                 default=None, help="Write the JSON Lines game log here."),
+    click.option("--log-times/--no-log-times", default=True, show_default=True,
+                 help="Timestamps in the log (off: the log is byte-reproducible)."),
+)
+
+
+def launch_settings(startup_time: float, move_time: float, time_bank: float,
+                    max_memory: int | None, max_cpu: int | None, max_procs: int | None,
+                    transport: str, busy_wait_us: int | None = None) -> LaunchSettings:
+    """Bot launch settings from the shared command-line options."""
+    return LaunchSettings(TimeLimits(startup_time, move_time, time_bank),
+                          ResourceLimits(max_memory, max_cpu, max_procs), transport,
+                          busy_wait=busy_wait_seconds(busy_wait_us))
+
+
+def busy_wait_seconds(microseconds: int | None) -> float | None:
+    """--busy-wait-us as seconds; None stays None (the default for the CPUs)."""
+    return None if microseconds is None else microseconds / 1e6
+
+
+
+
+def describe_os_error(error: OSError) -> str:
+    """'why: file' without Python's [Errno N] prefix."""
+    why = error.strerror or str(error)
+    return f"{why}: {error.filename}" if error.filename else why

@@ -1,0 +1,104 @@
+"""Every live trusted bot process of this referee: killed at exit and on SIGTERM, SIGINT or
+SIGHUP, and watched by the sentinel in case the referee itself is SIGKILLed."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import threading
+from collections.abc import Callable
+from types import FrameType
+from typing import Protocol
+
+from referee.processes.sentinel import sentinel
+from referee.processes.tagged_kill import signal_group
+
+
+class Killable(Protocol):
+    pid: int
+    tag: bytes | None
+
+    def kill(self) -> None: ...
+
+
+class _Registry:
+    """Every live bot process; killed at exit and on SIGTERM/SIGINT/SIGHUP."""
+
+    SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+    def __init__(self) -> None:
+        self._live: dict[int, Killable] = {}
+        self._lock = threading.Lock()
+        self._handlers_installed = False
+
+    def add(self, process: Killable) -> None:
+        with self._lock:
+            self._live[process.pid] = process
+        if process.tag is not None:  # a sandbox dies with the referee by itself
+            sentinel().watch(process.pid, process.tag)
+        if threading.current_thread() is threading.main_thread():
+            self.install_signal_handlers()
+
+    def discard(self, process: Killable) -> None:
+        with self._lock:
+            found = self._live.pop(process.pid, None)
+        if found is not None and process.tag is not None:
+            sentinel().release(process.pid, process.tag)
+
+    def live(self) -> list[Killable]:
+        with self._lock:
+            return list(self._live.values())
+
+    def kill_all(self) -> None:
+        """Kill and reap every live group (the atexit hook)."""
+        for process in self.live():
+            process.kill()
+
+    def clear(self) -> None:
+        """In a forked child: it owns none of its parent's bots (and no lock holder)."""
+        self._live = {}
+        self._lock = threading.Lock()
+
+    def install_signal_handlers(self) -> None:
+        """Chain a group-killing handler in front of the current ones (main thread only)."""
+        if self._handlers_installed:
+            return
+        self._handlers_installed = True
+        for signum in self.SIGNALS:
+            previous = signal.getsignal(signum)
+            if previous is signal.SIG_IGN:
+                continue  # e.g. SIGHUP under nohup: the user asked us to survive it
+            signal.signal(signum, self._make_handler(previous))
+
+    def _make_handler(self, previous: object) -> Callable[[int, FrameType | None], None]:
+        def handler(signum: int, frame: FrameType | None) -> None:
+            # No lock, no reaping: the interrupted code may hold the lock. killpg is enough.
+            for pid in list(self._live):
+                signal_group(pid)
+            if callable(previous):
+                previous(signum, frame)
+            else:
+                signal.signal(signum, signal.SIG_DFL)
+                os.kill(os.getpid(), signum)
+
+        return handler
+
+
+REGISTRY = _Registry()
+atexit.register(REGISTRY.kill_all)
+os.register_at_fork(after_in_child=REGISTRY.clear)
+
+
+def live_processes() -> list[Killable]:
+    """The bot processes spawned and not yet killed (for diagnostics and tests)."""
+    return REGISTRY.live()
+
+
+def install_signal_handlers() -> None:
+    """Kill every bot group on SIGTERM/SIGINT/SIGHUP; call once from the main thread.
+
+    spawn() does this itself when called from the main thread; a program that spawns bots
+    only from worker threads should call it at start-up.
+    """
+    REGISTRY.install_signal_handlers()

@@ -1,0 +1,116 @@
+"""Per-process resource limits (setrlimit), and the set-up a bot's child runs before exec.
+
+Memory and processes are a cgroup's to limit where there is one (all of a bot's processes
+together); without one they fall back to per-process rlimits here.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+from collections.abc import Callable
+
+from referee.processes.cgroups import BotCgroup
+from referee.settings import ResourceLimits
+
+_PR_SET_PDEATHSIG = 1
+Limit = tuple[int, int, int]  # (resource, soft, hard)
+
+
+def rlimits(limits: ResourceLimits, cgroup: BotCgroup | None) -> list[Limit]:
+    """The (resource, soft, hard) triples to apply in the child, clamped to our hard limits.
+    Memory and processes are the cgroup's to limit, for all the bot's processes at once,
+    where there is one; else they fall back to per-process limits."""
+    wanted: list[tuple[int, int | None, int]] = [
+        (resource.RLIMIT_CORE, 0, 0),
+        # The soft CPU limit sends SIGXCPU (a clear exit reason); the hard one SIGKILL.
+        (resource.RLIMIT_CPU, limits.cpu_seconds, 1),
+        (resource.RLIMIT_NOFILE, limits.open_files, 0),
+        (resource.RLIMIT_FSIZE, megabytes(limits.file_mb), 0),
+    ]
+    if cgroup is None:
+        wanted += [
+            (resource.RLIMIT_AS, megabytes(limits.memory_mb), 0),
+            # RLIMIT_NPROC counts every process (thread) of the real user, not just this
+            # bot's, and Linux does not enforce it for root: so allow the current count
+            # plus the limit.
+            (resource.RLIMIT_NPROC, _plus_user_threads(limits.processes), 0),
+        ]
+    return [_clamped(res, soft, extra) for res, soft, extra in wanted if soft is not None]
+
+
+def megabytes(memory_mb: int | None) -> int | None:
+    return None if memory_mb is None else memory_mb * 1024 * 1024
+
+
+def _plus_user_threads(processes: int | None) -> int | None:
+    return None if processes is None else processes + _user_thread_count()
+
+
+def _clamped(res: int, soft: int, extra: int) -> Limit:
+    hard_now = resource.getrlimit(res)[1]
+    hard = soft + extra
+    if hard_now != resource.RLIM_INFINITY:
+        hard = min(hard, hard_now)
+        soft = min(soft, hard)
+    return res, soft, hard
+
+
+def _user_thread_count() -> int:
+    """Threads of our real uid, as RLIMIT_NPROC counts them."""
+    uid = str(os.getuid())
+    total = 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            total += _threads_of(entry.path, uid)
+    return total
+
+
+def _threads_of(proc_dir: str, uid: str) -> int:
+    try:
+        with open(os.path.join(proc_dir, "status"), encoding="ascii", errors="replace") as f:
+            fields = dict(line.split(":", 1) for line in f if ":" in line)
+    except OSError:
+        return 0  # it exited meanwhile
+    if fields.get("Uid", "").split()[:1] != [uid]:
+        return 0
+    return int(fields.get("Threads", "1").strip() or 1)
+
+
+def raise_open_file_limit() -> None:
+    """Let the referee open as many files as it may: every bot's connection takes one,
+    and libzmq aborts the whole process when accept() finds no descriptor left."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            pass  # keep what we have
+
+
+def die_with_parent(parent: int) -> None:
+    """Have the kernel SIGKILL this process when its parent dies (PR_SET_PDEATHSIG); exit
+    at once if `parent` is already gone. For the referee's own helper processes."""
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def child_setup(limits: list[Limit], parent: int,
+                 cgroup: BotCgroup | None) -> Callable[[], None]:
+    """The preexec function. Everything it needs is prepared here, before the fork."""
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    sigkill = int(signal.SIGKILL)
+
+    def setup() -> None:
+        if cgroup is not None:
+            cgroup.enter_self()
+        for res, soft, hard in limits:
+            resource.setrlimit(res, (soft, hard))
+        prctl(_PR_SET_PDEATHSIG, sigkill, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)  # we died before PR_SET_PDEATHSIG took effect
+
+    return setup

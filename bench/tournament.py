@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tournaments.config import BotEntry, Game, TournamentSpec  # noqa: E402
+from referee.registry.rage import RAGE
+from tournaments.spec import BotEntry, TournamentSpec  # noqa: E402
 from tournaments.session import RunOptions, run_session  # noqa: E402
 from tournaments.store import ResultStore  # noqa: E402
 
@@ -82,7 +83,7 @@ def cpu_seconds() -> float:
 
 def tournament(deals: int, fresh: bool = False) -> TournamentSpec:
     """The measured tournament (fresh_bots is no part of its definition)."""
-    return TournamentSpec.create(Game.RAGE, BOTS, deals=deals, seed=99, table_size=4,
+    return TournamentSpec.create(RAGE, BOTS, deals=deals, seed=99, size=4,
                                  fresh_bots=fresh)
 
 

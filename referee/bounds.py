@@ -87,8 +87,7 @@ PROCESSES = Bound(1, 100_000, "processes", unlimited=True)
 
 SEED = Bound(0, 2**63 - 1)  # SQLite's signed 64-bit INTEGER
 BUSY_WAIT_US = Bound(0, 100_000, "microseconds")
-TABLE_SIZE = Bound(3, 8, "seats")  # Rage
-TEAM_SIZE = Bound(1, 5, "players")  # The Game
+GAME_SIZE = Bound(1, 64, "seats")  # on the command line; each game allows its own seats
 
 # Tournaments. The schedule of a million games already takes about a GiB of memory and
 # some seconds to build; that is far beyond any tournament the tables are meant for.

@@ -24,8 +24,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("referee.transport",),
     ("referee.players",),
     ("referee.matches",),
-    ("tournaments",),
     ("referee.registry",),
+    ("tournaments",),
     ("referee.cli", "referee.__main__"),
 )
 

@@ -23,22 +23,17 @@ from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
-from referee.matches import rage_match
-from referee.matches import thegame_match
-from referee.errors import BotFault
 from referee.matches.game_log import GameLog
-from referee.games.rage import RageConfig, Variant
-from referee.games.thegame import TheGameConfig
-from referee.games.thegame_commands import DEFAULT_COMMANDS, CommandMap, load_command_map
+from referee.matches.play import write_header
 from referee.players.lineup import BotSpec, LaunchSettings, Lineup, bot_specs, sandbox_view
 from referee.players.player import Player
-from referee.processes.sandbox import SandboxSettings
 from referee.players.remote_player import RemotePlayer
-from tournaments.config import Game, TournamentSpec
+from referee.processes.sandbox import SandboxSettings
 from tournaments.records import GameRecord
 from tournaments.schedule import Fixture
+from tournaments.spec import TournamentSpec
 from tournaments.store import logs_dir
 
 SeatKey = tuple[int, int]  # (bot index, which copy of that bot at the table, from 0)
@@ -73,23 +68,15 @@ def play_context(spec: TournamentSpec, db_path: Path, transport: str = "ipc",
                  sandbox: SandboxSettings = SandboxSettings(),
                  persistent_bots: bool = False) -> PlayContext:
     """Check everything a game will need before any starts: the bot commands
-    (BotStartError), The Game's command mapping and the sandbox (ConfigError); locate
-    the logs."""
+    (BotStartError), the game's config, e.g. a command mapping file, and the sandbox
+    (ConfigError); locate the logs."""
     specs = bot_specs([bot.command for bot in spec.bots], list(spec.bot_names))
-    if spec.game is Game.THEGAME:
-        command_map(spec)  # in the workers a bad file would look like a referee bug
+    spec.game.configure(spec.size, spec.options)  # in a worker it would look like our bug
     logs = logs_dir(db_path).resolve()
     context = PlayContext(spec, tuple(specs), logs, transport, log_times, busy_wait,
                           sandbox, persistent_bots, (logs, db_path.resolve()))
     sandbox_view(context.launch_settings())  # `--sandbox on` where none: fail now
     return context
-
-
-def command_map(spec: TournamentSpec) -> CommandMap | None:
-    """The Game's command cards: none, the spec's mapping file, or the shipped default."""
-    if spec.no_commands:
-        return None
-    return DEFAULT_COMMANDS if spec.commands is None else load_command_map(spec.commands)
 
 
 def log_name(fixture_id: str) -> str:
@@ -122,7 +109,6 @@ class BotPool:
         self._reuse = not context.spec.fresh_bots and (
             context.persistent_bots or not self._lineup.sandboxed)
         self._idle: dict[SeatKey, RemotePlayer] = {}
-        self._commands: CommandMap | None = None  # loaded on first use
         self.started = 0  # bot processes started so far (for tests and the bench)
 
     def take(self, keys: Sequence[SeatKey]) -> list[Player]:
@@ -150,12 +136,6 @@ class BotPool:
         """Close players after a failed game: their state is unknown."""
         for player in players:
             player.close()
-
-    def command_map(self) -> CommandMap | None:
-        """The Game's command cards for this tournament, loaded once."""
-        if self._commands is None:
-            self._commands = command_map(self.context.spec)
-        return self._commands
 
     def close(self) -> None:
         """Say BYE to every idle bot, kill them, and close the lineup. Idempotent."""
@@ -211,7 +191,7 @@ def play_fixture(fixture: Fixture, context: PlayContext) -> GameRecord:
     with closing(GameLog.open(log_path, context.log_times)) as log:
         players = pool.take(keys)
         try:
-            record = _play(fixture, context, pool, players, log)
+            record = _play(fixture, context, players, log)
         except BaseException:
             pool.discard(players)
             raise
@@ -220,33 +200,13 @@ def play_fixture(fixture: Fixture, context: PlayContext) -> GameRecord:
     return replace(record, log_path=relative)
 
 
-def _play(fixture: Fixture, context: PlayContext, pool: BotPool, players: list[Player],
+def _play(fixture: Fixture, context: PlayContext, players: list[Player],
           log: GameLog) -> GameRecord:
-    spec = context.spec
+    spec, game = context.spec, context.spec.game
+    config = game.configure(len(players), spec.options)
+    write_header(log, game, config, fixture.seed, spec.time_limits,
+                 [context.bots[bot] for bot in fixture.seats], players)
+    outcome = game.outcome(game.run(players, config, fixture.seed, spec.time_limits, log))
     names = tuple(spec.bot_names[bot] for bot in fixture.seats)
-    entries = [_player_entry(seat, context.bots[bot], player)
-               for seat, (bot, player) in enumerate(zip(fixture.seats, players))]
-    if fixture.game is Game.RAGE:
-        config = RageConfig(len(players), frozenset(Variant(v) for v in spec.variants))
-        log.header("rage", fixture.seed, rage_match.game_settings(config, spec.time_limits),
-                   entries)
-        rage = rage_match.RageMatch(players, config, fixture.seed, spec.time_limits,
-                                    log).run()
-        return GameRecord(fixture.fixture_id, fixture.game.value, fixture.seed, names,
-                          rage.totals, rage.places, rage.faults)
-    thegame_config = TheGameConfig(len(players), pool.command_map())
-    log.header("thegame", fixture.seed,
-               thegame_match.game_settings(thegame_config, spec.time_limits), entries)
-    result = thegame_match.TheGameMatch(players, thegame_config, fixture.seed,
-                                        spec.time_limits, log).run()
-    return GameRecord(fixture.fixture_id, fixture.game.value, fixture.seed, names,
-                      (result.cards_left,) * len(names), (1,) * len(names), result.faults,
-                      won=result.won, cards_left=result.cards_left, end_reason=result.reason,
-                      cards_played=result.cards_played, hints_given=result.hints_given)
-
-
-def _player_entry(seat: int, spec: BotSpec, player: Player) -> dict[str, Any]:
-    entry: dict[str, Any] = {"seat": seat, "name": spec.label, "command": spec.command.text}
-    if isinstance(player, RemotePlayer):
-        entry["hello"] = {"name": player.hello.name, "version": player.hello.version}
-    return entry
+    return GameRecord(fixture.fixture_id, game.name, fixture.seed, names, outcome.scores,
+                      outcome.places, outcome.faults, **outcome.details)

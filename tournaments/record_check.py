@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tournaments.config import TournamentSpec
+from tournaments.spec import TournamentSpec
 from tournaments.records import GameRecord
 
 
@@ -18,8 +18,8 @@ def record_problem(record: GameRecord, fixture_id: object, spec: TournamentSpec,
     """What is wrong with a stored record of `spec` in the row of `fixture_id`, or None."""
     if record.fixture_id != fixture_id or fixture_id not in index:
         return f"fixture id {record.fixture_id!r} is not a game of this tournament"
-    if record.game != spec.game.value:
-        return f"game {record.game!r} is not {spec.game.value!r}"
+    if record.game != spec.game.name:
+        return f"game {record.game!r} is not {spec.game.name!r}"
     return _seats_problem(record, spec) or _optional_problem(record)
 
 

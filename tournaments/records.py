@@ -13,11 +13,11 @@ class GameRecord:
     """One finished game. Per-seat tuples are indexed by seat."""
 
     fixture_id: str
-    game: str  # "rage" | "thegame" (schedule.Game is a str enum, so it fits here)
+    game: str  # the game's name in the registry, e.g. "rage"
     seed: int
     bots: tuple[str, ...]
-    scores: tuple[int, ...]  # Rage: final totals; The Game: cards left, same for every seat
-    places: tuple[int, ...]  # Rage: 1 = best, ties share, faulted seats last; The Game: all 1
+    scores: tuple[int, ...]  # the game's score per seat (Outcome.scores)
+    places: tuple[int, ...]  # 1 = best, ties share (Outcome.places)
     faults: tuple[Fault, ...] = ()
     won: bool | None = None
     cards_left: int | None = None

@@ -15,7 +15,8 @@ from fractions import Fraction
 from tabulate import tabulate  # type: ignore[import-untyped, unused-ignore]
 
 from referee.errors import Fault, FaultKind
-from tournaments.config import Game
+from referee.matches.game import Contest
+from referee.registry.games import AnyGame
 from tournaments.records import GameRecord
 from tournaments.stats import (
     competition_ranks, head_to_head, mean_ci, plackett_luce_ratings, wilson_interval,
@@ -57,20 +58,22 @@ class Table:
         return tuple(column.name for column in self.columns)
 
 
-def build_tables(game: Game, records: Sequence[GameRecord],
+def build_tables(game: AnyGame, records: Sequence[GameRecord],
                  bots: Sequence[str] = ()) -> list[Table]:
-    """The report of one tournament; `bots` lists bots to show even without games."""
+    """The report of one tournament, by the game's kind of contest; `bots` lists bots to
+    show even without games."""
     names = _bot_order(bots, records)
-    if Game(game) is Game.RAGE:  # a plain "rage" works too
-        standings = rage_standings(records, names)
+    if game.contest is Contest.COMPETITIVE:
+        standings = competitive_standings(game.title, records, names)
         ranked = [str(row[1]) for row in standings.rows]
-        return [standings, rage_head_to_head(records, ranked)]
-    return thegame_tables(records, names)
+        return [standings, head_to_head_table(records, ranked)]
+    return cooperative_tables(game.title, records, names)
 
 
-# ---------------------------------------------------------------- Rage
+# ---------------------------------------------------------------- competitive games
 
-def rage_standings(records: Sequence[GameRecord], bots: Sequence[str]) -> Table:
+def competitive_standings(title: str, records: Sequence[GameRecord],
+                          bots: Sequence[str]) -> Table:
     """Rank by mean score (equal means share a rank); one row per bot."""
     scores: dict[str, list[int]] = {bot: [] for bot in bots}
     deals: dict[str, list[int]] = {bot: [] for bot in bots}  # the deal of each score
@@ -94,7 +97,7 @@ def rage_standings(records: Sequence[GameRecord], bots: Sequence[str]) -> Table:
     columns = (Column("rank"), Column("bot"), Column("games"), Column("mean score"),
                Column("95% CI ±"), Column("mean place"), Column("first places"),
                Column("faults"), Column("rating mu"), Column("rating sigma"))
-    return Table("Rage standings (games = seats played; a bot in two seats of one game "
+    return Table(f"{title} standings (games = seats played; a bot in two seats of one game "
                  "counts twice; the CI treats each deal as one draw, as its rotations share "
                  "the cards)", columns, tuple(rows))
 
@@ -109,7 +112,7 @@ def _standing_row(rank: int | None, bot: str, scores: list[int], deals: list[int
             sum(1 for place in places if place == 1), _fault_summary(faults), mu, sigma)
 
 
-def rage_head_to_head(records: Sequence[GameRecord], bots: Sequence[str]) -> Table:
+def head_to_head_table(records: Sequence[GameRecord], bots: Sequence[str]) -> Table:
     """Crosstable: % of seat pairs in which the row bot placed ahead of the column bot."""
     shares = head_to_head(records)
     rows = tuple((row,) + tuple(_percent(shares[row, column][0])
@@ -124,26 +127,27 @@ def rage_head_to_head(records: Sequence[GameRecord], bots: Sequence[str]) -> Tab
     return Table(title, columns, rows)
 
 
-# ---------------------------------------------------------------- The Game
+# ---------------------------------------------------------------- cooperative games
 
-def thegame_tables(records: Sequence[GameRecord], bots: Sequence[str]) -> list[Table]:
+def cooperative_tables(title: str, records: Sequence[GameRecord],
+                       bots: Sequence[str]) -> list[Table]:
     """Solo results per bot, team results per team, and each bot solo against in teams."""
     solo = [record for record in records if len(record.bots) == 1]
     teams = [record for record in records if len(record.bots) > 1]
     by_bot = {bot: [r for r in solo if r.bots[0] == bot] for bot in bots}
     team_names = list(dict.fromkeys("+".join(record.bots) for record in teams))
     by_team = {team: [r for r in teams if "+".join(r.bots) == team] for team in team_names}
-    return [_thegame_table("The Game solo", "bot", by_bot),
-            _thegame_table("The Game teams", "team", by_team),
-            _solo_vs_team(bots, by_bot, teams)]
+    return [_cooperative_table(f"{title} solo", "bot", by_bot),
+            _cooperative_table(f"{title} teams", "team", by_team),
+            _solo_vs_team(title, bots, by_bot, teams)]
 
 
-def _thegame_table(title: str, who: str, games: dict[str, list[GameRecord]]) -> Table:
+def _cooperative_table(title: str, who: str, games: dict[str, list[GameRecord]]) -> Table:
     played = sorted((name for name in games if games[name]),
                     key=lambda name: (_mean_left(games[name]), name))
     ranks = competition_ranks(played, lambda name: _mean_left(games[name]))
-    rows = [(rank,) + _thegame_row(name, games[name]) for rank, name in zip(ranks, played)]
-    rows += [(None,) + _thegame_row(name, []) for name in games if not games[name]]
+    rows = [(rank,) + _cooperative_row(name, games[name]) for rank, name in zip(ranks, played)]
+    rows += [(None,) + _cooperative_row(name, []) for name in games if not games[name]]
     columns = (Column("rank"), Column(who), Column("games"), Column("win %", 1),
                Column("win % 95% CI"), Column("mean cards left"), Column("95% CI ±"),
                Column("excellent %", 1), Column("faults"))
@@ -151,7 +155,7 @@ def _thegame_table(title: str, who: str, games: dict[str, list[GameRecord]]) -> 
                  f"{EXCELLENT_BELOW} left)", columns, tuple(rows))
 
 
-def _thegame_row(name: str, games: list[GameRecord]) -> tuple[Cell, ...]:
+def _cooperative_row(name: str, games: list[GameRecord]) -> tuple[Cell, ...]:
     if not games:
         return (name, 0, None, None, None, None, None, "none")
     wins = sum(1 for record in games if record.won)
@@ -164,7 +168,7 @@ def _thegame_row(name: str, games: list[GameRecord]) -> tuple[Cell, ...]:
             _percent(excellent / len(games)), _fault_summary(faults))
 
 
-def _solo_vs_team(bots: Sequence[str], by_bot: dict[str, list[GameRecord]],
+def _solo_vs_team(title: str, bots: Sequence[str], by_bot: dict[str, list[GameRecord]],
                   teams: list[GameRecord]) -> Table:
     rows = []
     for bot in bots:
@@ -177,7 +181,7 @@ def _solo_vs_team(bots: Sequence[str], by_bot: dict[str, list[GameRecord]],
     columns = (Column("bot"), Column("solo games"), Column("solo mean left"),
                Column("solo win %", 1), Column("team games"), Column("team mean left"),
                Column("team win %", 1), Column("team - solo"))
-    return Table("The Game: each bot solo vs in teams containing it (mean cards left; "
+    return Table(f"{title}: each bot solo vs in teams containing it (mean cards left; "
                  "lower is better)", columns, tuple(rows))
 
 

@@ -10,7 +10,7 @@ from concurrent.futures import (
 from typing import TypeVar
 
 from referee.errors import ConfigError
-from tournaments.config import TournamentSpec
+from tournaments.spec import TournamentSpec
 from tournaments.progress import Progress
 from tournaments.records import GameRecord
 from tournaments.schedule import Fixture

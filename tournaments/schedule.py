@@ -13,11 +13,13 @@ import hmac
 from dataclasses import dataclass
 from itertools import combinations, combinations_with_replacement
 
-from tournaments.config import Game, TournamentSpec
+from referee.matches.game import Contest
+from tournaments.spec import TournamentSpec
 
 
 class FixtureKind(enum.StrEnum):
-    """A Rage table, or a The Game deal played by one bot alone or by a team."""
+    """A table of a competitive game, or a deal of a cooperative game played by one bot
+    alone or by a team."""
 
     TABLE = "table"
     SOLO = "solo"
@@ -29,7 +31,7 @@ class Fixture:
     """One game to play: bot index per seat, the deal and its seed."""
 
     fixture_id: str
-    game: Game
+    game: str  # the game's name
     seats: tuple[int, ...]
     deal: int  # from 1
     rotation: int  # Rage: seat s holds table[(s + rotation) % size]; 0 otherwise
@@ -55,8 +57,8 @@ def groups(n_bots: int, size: int) -> list[tuple[int, ...]]:
             if len(set(group)) == n_bots]
 
 
-def rage_fixtures(n_bots: int, table_size: int, deals: int, seed: int,
-                  secret: bytes) -> list[Fixture]:
+def competitive_fixtures(game: str, n_bots: int, table_size: int, deals: int, seed: int,
+                         secret: bytes) -> list[Fixture]:
     """Every table plays every deal once in each seat rotation."""
     tables = groups(n_bots, table_size)
     deal_width, table_width = _width(deals), _width(len(tables))
@@ -67,15 +69,15 @@ def rage_fixtures(n_bots: int, table_size: int, deals: int, seed: int,
             for rotation in range(table_size):
                 seats = tuple(table[(seat + rotation) % table_size]
                               for seat in range(table_size))
-                fixture_id = (f"rage/d{deal:0{deal_width}d}/t{number:0{table_width}d}"
+                fixture_id = (f"{game}/d{deal:0{deal_width}d}/t{number:0{table_width}d}"
                               f"/r{rotation}")
-                fixtures.append(Fixture(fixture_id, Game.RAGE, seats, deal, rotation,
+                fixtures.append(Fixture(fixture_id, game, seats, deal, rotation,
                                         seed_of_deal, FixtureKind.TABLE))
     return fixtures
 
 
-def thegame_fixtures(n_bots: int, team_size: int, deals: int, seed: int,
-                     secret: bytes) -> list[Fixture]:
+def cooperative_fixtures(game: str, n_bots: int, team_size: int, deals: int, seed: int,
+                         secret: bytes) -> list[Fixture]:
     """Every bot plays every deal solo; every team of `team_size` (if 2 or more) too.
 
     Teams keep one seat order (the group's), since the whole team shares one result.
@@ -84,21 +86,21 @@ def thegame_fixtures(n_bots: int, team_size: int, deals: int, seed: int,
     deal_width, bot_width, team_width = _width(deals), _width(n_bots), _width(len(teams))
     fixtures = []
     for deal in range(1, deals + 1):
-        prefix, deal_seed_ = f"thegame/d{deal:0{deal_width}d}", deal_seed(secret, seed, deal)
+        prefix, deal_seed_ = f"{game}/d{deal:0{deal_width}d}", deal_seed(secret, seed, deal)
         for bot in range(n_bots):
-            fixtures.append(Fixture(f"{prefix}/solo/b{bot + 1:0{bot_width}d}", Game.THEGAME,
+            fixtures.append(Fixture(f"{prefix}/solo/b{bot + 1:0{bot_width}d}", game,
                                     (bot,), deal, 0, deal_seed_, FixtureKind.SOLO))
         for number, team in enumerate(teams, start=1):
-            fixtures.append(Fixture(f"{prefix}/team/t{number:0{team_width}d}", Game.THEGAME,
+            fixtures.append(Fixture(f"{prefix}/team/t{number:0{team_width}d}", game,
                                     team, deal, 0, deal_seed_, FixtureKind.TEAM))
     return fixtures
 
 
 def fixtures_for(spec: TournamentSpec, secret: bytes) -> list[Fixture]:
     """The whole schedule of a tournament with its deal secret, in fixture order."""
-    if spec.game is Game.RAGE:
-        return rage_fixtures(len(spec.bots), spec.table_size, spec.deals, spec.seed, secret)
-    return thegame_fixtures(len(spec.bots), spec.team_size, spec.deals, spec.seed, secret)
+    make = (competitive_fixtures if spec.game.contest is Contest.COMPETITIVE
+            else cooperative_fixtures)
+    return make(spec.game.name, len(spec.bots), spec.size, spec.deals, spec.seed, secret)
 
 
 def fixture_ids(spec: TournamentSpec) -> list[str]:

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 from referee.processes.rlimits import die_with_parent
 from referee.errors import ConfigError
 from referee.processes.sandbox import SandboxSettings
-from tournaments.config import TournamentSpec
+from tournaments.spec import TournamentSpec
 from tournaments.play import play_context, play_fixture
 from tournaments.progress import StderrProgress
 from tournaments.report import OutputFormat, build_tables, render
@@ -64,7 +64,7 @@ def run_session(spec: TournamentSpec, options: RunOptions,
         left = len(fixtures) - len(store.done())
         # More workers than games left would only start idle processes.
         jobs = max(1, min(options.jobs, left))
-        progress = StderrProgress(spec.game.value, err) if options.progress else None
+        progress = StderrProgress(spec.game.name, err) if options.progress else None
         run_tournament(spec, fixtures, store, play_fixture, context, jobs,
                        options.executor_factory or pinned_process_pool, progress)
         return _render(store, options.fmt)

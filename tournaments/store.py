@@ -20,7 +20,7 @@ from typing import Any
 
 from referee.errors import ConfigError
 from referee.writable import check_writable_folder, make_folder
-from tournaments.config import TournamentSpec, canonical_json, spec_from_json
+from tournaments.spec import TournamentSpec, canonical_json, spec_from_json
 from tournaments.records import GameRecord
 from tournaments.record_check import record_problem
 from tournaments.schedule import fixture_ids
@@ -53,7 +53,7 @@ class ResultsReadError(StoreFailure):
 
 def default_db_path(spec: TournamentSpec) -> Path:
     """results/<game>-<fingerprint prefix>.sqlite, relative to the working directory."""
-    return Path("results") / f"{spec.game.value}-{spec.fingerprint()[:10]}.sqlite"
+    return Path("results") / f"{spec.game.name}-{spec.fingerprint()[:10]}.sqlite"
 
 
 def logs_dir(db_path: Path) -> Path:

@@ -19,9 +19,23 @@ from referee.errors import BotStartError, ConfigError
 from referee.processes.rlimits import raise_open_file_limit
 
 
+class Commands(click.Group):
+    """The `referee` commands; `tournament` is built when asked for, with the options of
+    every game registered by then."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), "tournament"])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name == "tournament":
+            return tournament_command()
+        return super().get_command(ctx, name)
+
+
 # no_args_is_help=False: without a command a group fails with "Missing command", which
 # main() shows as one usage line, instead of a whole help page.
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, no_args_is_help=False)
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]},
+             no_args_is_help=False)
 @click.version_option(__version__, prog_name="referee")
 def cli() -> None:
     """Referee and round-robin tournament runner for card-game bots."""
@@ -30,7 +44,6 @@ def cli() -> None:
 
 cli.add_command(play)
 cli.add_command(replay_command)
-cli.add_command(tournament_command)
 cli.add_command(results_command)
 
 

@@ -9,6 +9,7 @@ import click
 
 from referee import bounds
 from referee.bounds import Bound
+from referee.matches.game import GameDefinition, GameOption, OptionError, OptionKind, Options
 from referee.players.lineup import LaunchSettings
 from referee.processes.sandbox import SandboxMode, SandboxSettings, auto_warning
 from referee.settings import ResourceLimits, TimeLimits
@@ -56,7 +57,7 @@ class LogPath(click.ParamType):  # type: ignore[type-arg, unused-ignore]
         return path
 
 
-def _compose(*decorators: Decorator) -> Decorator:
+def compose(*decorators: Decorator) -> Decorator:
     def apply(function: Callable[..., Any]) -> Callable[..., Any]:
         for decorator in reversed(decorators):
             function = decorator(function)
@@ -64,7 +65,7 @@ def _compose(*decorators: Decorator) -> Decorator:
     return apply
 
 
-bot_limit_options = _compose(
+bot_limit_options = compose(
     click.option("--startup-time", type=Seconds(), default=10.0, show_default=True,
                  help="Seconds for a bot to start and say HELLO."),
     click.option("--move-time", type=Seconds(), default=1.0, show_default=True,
@@ -91,7 +92,7 @@ bot_limit_options = _compose(
                       "one CPU, else 0."),
 )
 
-sandbox_options = _compose(
+sandbox_options = compose(
     click.option("--sandbox", type=click.Choice([m.value for m in SandboxMode]),
                  default="auto", show_default=True,
                  help="Run each bot in its own bubblewrap sandbox. auto: where it works "
@@ -114,7 +115,7 @@ def sandbox_settings(sandbox: str, sandbox_dirs: Sequence[Path]) -> SandboxSetti
     return SandboxSettings(mode, extra_dirs=tuple(p.resolve() for p in sandbox_dirs))
 
 
-game_options = _compose(
+game_options = compose(
     click.option("--seed", type=Bounded(bounds.SEED), default=None,
                  help="Seed of the deal, printed (default: a secret random one, "
                       "written only to the --log)."),
@@ -145,3 +146,49 @@ def describe_os_error(error: OSError) -> str:
     """'why: file' without Python's [Errno N] prefix."""
     why = error.strerror or str(error)
     return f"{why}: {error.filename}" if error.filename else why
+
+
+def per_game_options(game: GameDefinition[Any, Any], prefix: str = "") -> Decorator:
+    """A game's own options as click options (help led by `prefix`, e.g. "Rage: ")."""
+    return compose(*(_click_option(option, prefix) for option in game.options))
+
+
+def _click_option(option: GameOption, prefix: str) -> Decorator:
+    help_text = prefix + option.help
+    if option.kind is OptionKind.CHOICES:
+        return click.option(option.flag, option.name, multiple=True,
+                            type=click.Choice(option.choices), help=help_text)
+    if option.kind is OptionKind.FLAG:
+        return click.option(option.flag, option.name, is_flag=True, help=help_text)
+    return click.option(option.flag, option.name, default=None, help=help_text,
+                        type=click.Path(exists=True, dir_okay=False, path_type=Path))
+
+
+def given_options(game: GameDefinition[Any, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """Take the game's options out of a command's keyword arguments: those given."""
+    given = {}
+    for option in game.options:
+        value = values.pop(option.name, option.default)
+        if value != option.default and value != ():
+            given[option.name] = value
+    return given
+
+
+def option_values(game: GameDefinition[Any, Any], values: dict[str, Any]) -> Options:
+    """The game's options from a command's keyword arguments (taken out of them), checked;
+    a bad combination is a usage error in the words of the command line."""
+    try:
+        options = Options.of(game, given_options(game, values))
+        game.check_options(options)
+    except OptionError as error:
+        raise click.UsageError(option_message(game, error)) from None
+    return options
+
+
+def option_message(game: GameDefinition[Any, Any], error: OptionError) -> str:
+    """An OptionError in the command line's words: flags, not file keys."""
+    flags = {option.name: option.flag for option in game.options}
+    if error.other is not None:
+        return f"{flags[error.other]} and {flags[error.option]} exclude each other"
+    return str(error)
+

@@ -1,4 +1,8 @@
-"""`referee play`: one game between bots, refereed and optionally logged."""
+"""`referee play GAME BOT...`: one game between bots, refereed and optionally logged.
+
+One command per registered game, built from its definition when asked for, so a game
+added to the registry has its command without an edit here.
+"""
 
 from __future__ import annotations
 
@@ -9,62 +13,57 @@ from typing import Any, Sequence
 import click
 
 from referee.cli.options import (
-    bot_limit_options, game_options, launch_settings, sandbox_options, sandbox_settings,
+    bot_limit_options, game_options, launch_settings, option_values, per_game_options,
+    sandbox_options, sandbox_settings,
 )
-from referee.errors import Fault
-from referee.games.rage import RageConfig, Variant
-from referee.games.thegame import TheGameConfig
-from referee.games.thegame_commands import DEFAULT_COMMANDS, CommandMap, load_command_map
-from referee.matches.play import LogOptions, play_rage, play_thegame
+from referee.errors import ConfigError, Fault
+from referee.matches.play import LogOptions, play_game
 from referee.players.lineup import LaunchSettings, bot_specs
+from referee.registry import games
+from referee.registry.games import AnyGame
 
 
-@click.group(no_args_is_help=False)
+class PlayGroup(click.Group):
+    """`referee play`: its commands are the registry's games."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(games.names())
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        try:
+            return play_command(games.lookup(name))
+        except ConfigError:
+            return None
+
+
+@click.group(cls=PlayGroup, no_args_is_help=False)
 def play() -> None:
     """Referee one game between bots. A BOT is a command line, or stdio:COMMAND."""
 
 
-@play.command("rage")
-@click.argument("bots", nargs=-1, required=True)
-@click.option("--variant", "variants", multiple=True,
-              type=click.Choice([v.value for v in Variant]),
-              help="A rule variant (repeatable).")
-@game_options
-@bot_limit_options
-@sandbox_options
-def play_rage_command(bots: tuple[str, ...], variants: tuple[str, ...], seed: int | None,
-                      log_path: Path | None, log_times: bool, sandbox: str,
-                      sandbox_dirs: tuple[Path, ...], **limits: Any) -> None:
-    """Referee one game of Rage between 3 and 8 BOTs."""
-    if not 3 <= len(bots) <= 8:
-        raise click.UsageError(f"Rage needs 3 to 8 bots, got {len(bots)}")
-    config = RageConfig(len(bots), frozenset(Variant(v) for v in variants))
-    launch = _play_launch(limits, sandbox, sandbox_dirs, log_path)
-    result = play_rage(bot_specs(bots), config, seed, launch,
-                       LogOptions(log_path, log_times), click.echo)
-    report_faults(result.faults)
+def play_command(game: AnyGame) -> click.Command:
+    """The `referee play` command of one game."""
+    most = game.seats.stop - 1
 
+    @click.command(game.name, help=f"Referee one game of {game.title} for "
+                                   f"{game.seats.start} to {most} BOTs.")
+    @click.argument("bots", nargs=-1, required=True)
+    @per_game_options(game)
+    @game_options
+    @bot_limit_options
+    @sandbox_options
+    def command(bots: tuple[str, ...], seed: int | None, log_path: Path | None,
+                log_times: bool, sandbox: str, sandbox_dirs: tuple[Path, ...],
+                **rest: Any) -> None:
+        game.check_players(len(bots))
+        options = option_values(game, rest)
+        config = game.configure(len(bots), options)
+        launch = _play_launch(rest, sandbox, sandbox_dirs, log_path)
+        result = play_game(game, bot_specs(bots), config, seed, launch,
+                           LogOptions(log_path, log_times), click.echo)
+        report_faults(game.outcome(result).faults)
 
-@play.command("thegame")
-@click.argument("bots", nargs=-1, required=True)
-@click.option("--no-commands", is_flag=True, help="Play the original The Game (no command cards).")
-@click.option("--commands", "commands_file", type=click.Path(dir_okay=False, path_type=Path),
-              default=None, help="TOML file mapping card numbers to commands.")
-@game_options
-@bot_limit_options
-@sandbox_options
-def play_thegame_command(bots: tuple[str, ...], no_commands: bool, commands_file: Path | None,
-                         seed: int | None, log_path: Path | None, log_times: bool,
-                         sandbox: str, sandbox_dirs: tuple[Path, ...],
-                         **limits: Any) -> None:
-    """Referee one cooperative game of The Game Extreme for 1 to 5 BOTs."""
-    if not 1 <= len(bots) <= 5:
-        raise click.UsageError(f"The Game needs 1 to 5 bots, got {len(bots)}")
-    config = TheGameConfig(len(bots), command_map(no_commands, commands_file))
-    launch = _play_launch(limits, sandbox, sandbox_dirs, log_path)
-    result = play_thegame(bot_specs(bots), config, seed, launch,
-                          LogOptions(log_path, log_times), click.echo)
-    report_faults(result.faults)
+    return command
 
 
 def _play_launch(limits: dict[str, Any], sandbox: str, sandbox_dirs: Sequence[Path],
@@ -82,11 +81,3 @@ def report_faults(faults: Sequence[Fault]) -> None:
         click.echo(f"referee: fault: seat {fault.seat} {fault.bot}: {fault.kind.value}: "
                    f"{fault.detail}{line}", err=True)
 
-
-def command_map(no_commands: bool, path: Path | None) -> CommandMap | None:
-    """The command cards in play: none, a loaded mapping, or the shipped default."""
-    if no_commands and path is not None:
-        raise click.UsageError("--no-commands and --commands exclude each other")
-    if no_commands:
-        return None
-    return load_command_map(path) if path is not None else DEFAULT_COMMANDS

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from referee.matches.replay import ReplayMismatch, replay
+from referee.registry import games
 
 
 @click.command("replay")
@@ -15,6 +16,6 @@ from referee.matches.replay import ReplayMismatch, replay
 def replay_command(log_path: Path) -> None:
     """Re-verify a game log: replay its seed and moves and check the logged result."""
     try:
-        click.echo(replay(log_path))
+        click.echo(replay(log_path, games.lookup))
     except ReplayMismatch as mismatch:
         raise click.ClickException(str(mismatch)) from None

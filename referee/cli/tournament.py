@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -11,64 +12,79 @@ import click
 
 from referee import bounds
 from referee.cli.options import (
-    Bounded, bot_limit_options, busy_wait_seconds, launch_settings, sandbox_options,
-    sandbox_settings,
+    Bounded, compose, bot_limit_options, busy_wait_seconds, launch_settings, option_values,
+    per_game_options, sandbox_options, sandbox_settings,
 )
+from referee.errors import ConfigError
+from referee.matches.game import Contest
 from referee.players.lineup import bot_specs, unique_labels
-from tournaments.config import (
-    RAGE_VARIANTS, BotEntry, Game, TournamentSpec, load_tournament_file,
-)
+from referee.registry import games
+from referee.registry.games import AnyGame
+from tournaments.spec import SIZE_KEY, BotEntry, SpecError, TournamentSpec
+from tournaments.spec_file import load_tournament_file
 from tournaments.report import OutputFormat
 from tournaments.runner import PlayFailed, WorkersKeepDying
 from tournaments.session import RunOptions, default_jobs, results_tables, run_session
 from tournaments.store import StoreFailure
 
-# Options that define a tournament, and the game each belongs to (None: both).
-_DEFINING = {"deals": None, "seed": None, "table_size": Game.RAGE, "variants": Game.RAGE,
-             "team_size": Game.THEGAME, "no_commands": Game.THEGAME,
-             "commands_file": Game.THEGAME, "startup_time": None, "move_time": None,
-             "time_bank": None, "max_memory": None, "max_cpu": None, "max_procs": None}
+# Options that define a tournament beside the games' own: set in a file, not beside it.
+_DEFINING = ("deals", "seed", "table_size", "team_size", "startup_time", "move_time",
+             "time_bank", "max_memory", "max_cpu", "max_procs")
 _LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _FORMATS = click.Choice([fmt.value for fmt in OutputFormat])
 
 
-@click.command("tournament")
-@click.argument("game_or_file", metavar="GAME_OR_FILE")
-@click.argument("bots", nargs=-1)
-@click.option("--deals", type=Bounded(bounds.DEALS), default=None,
-              help="Deals every table plays (default 1, at most 100000).")
-@click.option("--seed", type=Bounded(bounds.SEED), default=None,
-              help="Tournament seed; deal seeds derive from it and the results db's "
-                   "secret (default 0).")
-@click.option("--table-size", type=Bounded(bounds.TABLE_SIZE), default=None,
-              help="Rage: seats per table (default 4, or fewer bots, at least 3).")
-@click.option("--variant", "variants", multiple=True, type=click.Choice(RAGE_VARIANTS),
-              help="Rage: a rule variant (repeatable).")
-@click.option("--team-size", type=Bounded(bounds.TEAM_SIZE), default=None,
-              help="The Game: players per team (default 2 with 2+ bots).")
-@click.option("--no-commands", is_flag=True, help="The Game: no command cards.")
-@click.option("--commands", "commands_file", default=None,
-              type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="The Game: TOML file mapping card numbers to commands.")
-@click.option("--jobs", type=Bounded(bounds.JOBS), default=None,
-              help="Games played at once (default: one per core).")
-@click.option("--fresh-bots", is_flag=True, help="Start new bot processes for every game.")
-@click.option("--persistent-bots", is_flag=True,
-              help="Let sandboxed bot processes play many games (faster; a bot can then "
-                   "remember the hands of a duplicate deal's other rotations).")
-@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=None, help="Results db (default results/<game>-<fingerprint>.sqlite); "
-                                 "the same db again resumes.")
-@click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
-              help="Format of the tables.")
-@bot_limit_options
-@sandbox_options
+def tournament_command() -> click.Command:
+    """`referee tournament`, with the options of every game registered now (built anew:
+    click's decorators consume what they attach to a function)."""
+
+    @functools.wraps(_tournament)
+    def callback(**arguments: Any) -> None:
+        _tournament(**arguments)
+
+    command = _tournament_options(callback)
+    for game in reversed([games.lookup(name) for name in games.names()]):
+        command = per_game_options(game, f"{game.title}: ")(command)
+    return click.command("tournament")(command)
+
+
+_tournament_options = compose(
+    click.argument("game_or_file", metavar="GAME_OR_FILE"),
+    click.argument("bots", nargs=-1),
+    click.option("--deals", type=Bounded(bounds.DEALS), default=None,
+                 help="Deals every table plays (default 1, at most 100000)."),
+    click.option("--seed", type=Bounded(bounds.SEED), default=None,
+                 help="Tournament seed; deal seeds derive from it and the results db's "
+                      "secret (default 0)."),
+    click.option("--table-size", type=Bounded(bounds.GAME_SIZE), default=None,
+                 help="Competitive games (Rage): seats per table (default 4, or fewer bots, "
+                      "within the game's seats)."),
+    click.option("--team-size", type=Bounded(bounds.GAME_SIZE), default=None,
+                 help="Cooperative games (The Game): players per team (default 2 with 2+ "
+                      "bots)."),
+    click.option("--jobs", type=Bounded(bounds.JOBS), default=None,
+                 help="Games played at once (default: one per core)."),
+    click.option("--fresh-bots", is_flag=True, help="Start new bot processes for every game."),
+    click.option("--persistent-bots", is_flag=True,
+                 help="Let sandboxed bot processes play many games (faster; a bot can then "
+                      "remember the hands of a duplicate deal's other rotations)."),
+    click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
+                 default=None, help="Results db (default results/<game>-<fingerprint>.sqlite); "
+                                    "the same db again resumes."),
+    click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
+                 help="Format of the tables."),
+    bot_limit_options,
+    sandbox_options,
+)
+
+
 def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None,
                 fresh_bots: bool, persistent_bots: bool, db_path: Path | None, fmt: str,
                 transport: str, busy_wait_us: int | None, sandbox: str,
                 sandbox_dirs: tuple[Path, ...], **options: Any) -> None:
-    """Play a round-robin tournament. GAME_OR_FILE is rage, thegame or a tournament .toml
-    file (which lists its own bots); a BOT is a command line, or stdio:COMMAND.
+    """Play a round-robin tournament. GAME_OR_FILE is a game (rage, thegame) or a
+    tournament .toml file (which lists its own bots); a BOT is a command line, or
+    stdio:COMMAND.
 
     Tables go to standard output, progress to standard error. Running the same command
     again on the same --db resumes where it stopped.
@@ -91,18 +107,12 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None,
 @click.argument("db_path", metavar="DB", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
               help="Format of the tables.")
-def _results(db_path: Path, fmt: str) -> None:
+def results_command(db_path: Path, fmt: str) -> None:
     """Print the tables of a results DB again (finished or not)."""
     try:
         click.echo(results_tables(db_path, OutputFormat(fmt)), nl=False)
     except StoreFailure as error:
         raise click.ClickException(str(error)) from error  # exit 1: a damaged db
-
-
-# Declared types: referee.cli.main imports this module at its end, and mypy reads the two as a
-# cycle in which it could not infer a decorated function's type in time.
-tournament_command: click.Command = _tournament
-results_command: click.Command = _results
 
 
 def _is_file(argument: str) -> bool:
@@ -111,50 +121,77 @@ def _is_file(argument: str) -> bool:
     return argument.endswith(".toml")
 
 
-def _game(argument: str) -> Game:
-    if argument not in [game.value for game in Game]:
-        raise click.UsageError(f"unknown game {argument!r}: give rage, thegame or a "
-                               "tournament .toml file")
-    return Game(argument)
+def _game(argument: str) -> AnyGame:
+    try:
+        return games.lookup(argument)
+    except ConfigError:
+        raise click.UsageError(f"unknown game {argument!r}: give "
+                               f"{', '.join(games.names())} or a tournament .toml file"
+                               ) from None
 
 
-def _file_spec(path: Path, bots: tuple[str, ...],
-               fresh_bots: bool) -> TournamentSpec:
+def _flag(name: str) -> str:
+    """The command-line spelling of an option's name."""
+    for game in map(games.lookup, games.names()):
+        for option in game.options:
+            if option.name == name:
+                return option.flag
+    return "--" + name.replace("_", "-")
+
+
+def _file_spec(path: Path, bots: tuple[str, ...], fresh_bots: bool) -> TournamentSpec:
     """The file's tournament; options that would redefine it are refused."""
     if bots:
         raise click.UsageError("a tournament file lists its own bots: give no BOT arguments")
     ctx = click.get_current_context()
-    for name in _DEFINING:
+    game_options = [option.name for name in games.names()
+                    for option in games.lookup(name).options]
+    for name in (*_DEFINING, *game_options):
         if ctx.get_parameter_source(name) not in (click.core.ParameterSource.DEFAULT, None):
-            flag = "--" + {"variants": "variant", "commands_file": "commands"}.get(
-                name, name).replace("_", "-")
-            raise click.UsageError(f"{flag} cannot be combined with a tournament file: "
-                                   f"set it in {path}")
+            raise click.UsageError(f"{_flag(name)} cannot be combined with a tournament "
+                                   f"file: set it in {path}")
     spec = load_tournament_file(path)
     if fresh_bots and not spec.fresh_bots:  # how bots run, not what the results are
         return replace(spec, fresh_bots=True)
     return spec
 
 
-def _command_line_spec(game: Game, bots: tuple[str, ...], fresh_bots: bool,
+def _command_line_spec(game: AnyGame, bots: tuple[str, ...], fresh_bots: bool,
                        options: dict[str, Any]) -> TournamentSpec:
-    for name, owner in _DEFINING.items():
-        if owner is not None and owner is not game and options[name]:
-            flag = {"variants": "variant", "commands_file": "commands"}.get(name, name)
-            raise click.UsageError(f"--{flag.replace('_', '-')} applies to {owner.value} "
-                                   f"tournaments, not {game.value}")
-    if options["no_commands"] and options["commands_file"] is not None:
-        raise click.UsageError("--no-commands and --commands exclude each other")
+    _refuse_other_games_options(game, options)
+    size_key = SIZE_KEY[game.contest]
+    other_size = SIZE_KEY[Contest.COOPERATIVE if game.contest is Contest.COMPETITIVE
+                          else Contest.COMPETITIVE]
+    if options[other_size] is not None:
+        owner = "cooperative games (thegame)" if other_size == "team_size" \
+            else "competitive games (rage)"
+        raise click.UsageError(f"{_flag(other_size)} applies to {owner}, not {game.name}")
+    game_options = option_values(game, dict(options))  # a conflict in the flags' words
     launch = launch_settings(options["startup_time"], options["move_time"],
                              options["time_bank"], options["max_memory"],
                              options["max_cpu"], options["max_procs"], "ipc")
     entries = tuple(BotEntry(name, text) for name, text in zip(_labels(bots), bots))
-    return TournamentSpec.create(
-        game, entries, deals=options["deals"] or 1, seed=options["seed"] or 0,
-        table_size=options["table_size"], team_size=options["team_size"],
-        time_limits=launch.times, resource_limits=launch.limits,
-        variants=tuple(options["variants"]), no_commands=options["no_commands"],
-        commands=options["commands_file"], fresh_bots=fresh_bots)
+    try:
+        return TournamentSpec.create(
+            game, entries, deals=options["deals"] or 1, seed=options["seed"] or 0,
+            size=options[size_key], time_limits=launch.times, resource_limits=launch.limits,
+            options=dict(game_options.items), fresh_bots=fresh_bots)
+    except SpecError as error:
+        raise click.UsageError(_spec_message(error)) from None
+
+
+def _refuse_other_games_options(game: AnyGame, options: dict[str, Any]) -> None:
+    own = {option.name for option in game.options}
+    for name in games.names():
+        for option in games.lookup(name).options:
+            if option.name not in own and options.get(option.name) not in (None, False, ()):
+                raise click.UsageError(f"{option.flag} applies to {name} tournaments, "
+                                       f"not {game.name}")
+
+
+def _spec_message(error: SpecError) -> str:
+    """A SpecError in the command line's words: the flag, not the file's key."""
+    return str(error).replace(f"'{error.key}'", _flag(error.key), 1)
 
 
 def _labels(bots: tuple[str, ...]) -> list[str]:

@@ -51,13 +51,19 @@ class RageConfig:
             raise ConfigError(f"Rage needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {self.players}")
         if not 1 <= self.rounds <= MAX_ROUNDS:
             raise ConfigError(f"a Rage game has 1 to {MAX_ROUNDS} rounds, not {self.rounds}")
-        hidden = {Variant.HIDDEN_BID, Variant.SECRET_BID} & self.variants
-        if Variant.PLUS_MINUS_ONE in self.variants and hidden:  # ruling R10
-            raise ConfigError("plus-minus-one cannot be combined with hidden or secret bids "
-                              "(ruling R10): the dealer must see the other bids")
-        if len(hidden) == 2:
-            raise ConfigError("hidden-bid and secret-bid cannot be combined: hidden bids are "
-                              "revealed before the first trick, secret bids only after the round")
+        check_variants(self.variants)
+
+
+def check_variants(variants: frozenset[Variant]) -> None:
+    """ConfigError for variants that cannot be played together: the one place this is
+    decided, for single games and tournament files alike."""
+    hidden = {Variant.HIDDEN_BID, Variant.SECRET_BID} & variants
+    if Variant.PLUS_MINUS_ONE in variants and hidden:  # ruling R10
+        raise ConfigError("plus-minus-one cannot be combined with hidden-bid or secret-bid "
+                          "(ruling R10): the dealer must see the other bids")
+    if len(hidden) == 2:
+        raise ConfigError("hidden-bid and secret-bid cannot be combined: hidden bids are "
+                          "revealed before the first trick, secret bids only after the round")
 
 
 def cards_in_round(round_no: int) -> int:

@@ -1,4 +1,7 @@
-"""`referee play`: start the bots, referee one game, print its account, stop the bots.
+"""One logged game with bots: start them, referee the game, tell its account, stop them.
+
+The one way a lineup is seated and a logged game is run, for `referee play` and for
+tournament workers alike (`seated`, `player_entry`).
 
 Without a given seed the deal's seed is secret: drawn here, written only to the game log
 (the organiser's), never printed and never sent to a bot, so no bot can compute the
@@ -11,21 +14,17 @@ import secrets
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Iterator, Sequence, TypeVar
 
-from referee.matches import rage_match
-from referee.matches import rage_render
-from referee.matches import thegame_match
-from referee.matches import thegame_render
+from referee.matches.game import Echo, GameDefinition
 from referee.matches.game_log import GameLog
-from referee.games.rage import Event as RageEvent, RageConfig, RoundScored, TrumpSet
-from referee.games.rage_cards import Colour
-from referee.games.thegame import Event as TheGameEvent, TheGameConfig, TheGameState, TurnPlayed
 from referee.players.lineup import BotSpec, LaunchSettings, Lineup
 from referee.players.player import Player
 from referee.players.remote_player import RemotePlayer
+from referee.settings import TimeLimits
 
-Echo = Callable[[str], None]
+C = TypeVar("C")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -49,100 +48,49 @@ def seed_words(given: int | None, log_options: LogOptions) -> str:
     return "secret seed (in the log)" if log_options.path else "secret seed (not kept)"
 
 
-def _player_entry(seat: int, spec: BotSpec, player: Player) -> dict[str, Any]:
+def player_entry(seat: int, spec: BotSpec, player: Player) -> dict[str, Any]:
+    """A seat as the log's header records it, with the name and version from HELLO."""
     entry: dict[str, Any] = {"seat": seat, "name": spec.label, "command": spec.command.text}
     if isinstance(player, RemotePlayer):
         entry["hello"] = {"name": player.hello.name, "version": player.hello.version}
     return entry
 
 
+def write_header(log: GameLog | None, game: GameDefinition[C, R], config: C, seed: int,
+                 times: TimeLimits, specs: Sequence[BotSpec],
+                 players: Sequence[Player]) -> None:
+    """The log's first record: game, seed, settings and seats (enough to replay)."""
+    if log is not None:
+        log.header(game.name, seed, game.log_settings(config, times),
+                   [player_entry(seat, spec, player)
+                    for seat, (spec, player) in enumerate(zip(specs, players))])
+
+
 @contextmanager
-def seated(game: str, seed: int, settings: dict[str, Any], specs: Sequence[BotSpec],
-           launch: LaunchSettings, log_options: LogOptions
-           ) -> Iterator[tuple[list[Player], GameLog | None]]:
-    """Start the bots and open the log (header written); stop and close both afterwards."""
+def seated(specs: Sequence[BotSpec], launch: LaunchSettings,
+           log_options: LogOptions) -> Iterator[tuple[list[Player], GameLog | None]]:
+    """Start the bots and open the log; stop and close both afterwards."""
     log = log_options.open()
     try:
         with Lineup(launch) as lineup:
-            players = lineup.launch_all(specs)
-            if log is not None:
-                log.header(game, seed, settings,
-                           [_player_entry(s, spec, p)
-                            for s, (spec, p) in enumerate(zip(specs, players))])
-            yield players, log
+            yield lineup.launch_all(specs), log
     finally:
         if log is not None:
             log.close()
 
 
-class RoundPrinter:
-    """Observer that prints a compact line as each Rage round is scored."""
-
-    def __init__(self, players: int, echo: Echo) -> None:
-        self.echo = echo
-        self.totals = [0] * players
-        self.deal_trump: Colour | None = None
-
-    def __call__(self, event: RageEvent) -> None:
-        if isinstance(event, TrumpSet) and event.reason == "deal":
-            self.deal_trump = event.colour
-        elif isinstance(event, RoundScored):
-            self.totals = [t + s.total for t, s in zip(self.totals, event.result.seats)]
-            self.echo(rage_render.round_line(event.result, self.deal_trump, self.totals))
-
-
-def play_rage(specs: Sequence[BotSpec], config: RageConfig, given_seed: int | None,
-              launch: LaunchSettings, log_options: LogOptions,
-              echo: Echo) -> rage_match.RageResult:
-    """One whole game of Rage with the given bots (no seed: a secret one); its account
-    goes to `echo`."""
+def play_game(game: GameDefinition[C, R], specs: Sequence[BotSpec], config: C,
+              given_seed: int | None, launch: LaunchSettings, log_options: LogOptions,
+              echo: Echo) -> R:
+    """One whole game with the given bots (no seed: a secret one); its account goes to
+    `echo`."""
     names = [spec.label for spec in specs]
     seed = secret_seed() if given_seed is None else given_seed
-    echo(f"Rage, {config.players} players, {seed_words(given_seed, log_options)}, variants: "
-         f"{', '.join(sorted(v.value for v in config.variants)) or 'none'}")
+    echo(game.heading(config, seed_words(given_seed, log_options)))
     echo("seats: " + ", ".join(f"{seat} {name}" for seat, name in enumerate(names)))
-    settings = rage_match.game_settings(config, launch.times)
-    with seated("rage", seed, settings, specs, launch, log_options) as (players, log):
-        match = rage_match.RageMatch(players, config, seed, launch.times, log,
-                                     RoundPrinter(config.players, echo))
-        result = match.run()
-    echo("")
-    echo(rage_render.score_sheet(names, result.rounds))
-    echo("")
-    echo(rage_render.standings(names, result.totals, result.places, result.faults))
-    return result
-
-
-class TurnPrinter:
-    """Observer that prints a compact line after each turn of The Game."""
-
-    def __init__(self, names: Sequence[str], echo: Echo) -> None:
-        self.names, self.echo = names, echo
-        self.state: TheGameState | None = None
-        self.turns = 0
-
-    def __call__(self, event: TheGameEvent) -> None:
-        if isinstance(event, TurnPlayed) and self.state is not None:
-            self.turns += 1
-            self.echo(thegame_render.turn_line(self.turns, event, self.names, self.state))
-
-
-def play_thegame(specs: Sequence[BotSpec], config: TheGameConfig, given_seed: int | None,
-                 launch: LaunchSettings, log_options: LogOptions,
-                 echo: Echo) -> thegame_match.TheGameResult:
-    """One whole cooperative game of The Game (Extreme) (no seed: a secret one); its
-    account goes to `echo`."""
-    names = [spec.label for spec in specs]
-    seed = secret_seed() if given_seed is None else given_seed
-    mode = "The Game Extreme" if config.commands is not None else "The Game (no commands)"
-    echo(f"{mode}, {config.players} player(s), {seed_words(given_seed, log_options)}")
-    echo("seats: " + ", ".join(f"{seat} {name}" for seat, name in enumerate(names)))
-    settings = thegame_match.game_settings(config, launch.times)
-    printer = TurnPrinter(names, echo)
-    with seated("thegame", seed, settings, specs, launch, log_options) as (players, log):
-        match = thegame_match.TheGameMatch(players, config, seed, launch.times, log, printer)
-        printer.state = match.state
-        result = match.run()
-    echo("")
-    echo(thegame_render.summary(result))
+    with seated(specs, launch, log_options) as (players, log):
+        write_header(log, game, config, seed, launch.times, specs, players)
+        result = game.run(players, config, seed, launch.times, log, echo)
+    for line in game.closing(names, result):
+        echo(line)
     return result

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from tabulate import tabulate
 
 from referee.errors import Fault
-from referee.games.rage import RoundResult
+from referee.games.rage import Event, RoundResult, RoundScored, TrumpSet
 from referee.games.rage_cards import Colour
 
 
@@ -43,3 +43,19 @@ def standings(names: Sequence[str], totals: Sequence[int], places: Sequence[int]
     rows = [[places[s], names[s], s, totals[s], fault_of.get(s, "")] for s in order]
     return str(tabulate(rows, headers=["place", "player", "seat", "total", "fault"],
                         tablefmt="simple"))
+
+
+class RoundPrinter:
+    """Observer that prints a compact line as each Rage round is scored."""
+
+    def __init__(self, players: int, echo: Callable[[str], None]) -> None:
+        self.echo = echo
+        self.totals = [0] * players
+        self.deal_trump: Colour | None = None
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, TrumpSet) and event.reason == "deal":
+            self.deal_trump = event.colour
+        elif isinstance(event, RoundScored):
+            self.totals = [t + s.total for t, s in zip(self.totals, event.result.seats)]
+            self.echo(round_line(event.result, self.deal_trump, self.totals))

@@ -5,12 +5,12 @@ Hands are shown as counts, never as values: the account may be read by anyone.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from tabulate import tabulate
 
 from protocols.thegame import placements_text
-from referee.games.thegame import PILE_NAMES, TheGameState, TurnPlayed
+from referee.games.thegame import PILE_NAMES, Event, TheGameState, TurnPlayed
 from referee.matches.thegame_match import TheGameResult
 
 
@@ -39,3 +39,17 @@ def summary(result: TheGameResult) -> str:
     table = tabulate(rows, headers=["seat", "player", "cards played", "share", "hints",
                                     "fault"], tablefmt="simple")
     return "\n".join(lines) + "\n\n" + str(table)
+
+
+class TurnPrinter:
+    """Observer that prints a compact line after each turn of The Game."""
+
+    def __init__(self, names: Sequence[str], echo: Callable[[str], None]) -> None:
+        self.names, self.echo = names, echo
+        self.state: TheGameState | None = None
+        self.turns = 0
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, TurnPlayed) and self.state is not None:
+            self.turns += 1
+            self.echo(turn_line(self.turns, event, self.names, self.state))

@@ -15,7 +15,7 @@ from referee.cli.options import Bounded, bot_limit_options
 from referee.cli.tournament import tournament_command
 from referee.errors import ConfigError
 from tests.cli_support import assert_bad_input
-from tournaments.config import load_tournament_file
+from tournaments.spec_file import load_tournament_file
 
 RANDOM = "python bots/rage_random.py"
 TWO_BOTS = '[[bots]]\nname = "a"\ncommand = "x"\n[[bots]]\nname = "b"\ncommand = "y"\n'
@@ -26,8 +26,7 @@ OPTIONS = {
     "--time-bank": ("limits", "bank"), "--max-memory": ("resources", "memory_mb"),
     "--max-cpu": ("resources", "cpu_seconds"), "--max-procs": ("resources", "processes"),
     "--deals": (None, "deals"), "--seed": (None, "seed"),
-    "--table-size": (None, "table_size"),
-}
+}  # --table-size and --team-size are each game's seats: the spec checks them, for both
 # TOML spellings of test values; the command line gets str(value)
 VALUES = [-1, 0, 0.5, 1, 2, 3, 8, 9, 15, 16, 60, 86400, 86401, 100_000, 100_001, 1_048_576,
           1_048_577, 2_592_001, 2**63 - 1, 1e300, math.inf, -math.inf, math.nan, "unlimited"]
@@ -54,7 +53,7 @@ def accepted_in_file(tmp_path: Path, table: str | None, key: str, value: object)
 
 
 def option_type(option: str) -> click.ParamType:
-    for param in tournament_command.params:
+    for param in tournament_command().params:
         if option in getattr(param, "opts", []):
             return param.type
     raise AssertionError(option)

@@ -16,7 +16,8 @@ from referee.errors import FaultKind
 from referee.matches.game_log import read_log
 from referee.games.rage import RageConfig
 from referee.players.lineup import BotSpec, LaunchSettings
-from referee.matches.play import LogOptions, play_rage
+from referee.matches.play import LogOptions, play_game
+from referee.registry.rage import RAGE
 from referee.processes.sandbox import SandboxMode, SandboxSettings
 from referee.matches.rage_match import RageResult
 from referee.settings import TimeLimits
@@ -35,7 +36,7 @@ def play_with(culprit: str, tmp_path: Path, launch: LaunchSettings = FAST,
     specs = [BotSpec(parse_bot_command(c), label)
              for c, label in [(RANDOM, "good-0"), (culprit, "culprit"), (RANDOM, "good-2")]]
     log_path = tmp_path / "game.jsonl"
-    result = play_rage(specs, RageConfig(3), 11, launch, LogOptions(log_path), lambda _: None)
+    result = play_game(RAGE, specs, RageConfig(3), 11, launch, LogOptions(log_path), lambda _: None)
     faults = [r for r in read_log(log_path) if r["type"] == "fault"]
     assert [f["seat"] for f in faults] == ([1] if faulty else [])
     assert live_processes() == []

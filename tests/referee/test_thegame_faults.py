@@ -16,7 +16,8 @@ from referee.errors import FaultKind
 from referee.matches.game_log import read_log
 from referee.games.thegame import TheGameConfig
 from referee.players.lineup import BotSpec, LaunchSettings
-from referee.matches.play import LogOptions, play_thegame
+from referee.matches.play import LogOptions, play_game
+from referee.registry.thegame import THEGAME
 from referee.settings import TimeLimits
 from tests.referee.fault_bots.support import MISBEHAVE
 
@@ -39,7 +40,7 @@ def test_fault_ends_the_game_lost_and_is_charged_to_its_bot(
     specs = [BotSpec(parse_bot_command(RANDOM), "good"),
              BotSpec(parse_bot_command(culprit), "culprit")]
     log_path = tmp_path / "game.jsonl"
-    result = play_thegame(specs, TheGameConfig(2), 5, FAST, LogOptions(log_path),
+    result = play_game(THEGAME, specs, TheGameConfig(2), 5, FAST, LogOptions(log_path),
                           lambda _: None)
     assert not result.won and result.reason == "fault"
     assert [(f.seat, f.bot, f.kind) for f in result.faults] == [(1, "culprit", kind)]

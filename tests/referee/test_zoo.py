@@ -31,7 +31,8 @@ from referee.errors import Fault, FaultKind
 from referee.matches.game_log import read_log
 from referee.games.rage import RageConfig
 from referee.players.lineup import BotSpec, LaunchSettings
-from referee.matches.play import LogOptions, play_rage
+from referee.matches.play import LogOptions, play_game
+from referee.registry.rage import RAGE
 from referee.processes.cgroups import CgroupRoot
 from referee.processes.sandbox import SANDBOX_UID, sandbox_problem
 from referee.matches.rage_match import RageResult
@@ -71,7 +72,7 @@ def play(tmp_path: Path, culprit: str, launch: LaunchSettings = LAUNCH,
     log_path, err_path = tmp_path / "game.jsonl", tmp_path / "stderr.txt"
     launch = replace(launch, stderr=err_path,
                      secrets=(log_path, *secrets, *launch.secrets))
-    result = play_rage(specs, RageConfig(3), 11, launch, LogOptions(log_path), lambda _: None)
+    result = play_game(RAGE, specs, RageConfig(3), 11, launch, LogOptions(log_path), lambda _: None)
     assert live_processes() == []
     stderr = err_path.read_bytes() if err_path.exists() else b""
     return Game(result, zoo_reports(stderr), read_log(log_path), stderr)

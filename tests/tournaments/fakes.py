@@ -8,7 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.errors import Fault, FaultKind
-from tournaments.config import BotEntry, Game, TournamentSpec
+from referee.registry.games import AnyGame
+from referee.registry.rage import RAGE
+from referee.registry.thegame import THEGAME
+from tournaments.spec import BotEntry, TournamentSpec
 from tournaments.records import GameRecord
 from tournaments.schedule import Fixture
 
@@ -27,7 +30,7 @@ class FakeContext:
     interrupt_on: str | None = None
 
 
-def make_spec(game: Game = Game.RAGE, n_bots: int = 5, **options: Any) -> TournamentSpec:
+def make_spec(game: AnyGame = RAGE, n_bots: int = 5, **options: Any) -> TournamentSpec:
     """A spec with bots named a, b, c, ... running harmless commands."""
     bots = tuple(BotEntry(chr(ord("a") + i), f"python bot_{i}.py") for i in range(n_bots))
     return TournamentSpec.create(game, bots, **options)
@@ -48,7 +51,7 @@ def fake_play(fixture: Fixture, context: FakeContext) -> GameRecord:
         raise KeyboardInterrupt
     rng = random.Random(f"{fixture.seed} {fixture.seats}")
     bots = tuple(context.bots[index] for index in fixture.seats)
-    if fixture.game is Game.THEGAME:
+    if fixture.game == THEGAME.name:
         return _thegame_record(fixture, bots, rng)
     scores = [rng.randint(-30, 30) + 4 * index for index in fixture.seats]
     faults = tuple(Fault(seat, bots[seat], FaultKind.TIMEOUT, "too slow")

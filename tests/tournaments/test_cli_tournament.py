@@ -19,7 +19,7 @@ import pytest
 from tests.cli_support import assert_bad_input
 from tests.tournaments.db_support import unplayed_copy
 from referee.players.lineup import bot_specs
-from tournaments.config import load_tournament_file
+from tournaments.spec_file import load_tournament_file
 from tournaments.progress import StderrProgress
 from tournaments.schedule import fixture_ids
 from tournaments.store import ResultStore

@@ -9,9 +9,11 @@ import pytest
 
 from referee.errors import ConfigError
 from referee.settings import ResourceLimits, TimeLimits
-from tournaments.config import (
-    BotEntry, Game, SpecError, TournamentSpec, load_tournament_file,
-)
+from referee.registry.games import AnyGame
+from referee.registry.rage import RAGE
+from referee.registry.thegame import THEGAME
+from tournaments.spec_file import load_tournament_file
+from tournaments.spec import BotEntry, SpecError, TournamentSpec
 from tests.tournaments.fakes import make_spec
 from tournaments.schedule import fixtures_for
 
@@ -57,8 +59,8 @@ def load_error(tmp_path: Path, text: str) -> str:
 def test_good_file_loads_every_field(tmp_path: Path) -> None:
     spec = load_tournament_file(write(tmp_path, GOOD + "\n[resources]\nmemory_mb = 512\n"
                                                          'cpu_seconds = "unlimited"\n'))
-    assert spec.game is Game.RAGE and spec.deals == 4 and spec.seed == 1
-    assert spec.table_size == 4 and spec.variants == ("durchmarsch",)
+    assert spec.game is RAGE and spec.deals == 4 and spec.seed == 1
+    assert spec.size == 4 and spec.options["variants"] == ("durchmarsch",)
     assert spec.time_limits == TimeLimits(startup=10.0, move=1.0, bank=0.0)
     assert spec.resource_limits == ResourceLimits(memory_mb=512, cpu_seconds=None)
     assert spec.bots == (BotEntry("random", "python bots/rage_random.py"),
@@ -67,20 +69,20 @@ def test_good_file_loads_every_field(tmp_path: Path) -> None:
 
 def test_example_files_load() -> None:
     classroom = load_tournament_file(EXAMPLES / "classroom.toml")
-    assert classroom.game is Game.RAGE
+    assert classroom.game is RAGE
     assert [bot.command for bot in classroom.bots] == [
         "python bots/rage_random.py", "python bots/rage_heuristic.py",
         "stdio:bots/rage_first.sh"]
     teams = load_tournament_file(EXAMPLES / "thegame_teams.toml")
-    assert teams.game is Game.THEGAME and teams.team_size == 3
+    assert teams.game is THEGAME and teams.size == 3
 
 
 def test_default_sizes() -> None:
-    assert make_spec(Game.RAGE, n_bots=6).table_size == 4
-    assert make_spec(Game.RAGE, n_bots=3).table_size == 3
-    assert make_spec(Game.RAGE, n_bots=2).table_size == 3
-    assert make_spec(Game.THEGAME, n_bots=3).team_size == 2
-    assert make_spec(Game.THEGAME, n_bots=1).team_size == 1
+    assert make_spec(RAGE, n_bots=6).size == 4
+    assert make_spec(RAGE, n_bots=3).size == 3
+    assert make_spec(RAGE, n_bots=2).size == 3
+    assert make_spec(THEGAME, n_bots=3).size == 2
+    assert make_spec(THEGAME, n_bots=1).size == 1
 
 
 def test_fingerprint_covers_what_defines_results_only() -> None:
@@ -88,22 +90,22 @@ def test_fingerprint_covers_what_defines_results_only() -> None:
     assert base.fingerprint() == make_spec(deals=2, seed=1).fingerprint()
     assert base.fingerprint() == make_spec(deals=2, seed=1, fresh_bots=True).fingerprint()
     different = [make_spec(deals=3, seed=1), make_spec(deals=2, seed=2),
-                 make_spec(deals=2, seed=1, table_size=3),
-                 make_spec(deals=2, seed=1, variants=("durchmarsch",)),
+                 make_spec(deals=2, seed=1, size=3),
+                 make_spec(deals=2, seed=1, options={"variants": ("durchmarsch",)}),
                  make_spec(deals=2, seed=1, time_limits=TimeLimits(move=2.0)),
                  make_spec(deals=2, seed=1, resource_limits=ResourceLimits(memory_mb=512)),
                  make_spec(n_bots=4, deals=2, seed=1)]
     prints = {spec.fingerprint() for spec in different}
     assert base.fingerprint() not in prints and len(prints) == len(different)
-    renamed = TournamentSpec.create(Game.RAGE, (BotEntry("a", "x"), BotEntry("b", "y")))
-    recommanded = TournamentSpec.create(Game.RAGE, (BotEntry("a", "x"), BotEntry("b", "z")))
+    renamed = TournamentSpec.create(RAGE, (BotEntry("a", "x"), BotEntry("b", "y")))
+    recommanded = TournamentSpec.create(RAGE, (BotEntry("a", "x"), BotEntry("b", "z")))
     assert renamed.fingerprint() != recommanded.fingerprint()
     assert re.fullmatch(r"[0-9a-f]{64}", base.fingerprint())
 
 
 def test_variant_order_does_not_change_the_fingerprint() -> None:
-    one = make_spec(variants=("durchmarsch", "hidden-bid"))
-    other = make_spec(variants=("hidden-bid", "durchmarsch"))
+    one = make_spec(options={"variants": ("durchmarsch", "hidden-bid")})
+    other = make_spec(options={"variants": ("hidden-bid", "durchmarsch")})
     assert one.fingerprint() == other.fingerprint()
 
 
@@ -112,10 +114,10 @@ def test_command_mapping_fingerprint_follows_content_not_path(tmp_path: Path) ->
     first.write_text("[commands]\n")
     second.write_text("[commands]\n")
     third.write_text("[commands]\n# changed\n")
-    prints = [make_spec(Game.THEGAME, commands=path).fingerprint()
+    prints = [make_spec(THEGAME, options={"commands": path}).fingerprint()
               for path in (first, second, third)]
     assert prints[0] == prints[1] != prints[2]
-    assert make_spec(Game.THEGAME, no_commands=True).fingerprint() != prints[0]
+    assert make_spec(THEGAME, options={"no_commands": True}).fingerprint() != prints[0]
 
 
 def test_spec_errors_name_the_key() -> None:
@@ -130,13 +132,13 @@ def test_spec_errors_name_the_key() -> None:
 def test_r10_plus_minus_one_with_hidden_or_secret_bid_is_refused(other: str) -> None:
     """Ruling R10: plus/minus one cannot be combined with hidden or secret bids."""
     with pytest.raises(SpecError, match="R10") as caught:
-        make_spec(variants=("plus-minus-one", other))
+        make_spec(options={"variants": ("plus-minus-one", other)})
     assert caught.value.key == "variants"
 
 
 def test_hidden_bid_with_secret_bid_is_refused() -> None:
     with pytest.raises(SpecError, match="hidden-bid and secret-bid"):
-        make_spec(variants=("hidden-bid", "secret-bid"))
+        make_spec(options={"variants": ("hidden-bid", "secret-bid")})
 
 
 def test_syntax_error_gives_line_and_column(tmp_path: Path) -> None:
@@ -254,7 +256,7 @@ def test_commands_path_is_relative_to_the_file(tmp_path: Path) -> None:
     (tmp_path / "map.toml").write_text("[commands]\n")
     text = GOOD.replace('game = "rage"', 'game = "thegame"').replace(
         "table_size = 4\nvariants = [\"durchmarsch\"]\n", 'commands = "map.toml"\n')
-    assert load_tournament_file(write(tmp_path, text)).commands == tmp_path / "map.toml"
+    assert load_tournament_file(write(tmp_path, text)).options["commands"] == tmp_path / "map.toml"
 
 
 def test_unreadable_file(tmp_path: Path) -> None:
@@ -297,12 +299,11 @@ def test_tolerance_nan_is_refused_in_the_spec_too() -> None:
 
 
 @pytest.mark.parametrize("game, n_bots, size", [
-    (Game.RAGE, n, size) for n in range(2, 10) for size in range(3, 9)] + [
-    (Game.THEGAME, n, size) for n in range(1, 8) for size in range(1, 6)])
+    (RAGE, n, size) for n in range(2, 10) for size in range(3, 9)] + [
+    (THEGAME, n, size) for n in range(1, 8) for size in range(1, 6)])
 def test_the_game_count_is_the_schedule_length_without_building_it(
-        game: Game, n_bots: int, size: int) -> None:
-    sizes = {"table_size": size} if game is Game.RAGE else {"team_size": size}
-    spec = make_spec(game, n_bots=n_bots, deals=3, **sizes)
+        game: AnyGame, n_bots: int, size: int) -> None:
+    spec = make_spec(game, n_bots=n_bots, deals=3, size=size)
     assert spec.games == len(fixtures_for(spec, b"s" * 32))
 
 
@@ -310,9 +311,9 @@ def test_a_tournament_of_too_many_games_is_refused_before_it_is_built() -> None:
     # 60 bots at tables of 8: 20 billion games per deal; building them would never end.
     bots = tuple(BotEntry(f"bot{index}", "python bot.py") for index in range(60))
     with pytest.raises(SpecError, match="games") as caught:
-        TournamentSpec.create(Game.RAGE, bots, table_size=8, deals=1)
+        TournamentSpec.create(RAGE, bots, size=8, deals=1)
     assert caught.value.key == "deals" and "1,000,000" in str(caught.value)
-    assert make_spec(n_bots=9, table_size=4, deals=1984).games == 126 * 4 * 1984  # 999,936
+    assert make_spec(n_bots=9, size=4, deals=1984).games == 126 * 4 * 1984  # 999,936
 
 
 def test_deeply_nested_toml_is_one_error_not_a_recursion_error(tmp_path: Path) -> None:

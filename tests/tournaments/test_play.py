@@ -19,7 +19,9 @@ from referee.processes.live_bots import live_processes
 from referee.errors import FaultKind
 from referee.matches.game_log import read_log
 from referee.settings import TimeLimits
-from tournaments.config import BotEntry, Game, TournamentSpec
+from referee.registry.rage import RAGE
+from referee.registry.thegame import THEGAME
+from tournaments.spec import BotEntry, TournamentSpec
 from tournaments.play import (
     PlayContext, close_worker_pool, log_name, play_context, play_fixture, seat_keys,
     stderr_path, worker_pool,
@@ -53,8 +55,8 @@ FIRST = BotEntry("first", "stdio:" + shlex.quote(str(ROOT / "bots" / "rage_first
 def rage_spec(*bots: BotEntry, table_size: int | None = None, deals: int = 1,
               fresh_bots: bool = False) -> TournamentSpec:
     """The sample bots (or `bots`) at tables of 3 unless told."""
-    return TournamentSpec.create(Game.RAGE, bots or (RANDOM, HEURISTIC, FIRST),
-                                 table_size=table_size, deals=deals, fresh_bots=fresh_bots,
+    return TournamentSpec.create(RAGE, bots or (RANDOM, HEURISTIC, FIRST),
+                                 size=table_size, deals=deals, fresh_bots=fresh_bots,
                                  time_limits=TIMES)
 
 
@@ -149,7 +151,7 @@ def test_a_crashed_bot_is_charged_placed_last_and_replaced(tmp_path: Path) -> No
 
 def test_a_bot_that_never_says_hello_is_charged_a_timeout(tmp_path: Path) -> None:
     mute = BotEntry("mute", python_bot(MISBEHAVE, "nohello"))
-    spec = TournamentSpec.create(Game.RAGE, (RANDOM, FIRST, mute),
+    spec = TournamentSpec.create(RAGE, (RANDOM, FIRST, mute),
                                  time_limits=TimeLimits(startup=0.3, move=5.0))
     record = play_fixture(fixtures_for(spec, TEST_SECRET)[0], context_for(spec, tmp_path))
     seat = record.bots.index("mute")
@@ -230,7 +232,7 @@ def test_worker_exit_says_bye_to_its_bots(tmp_path: Path) -> None:
                       '  case "$1" in "BID?"|"PLAY?") echo "$2" ;;\n'
                       '    BYE) echo bye >> "$0.$$"; exit 0 ;; esac\ndone\n')
     bots = tuple(BotEntry(name, f"stdio:sh {shlex.quote(str(script))}") for name in "ab")
-    spec = TournamentSpec.create(Game.RAGE, bots, time_limits=TIMES)  # tables aab, abb
+    spec = TournamentSpec.create(RAGE, bots, time_limits=TIMES)  # tables aab, abb
     # Unsandboxed: the bot writes its file beside itself, where a sandbox cannot.
     session_records(spec, tmp_path / "bye.sqlite", jobs=1, sandbox=SandboxMode.OFF)
     said_bye = list(tmp_path.glob("byebot.sh.*"))
@@ -241,7 +243,7 @@ def test_worker_exit_says_bye_to_its_bots(tmp_path: Path) -> None:
 def test_thegame_solo_and_team_records(tmp_path: Path) -> None:
     bots = (BotEntry("random", python_bot(THEGAME_BOTS[0])),
             BotEntry("heuristic", python_bot(THEGAME_BOTS[1])))
-    spec = TournamentSpec.create(Game.THEGAME, bots, team_size=2, time_limits=TIMES)
+    spec = TournamentSpec.create(THEGAME, bots, size=2, time_limits=TIMES)
     context = context_for(spec, tmp_path)
     records = [play_fixture(fixture, context) for fixture in fixtures_for(spec, TEST_SECRET)]
     assert [record.bots for record in records] == [("random",), ("heuristic",),
@@ -262,7 +264,7 @@ def test_thegame_solo_and_team_records(tmp_path: Path) -> None:
 @needs_thegame_bots
 def test_thegame_without_commands(tmp_path: Path) -> None:
     bots = (BotEntry("heuristic", python_bot(THEGAME_BOTS[1])),)
-    spec = TournamentSpec.create(Game.THEGAME, bots, no_commands=True, time_limits=TIMES)
+    spec = TournamentSpec.create(THEGAME, bots, options={"no_commands": True}, time_limits=TIMES)
     record = play_fixture(fixtures_for(spec, TEST_SECRET)[0], context_for(spec, tmp_path))
     assert record.faults == ()
     assert read_log(tmp_path / str(record.log_path))[0]["settings"]["commands"] is None

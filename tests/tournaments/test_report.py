@@ -9,7 +9,8 @@ import json
 import pytest
 
 from referee.errors import Fault, FaultKind
-from tournaments.config import Game
+from referee.registry.rage import RAGE
+from referee.registry.thegame import THEGAME
 from tournaments.records import GameRecord
 from tournaments.report import OutputFormat, Table, build_tables, render
 
@@ -36,7 +37,7 @@ def rows_by_bot(table: Table) -> dict[str, dict[str, object]]:
 
 
 def test_rage_standings_values_and_shared_rank() -> None:
-    standings, _ = build_tables(Game.RAGE, RAGE_RECORDS, BOTS)
+    standings, _ = build_tables(RAGE, RAGE_RECORDS, BOTS)
     rows = rows_by_bot(standings)
     # a: 30, 10, 20 -> mean 20; b: 10, 20, 30 -> mean 20; c: 10, 30, -10 -> mean 10
     assert rows["a"]["mean score"] == rows["b"]["mean score"] == 20
@@ -54,7 +55,7 @@ def test_rage_standings_values_and_shared_rank() -> None:
 
 
 def test_head_to_head_crosstable() -> None:
-    _, crosstable = build_tables(Game.RAGE, RAGE_RECORDS, BOTS)
+    _, crosstable = build_tables(RAGE, RAGE_RECORDS, BOTS)
     rows = {row[0]: dict(zip(crosstable.headers, row)) for row in crosstable.rows}
     # a vs b: ahead in r0, behind in r1 and r2 -> 1 of 3
     assert rows["a"]["b"] == pytest.approx(100 / 3)
@@ -82,7 +83,7 @@ THEGAME_RECORDS = [
 
 
 def test_thegame_solo_team_and_comparison_tables() -> None:
-    solo, teams, compare = build_tables(Game.THEGAME, THEGAME_RECORDS, ("a", "b"))
+    solo, teams, compare = build_tables(THEGAME, THEGAME_RECORDS, ("a", "b"))
     rows = rows_by_bot(solo)
     assert rows["a"]["rank"] == 1 and rows["a"]["games"] == 2
     assert rows["a"]["win %"] == 50 and rows["a"]["mean cards left"] == 6
@@ -102,7 +103,7 @@ def test_equal_means_share_a_rank_in_the_game() -> None:
     records = [thegame("thegame/d01/solo/b01", ("a",), 5, False),
                thegame("thegame/d01/solo/b02", ("b",), 5, False),
                thegame("thegame/d01/solo/b03", ("c",), 9, False)]
-    solo = build_tables(Game.THEGAME, records, ("a", "b", "c"))[0]
+    solo = build_tables(THEGAME, records, ("a", "b", "c"))[0]
     assert [row[0] for row in solo.rows] == [1, 1, 3]
 
 
@@ -113,13 +114,13 @@ def test_rage_ci_counts_each_deal_once() -> None:
     records = [GameRecord(f"rage/d{deal}/t01/r{r}", "rage", deal, ("a", "b"), (score, 5),
                           (1, 2)) for deal, r, score in [(1, 0, 30), (1, 1, 10),
                                                          (2, 0, 20), (2, 1, 0)]]
-    rows = rows_by_bot(build_tables(Game.RAGE, records, ("a", "b"))[0])
+    rows = rows_by_bot(build_tables(RAGE, records, ("a", "b"))[0])
     assert rows["a"]["mean score"] == 15
     assert rows["a"]["95% CI ±"] == pytest.approx(12.7062 * 5)
-    assert "each deal as one draw" in build_tables(Game.RAGE, records)[0].title
+    assert "each deal as one draw" in build_tables(RAGE, records)[0].title
 
 
-TABLES = build_tables(Game.RAGE, RAGE_RECORDS, BOTS)
+TABLES = build_tables(RAGE, RAGE_RECORDS, BOTS)
 
 
 def test_render_json_parses_back_with_values() -> None:
@@ -155,6 +156,6 @@ def test_render_markdown_html_and_text() -> None:
 def test_html_escapes_and_numbers_stay_text() -> None:
     table = Table("<odd> & title", (), ())
     assert "&lt;odd&gt; &amp; title" in render([table], OutputFormat.HTML)
-    named = build_tables(Game.RAGE, [rage("rage/d01/t01/r0", ("1e5", "b", "c"),
+    named = build_tables(RAGE, [rage("rage/d01/t01/r0", ("1e5", "b", "c"),
                                           (1, 2, 3), (3, 2, 1))], ())
     assert "1e5" in render(named, OutputFormat.TEXT)  # not turned into 100000

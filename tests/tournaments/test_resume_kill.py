@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from tournaments.config import Game
+from referee.registry.rage import RAGE
 from tournaments.report import OutputFormat, build_tables, render
 from tournaments.schedule import fixture_ids
 from tournaments.store import ResultStore
@@ -39,7 +39,7 @@ def tables_of(db: Path) -> dict[OutputFormat, str]:
     with ResultStore.open_existing(db) as store:
         records = store.records()
     assert len(records) == TOTAL == len({record.fixture_id for record in records})
-    tables = build_tables(Game.RAGE, records, DRIVER_SPEC.bot_names)
+    tables = build_tables(RAGE, records, DRIVER_SPEC.bot_names)
     return {fmt: render(tables, fmt) for fmt in (OutputFormat.TEXT, OutputFormat.JSON)}
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from referee.errors import ConfigError
-from tournaments.config import Game
+from referee.registry.rage import RAGE
+from referee.registry.thegame import THEGAME
 from tournaments.records import GameRecord
 from tournaments.report import OutputFormat, build_tables, render
 from tournaments.runner import PlayFailed, run_tournament
@@ -69,7 +70,7 @@ def test_every_fixture_is_stored_once_in_fixture_order(tmp_path: Path) -> None:
 
 
 def test_default_process_pool_runs_module_level_play(tmp_path: Path) -> None:
-    spec = make_spec(Game.THEGAME, n_bots=3, deals=2)
+    spec = make_spec(THEGAME, n_bots=3, deals=2)
     context = FakeContext(spec.bot_names)
     with ResultStore(tmp_path / "g.sqlite", spec) as store:
         run_tournament(spec, fixtures_for(spec, TEST_SECRET), store, fake_play, context, jobs=2)
@@ -136,8 +137,8 @@ def test_interrupt_leaves_the_store_consistent_and_resumable(tmp_path: Path) -> 
                        executor_factory=threads)
         records = store.records()
     assert [r.fixture_id for r in records] == [f.fixture_id for f in FIXTURES]
-    assert render(build_tables(Game.RAGE, records, SPEC.bot_names), OutputFormat.JSON) == \
-        render(build_tables(Game.RAGE, [fake_play(f, CONTEXT) for f in FIXTURES],
+    assert render(build_tables(RAGE, records, SPEC.bot_names), OutputFormat.JSON) == \
+        render(build_tables(RAGE, [fake_play(f, CONTEXT) for f in FIXTURES],
                             SPEC.bot_names), OutputFormat.JSON)
 
 

@@ -8,10 +8,11 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournaments.config import Game
+from referee.registry.rage import RAGE
+from referee.registry.thegame import THEGAME
 from tournaments.schedule import (
-    Fixture, FixtureKind, deal_seed, fixture_ids, fixtures_for, groups, rage_fixtures,
-    thegame_fixtures,
+    Fixture, FixtureKind, deal_seed, fixture_ids, fixtures_for, groups, competitive_fixtures,
+    cooperative_fixtures,
 )
 from tournaments.secret import new_secret
 from tests.tournaments.fakes import TEST_SECRET, make_spec
@@ -25,7 +26,7 @@ rage_shapes = st.tuples(st.integers(2, 7), st.integers(3, 6), st.integers(1, 3),
 def test_rage_every_bot_sits_in_every_seat_equally_often(shape: tuple[int, int, int, int]
                                                          ) -> None:
     n_bots, size, deals, seed = shape
-    counts = Counter((bot, seat) for fixture in rage_fixtures(n_bots, size, deals, seed, TEST_SECRET)
+    counts = Counter((bot, seat) for fixture in competitive_fixtures("rage", n_bots, size, deals, seed, TEST_SECRET)
                      for seat, bot in enumerate(fixture.seats))
     assert set(counts) == {(bot, seat) for bot in range(n_bots) for seat in range(size)}
     assert len(set(counts.values())) == 1
@@ -36,7 +37,7 @@ def test_rage_every_bot_sits_in_every_seat_equally_often(shape: tuple[int, int, 
 def test_rage_every_table_once_per_deal_and_rotation(shape: tuple[int, int, int, int]
                                                      ) -> None:
     n_bots, size, deals, seed = shape
-    fixtures = rage_fixtures(n_bots, size, deals, seed, TEST_SECRET)
+    fixtures = competitive_fixtures("rage", n_bots, size, deals, seed, TEST_SECRET)
     expected = Counter(groups(n_bots, size))
     assert len(fixtures) == deals * size * len(expected)
     for deal in range(1, deals + 1):
@@ -51,7 +52,7 @@ def test_rage_every_table_once_per_deal_and_rotation(shape: tuple[int, int, int,
 def test_rage_rotation_r_puts_table_s_plus_r_in_seat_s(shape: tuple[int, int, int, int]
                                                        ) -> None:
     n_bots, size, deals, seed = shape
-    fixtures = rage_fixtures(n_bots, size, deals, seed, TEST_SECRET)
+    fixtures = competitive_fixtures("rage", n_bots, size, deals, seed, TEST_SECRET)
     by_table: dict[tuple[int, str], list[Fixture]] = {
         (f.deal, f.fixture_id.split("/")[2]): [] for f in fixtures}
     for fixture in fixtures:
@@ -68,7 +69,7 @@ def test_rage_rotation_r_puts_table_s_plus_r_in_seat_s(shape: tuple[int, int, in
 @given(rage_shapes)
 def test_duplicate_deals_share_one_seed_per_deal(shape: tuple[int, int, int, int]) -> None:
     n_bots, size, deals, seed = shape
-    fixtures = rage_fixtures(n_bots, size, deals, seed, TEST_SECRET)
+    fixtures = competitive_fixtures("rage", n_bots, size, deals, seed, TEST_SECRET)
     seeds = {deal: {f.seed for f in fixtures if f.deal == deal} for deal in range(1, deals + 1)}
     assert all(len(found) == 1 for found in seeds.values())
     assert len({found.pop() for found in seeds.values()}) == deals
@@ -79,18 +80,18 @@ def test_duplicate_deals_share_one_seed_per_deal(shape: tuple[int, int, int, int
 @given(rage_shapes)
 def test_fixture_ids_unique_stable_and_sorting_in_fixture_order(
         shape: tuple[int, int, int, int]) -> None:
-    fixtures = rage_fixtures(*shape, TEST_SECRET)
+    fixtures = competitive_fixtures("rage", *shape, TEST_SECRET)
     ids = [f.fixture_id for f in fixtures]
     assert len(set(ids)) == len(ids)
-    assert rage_fixtures(*shape, TEST_SECRET) == fixtures
+    assert competitive_fixtures("rage", *shape, TEST_SECRET) == fixtures
     assert sorted(ids) == ids
 
 
 def test_fixture_id_format_is_human_readable() -> None:
-    fixtures = rage_fixtures(5, 4, 2, 1, TEST_SECRET)
+    fixtures = competitive_fixtures("rage", 5, 4, 2, 1, TEST_SECRET)
     assert fixtures[0].fixture_id == "rage/d01/t01/r0"
     assert fixtures[-1].fixture_id == "rage/d02/t05/r3"
-    assert fixtures[0].kind is FixtureKind.TABLE and fixtures[0].game is Game.RAGE
+    assert fixtures[0].kind is FixtureKind.TABLE and fixtures[0].game == "rage"
 
 
 def test_fewer_bots_than_seats_gives_every_multiset_with_each_bot() -> None:
@@ -100,9 +101,9 @@ def test_fewer_bots_than_seats_gives_every_multiset_with_each_bot() -> None:
 
 
 def test_deal_seeds_depend_on_secret_seed_and_deal_only() -> None:
-    five_at_four = rage_fixtures(5, 4, 3, 99, TEST_SECRET)
-    three_at_three = rage_fixtures(3, 3, 3, 99, TEST_SECRET)
-    teams = thegame_fixtures(4, 2, 3, 99, TEST_SECRET)
+    five_at_four = competitive_fixtures("rage", 5, 4, 3, 99, TEST_SECRET)
+    three_at_three = competitive_fixtures("rage", 3, 3, 3, 99, TEST_SECRET)
+    teams = cooperative_fixtures("thegame", 4, 2, 3, 99, TEST_SECRET)
     for deal in (1, 2, 3):
         seeds = {f.seed for f in five_at_four + three_at_three + teams if f.deal == deal}
         assert seeds == {deal_seed(TEST_SECRET, 99, deal)}
@@ -118,13 +119,13 @@ def test_the_public_seed_alone_determines_no_deal() -> None:
     assert other != TEST_SECRET and len(other) == 32
     for deal in (1, 2, 3):
         assert deal_seed(other, 0, deal) != deal_seed(TEST_SECRET, 0, deal)
-    mine = {f.seed for f in rage_fixtures(4, 4, 3, 0, TEST_SECRET)}
-    theirs = {f.seed for f in rage_fixtures(4, 4, 3, 0, other)}
+    mine = {f.seed for f in competitive_fixtures("rage", 4, 4, 3, 0, TEST_SECRET)}
+    theirs = {f.seed for f in competitive_fixtures("rage", 4, 4, 3, 0, other)}
     assert mine.isdisjoint(theirs)
 
 
 def test_fixture_ids_do_not_depend_on_the_secret() -> None:
-    spec = make_spec(Game.RAGE, n_bots=5, deals=2, seed=4)
+    spec = make_spec(RAGE, n_bots=5, deals=2, seed=4)
     assert fixture_ids(spec) == [f.fixture_id for f in fixtures_for(spec, new_secret())]
 
 
@@ -132,7 +133,7 @@ def test_fixture_ids_do_not_depend_on_the_secret() -> None:
 @given(st.integers(1, 6), st.integers(1, 5), st.integers(1, 3), st.integers(0, 1000))
 def test_thegame_solo_for_every_bot_and_every_team_on_the_same_deals(
         n_bots: int, team_size: int, deals: int, seed: int) -> None:
-    fixtures = thegame_fixtures(n_bots, team_size, deals, seed, TEST_SECRET)
+    fixtures = cooperative_fixtures("thegame", n_bots, team_size, deals, seed, TEST_SECRET)
     solos = [f for f in fixtures if f.kind is FixtureKind.SOLO]
     teams = [f for f in fixtures if f.kind is FixtureKind.TEAM]
     assert Counter((f.seats, f.deal) for f in solos) == Counter(
@@ -146,15 +147,15 @@ def test_thegame_solo_for_every_bot_and_every_team_on_the_same_deals(
 
 
 def test_thegame_ids_and_multiset_teams() -> None:
-    fixtures = thegame_fixtures(2, 3, 1, 0, TEST_SECRET)
+    fixtures = cooperative_fixtures("thegame", 2, 3, 1, 0, TEST_SECRET)
     assert [(f.fixture_id, f.seats) for f in fixtures] == [
         ("thegame/d01/solo/b01", (0,)), ("thegame/d01/solo/b02", (1,)),
         ("thegame/d01/team/t01", (0, 0, 1)), ("thegame/d01/team/t02", (0, 1, 1))]
-    assert all(f.game is Game.THEGAME for f in fixtures)
+    assert all(f.game == "thegame" for f in fixtures)
 
 
 def test_fixtures_for_uses_the_spec_sizes() -> None:
-    rage = make_spec(Game.RAGE, n_bots=5, deals=2, table_size=3, seed=4)
-    assert fixtures_for(rage, TEST_SECRET) == rage_fixtures(5, 3, 2, 4, TEST_SECRET)
-    thegame = make_spec(Game.THEGAME, n_bots=3, deals=2, team_size=2, seed=4)
-    assert fixtures_for(thegame, TEST_SECRET) == thegame_fixtures(3, 2, 2, 4, TEST_SECRET)
+    rage = make_spec(RAGE, n_bots=5, deals=2, size=3, seed=4)
+    assert fixtures_for(rage, TEST_SECRET) == competitive_fixtures("rage", 5, 3, 2, 4, TEST_SECRET)
+    thegame = make_spec(THEGAME, n_bots=3, deals=2, size=2, seed=4)
+    assert fixtures_for(thegame, TEST_SECRET) == cooperative_fixtures("thegame", 3, 2, 2, 4, TEST_SECRET)

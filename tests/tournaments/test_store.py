@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from referee.errors import ConfigError
-from tournaments.config import Game
+from referee.registry.thegame import THEGAME
 from tournaments.schedule import fixtures_for
 from tournaments.store import ResultStore, default_db_path, logs_dir
 from tests.tournaments.fakes import TEST_SECRET, FakeContext, fake_play, make_spec
@@ -113,12 +113,12 @@ def test_open_existing_refuses_missing_empty_and_foreign_files(tmp_path: Path) -
 def test_default_paths() -> None:
     path = default_db_path(SPEC)
     assert path == Path("results") / f"rage-{SPEC.fingerprint()[:10]}.sqlite"
-    assert default_db_path(make_spec(Game.THEGAME, n_bots=2)).name.startswith("thegame-")
+    assert default_db_path(make_spec(THEGAME, n_bots=2)).name.startswith("thegame-")
     assert logs_dir(Path("results/rage-abc.sqlite")) == Path("results/rage-abc-logs")
 
 
 def test_the_game_records_round_trip(tmp_path: Path) -> None:
-    spec = make_spec(Game.THEGAME, n_bots=3, deals=2)
+    spec = make_spec(THEGAME, n_bots=3, deals=2)
     records = [fake_play(fixture, FakeContext(spec.bot_names))
                for fixture in fixtures_for(spec, TEST_SECRET)]
     with ResultStore(tmp_path / "g.sqlite", spec) as store:

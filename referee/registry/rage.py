@@ -1,0 +1,85 @@
+"""Rage as the generic code sees it: 3 to 8 players, competitive, rule variants."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from protocols import rage as codec
+from referee.errors import ConfigError
+from referee.games.rage import RageConfig, RageState, Variant, check_variants
+from referee.games.rage_cards import Play, find_play
+from referee.matches import rage_render
+from referee.matches.game import (
+    Contest, Echo, GameDefinition, GameOption, OptionError, OptionKind, Options, Outcome,
+)
+from referee.matches.game_log import GameLog
+from referee.matches.rage_match import RageMatch, RageResult, game_settings
+from referee.players.player import Player
+from referee.settings import TimeLimits
+
+
+class Rage(GameDefinition[RageConfig, RageResult]):
+    name = "rage"
+    title = "Rage"
+    seats = range(3, 9)
+    contest = Contest.COMPETITIVE
+    options = (GameOption("variants", "--variant", OptionKind.CHOICES,
+                          "A rule variant (repeatable).", tuple(v.value for v in Variant)),)
+
+    def check_options(self, options: Options) -> None:
+        try:
+            check_variants(_variants(options))
+        except ConfigError as error:
+            raise OptionError("variants", str(error)) from None
+
+    def configure(self, players: int, options: Options) -> RageConfig:
+        return RageConfig(players, _variants(options))
+
+    def log_settings(self, config: RageConfig, times: TimeLimits) -> dict[str, object]:
+        return game_settings(config, times)
+
+    def heading(self, config: RageConfig, seed_words: str) -> str:
+        variants = ", ".join(sorted(v.value for v in config.variants)) or "none"
+        return f"Rage, {config.players} players, {seed_words}, variants: {variants}"
+
+    def run(self, players: Sequence[Player], config: RageConfig, seed: int,
+            times: TimeLimits, log: GameLog | None, echo: Echo | None = None) -> RageResult:
+        printer = None if echo is None else rage_render.RoundPrinter(config.players, echo)
+        return RageMatch(players, config, seed, times, log, printer).run()
+
+    def closing(self, names: Sequence[str], result: RageResult) -> list[str]:
+        return ["", rage_render.score_sheet(names, result.rounds), "",
+                rage_render.standings(names, result.totals, result.places, result.faults)]
+
+    def outcome(self, result: RageResult) -> Outcome:
+        return Outcome(result.totals, result.places, result.faults)
+
+    def replay(self, header: Mapping[str, Any], moves: Sequence[Mapping[str, Any]],
+               logged: Mapping[str, Any]) -> Mapping[str, Any]:
+        settings = header["settings"]
+        config = RageConfig(settings["players"],
+                            frozenset(Variant(v) for v in settings["variants"]),
+                            settings["rounds"])
+        state = RageState.new_game(config, header["seed"])
+        for move in moves:
+            if move["move"].isdigit():
+                state.bid(codec.parse_bid(move["move"]))
+            else:
+                state.play(_logged_play(state, move["move"]))
+        faulted = frozenset(f["seat"] for f in logged.get("faults", []))
+        return {"totals": state.totals(), "places": state.places(faulted)}
+
+
+def _variants(options: Options) -> frozenset[Variant]:
+    return frozenset(Variant(word) for word in options["variants"])
+
+
+def _logged_play(state: RageState, notation: str) -> Play:
+    play = find_play(state.legal_plays(), notation)
+    if play is not None:
+        return play
+    raise ConfigError(f"logged play {notation} is not legal when replayed")
+
+
+RAGE = Rage()

@@ -1,0 +1,120 @@
+"""The Game Extreme as the generic code sees it: 1 to 5 players, cooperative, with or
+without command cards."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from protocols import thegame as codec
+from referee.errors import ConfigError
+from referee.games.thegame import Outcome as Ending, TheGameConfig, TheGameState
+from referee.games.thegame_commands import (
+    DEFAULT_COMMANDS, Command, CommandMap, load_command_map,
+)
+from referee.matches import thegame_render
+from referee.matches.game import (
+    Contest, Echo, GameDefinition, GameOption, OptionError, OptionKind, Options, Outcome,
+)
+from referee.matches.game_log import GameLog
+from referee.matches.thegame_match import TheGameMatch, TheGameResult, game_settings
+from referee.players.player import Player
+from referee.settings import TimeLimits
+
+
+class TheGame(GameDefinition[TheGameConfig, TheGameResult]):
+    name = "thegame"
+    title = "The Game"
+    seats = range(1, 6)
+    contest = Contest.COOPERATIVE
+    options = (
+        GameOption("no_commands", "--no-commands", OptionKind.FLAG,
+                   "Play the original The Game (no command cards)."),
+        GameOption("commands", "--commands", OptionKind.FILE,
+                   "TOML file mapping card numbers to commands."),
+    )
+
+    def check_options(self, options: Options) -> None:
+        if options["no_commands"] and options["commands"] is not None:
+            raise OptionError("commands", "'commands' cannot be combined with "
+                                          "'no_commands = true'", other="no_commands")
+
+    def option_identity(self, options: Options) -> dict[str, Any]:
+        # The mapping's content defines the results, not where the file lies.
+        if options["no_commands"]:
+            return {"commands": "none"}
+        path: Path | None = options["commands"]
+        if path is None:
+            return {"commands": "default"}
+        try:
+            return {"commands": {"sha256": hashlib.sha256(path.read_bytes()).hexdigest()}}
+        except OSError as error:
+            raise ConfigError(f"cannot read the command mapping {path}: "
+                              f"{error.strerror}") from error
+
+    def configure(self, players: int, options: Options) -> TheGameConfig:
+        return TheGameConfig(players, command_map(options))
+
+    def log_settings(self, config: TheGameConfig, times: TimeLimits) -> dict[str, object]:
+        return game_settings(config, times)
+
+    def heading(self, config: TheGameConfig, seed_words: str) -> str:
+        mode = "The Game Extreme" if config.commands is not None else "The Game (no commands)"
+        return f"{mode}, {config.players} player(s), {seed_words}"
+
+    def run(self, players: Sequence[Player], config: TheGameConfig, seed: int,
+            times: TimeLimits, log: GameLog | None,
+            echo: Echo | None = None) -> TheGameResult:
+        names = [player.name for player in players]
+        printer = None if echo is None else thegame_render.TurnPrinter(names, echo)
+        match = TheGameMatch(players, config, seed, times, log, printer)
+        if printer is not None:
+            printer.state = match.state
+        return match.run()
+
+    def closing(self, names: Sequence[str], result: TheGameResult) -> list[str]:
+        return ["", thegame_render.summary(result)]
+
+    def outcome(self, result: TheGameResult) -> Outcome:
+        seats = len(result.names)
+        return Outcome((result.cards_left,) * seats, (1,) * seats, result.faults,
+                       {"won": result.won, "cards_left": result.cards_left,
+                        "end_reason": result.reason, "cards_played": result.cards_played,
+                        "hints_given": result.hints_given})
+
+    def replay(self, header: Mapping[str, Any], moves: Sequence[Mapping[str, Any]],
+               logged: Mapping[str, Any]) -> Mapping[str, Any]:
+        settings = header["settings"]
+        commands = settings["commands"]
+        mapping = None if commands is None else CommandMap.from_numbers(
+            {Command(name): numbers for name, numbers in commands.items()})
+        state = TheGameState.new_game(TheGameConfig(settings["players"], mapping),
+                                      header["seed"])
+        for move in moves:
+            if not move["move"].startswith("hint"):
+                state.apply_turn(codec.parse_turn(move["move"]))
+        faults = logged.get("faults", [])
+        if faults and not state.is_over:
+            state.record_fault(faults[0]["seat"])
+        return {"won": state.outcome is Ending.WON,
+                "cards_left": state.cards_left(), "cards_played": list(state.cards_played_by)}
+
+
+def command_map(options: Options) -> CommandMap | None:
+    """The command cards in play: none, the given mapping file, or the shipped default."""
+    if options["no_commands"]:
+        return None
+    path: Path | None = options["commands"]
+    return DEFAULT_COMMANDS if path is None else _load(path)
+
+
+@functools.lru_cache(maxsize=16)
+def _load(path: Path) -> CommandMap:
+    """A mapping file, read once per process: a tournament worker plays many games."""
+    return load_command_map(path)
+
+
+THEGAME = TheGame()

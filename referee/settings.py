@@ -1,8 +1,11 @@
-"""Frozen settings shared by every game: time limits and bot resource limits."""
+"""Frozen settings shared by every game: time limits, bot resource limits, fault policy."""
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
+
+from referee.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -35,3 +38,26 @@ class ResourceLimits:
         return {"memory_mb": self.memory_mb, "cpu_seconds": self.cpu_seconds,
                 "processes": self.processes, "open_files": self.open_files,
                 "file_mb": self.file_mb}
+
+
+class OnFault(enum.StrEnum):
+    """What happens to a game when a bot faults."""
+
+    FALLBACK = "fallback"  # a deterministic fallback plays the seat to the end (Rage)
+    END_GAME = "end-game"  # the game ends there; a team game is lost (The Game, ruling X1)
+
+
+@dataclass(frozen=True)
+class FaultPolicy:
+    """What a fault costs, as data the match loops read; each game's definition holds its
+    default, so a policy can become an option without an edit to a loop."""
+
+    on_fault: OnFault
+    faulted_place_last: bool = True  # a faulted seat places after every seat that did not
+
+    def require(self, game: str, supported: OnFault) -> None:
+        """ConfigError unless this policy's on_fault is the one `game` can play."""
+        if self.on_fault is not supported:
+            raise ConfigError(f"{game} supports on_fault = {supported.value} only, "
+                              f"not {self.on_fault.value}")
+

@@ -87,7 +87,7 @@ class Outcome(enum.Enum):
     LOST = "lost"
 
 
-class EndReason(enum.Enum):
+class EndReason(enum.StrEnum):
     ALL_PLAYED = "all-played"
     NO_LEGAL_TURN = "no-legal-turn"
     SKULL_SHOWING = "skull-showing"  # all cards down but the last turn left a skull: lost

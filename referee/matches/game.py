@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar
 from referee.errors import ConfigError, Fault
 from referee.matches.game_log import GameLog
 from referee.players.player import Player
-from referee.settings import TimeLimits
+from referee.settings import FaultPolicy, TimeLimits
 
 Echo = Callable[[str], None]
 C = TypeVar("C")  # the game's config
@@ -132,6 +132,7 @@ class GameDefinition(ABC, Generic[C, R]):
     title: str  # for people, e.g. "Rage"
     seats: range  # how many players one game takes
     contest: Contest
+    fault_policy: FaultPolicy  # what a fault costs; read by the game's match loop
     options: tuple[GameOption, ...] = ()
 
     def __reduce__(self) -> str:

@@ -6,14 +6,23 @@ decisions applied, whoever made them (bot or fallback).
 
 from __future__ import annotations
 
+import enum
 import json
 import time
 from pathlib import Path
 from typing import IO, Any
 
 from referee.errors import Fault
+from referee.players.player import Direction
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"))  # one encoder: ~2,300 records a game
+
+
+class DecidedBy(enum.StrEnum):
+    """Who made a move applied to the game: the bot, or the fallback in a faulted seat."""
+
+    BOT = "bot"
+    FALLBACK = "fallback"
 
 
 class GameLog:
@@ -41,12 +50,13 @@ class GameLog:
         self._write({"type": "game", "game": game, "seed": seed, "settings": settings,
                      "players": players})
 
-    def line(self, seat: int, direction: str, text: str) -> None:
+    def line(self, seat: int, direction: Direction, text: str) -> None:
         self._write({"type": "line", "seat": seat, "dir": direction, "line": text})
 
-    def move(self, seat: int, move: str, by: str) -> None:
-        """A decision applied to the game; `by` is "bot" or "fallback"."""
-        self._write({"type": "move", "seat": seat, "move": move, "by": by})
+    def move(self, seat: int, kind: str, move: str, by: DecidedBy) -> None:
+        """A decision applied to the game: its kind (the game's own words, e.g. "bid"),
+        the move as the protocol spells it, and who made it."""
+        self._write({"type": "move", "seat": seat, "kind": kind, "move": move, "by": by})
 
     def fault(self, fault: Fault) -> None:
         self._write({"type": "fault", **fault.to_json()})

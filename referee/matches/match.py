@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Generic, Sequence, TypeVar
 
-from referee.matches.game_log import GameLog
+from referee.matches.game_log import DecidedBy, GameLog
 from referee.players.player import Player
 from referee.settings import TimeLimits
 from referee.matches.table import Table
@@ -39,7 +39,8 @@ class Match(Generic[E]):
                 self.observer(event)
         self.delivered += len(new)
 
-    def log_move(self, seat: int, move: str, by: str = "bot") -> None:
-        """A decision applied to the game; `by` is "bot" or "fallback"."""
+    def log_move(self, seat: int, kind: str, move: str,
+                 by: DecidedBy = DecidedBy.BOT) -> None:
+        """A decision applied to the game (`kind`: one of the game's move kinds)."""
         if self.log is not None:
-            self.log.move(seat, move, by)
+            self.log.move(seat, kind, move, by)

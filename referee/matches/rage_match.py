@@ -6,22 +6,34 @@ deterministic fallback plays its seat so the other bots' game is not spoiled.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from protocols import rage as codec
 from referee.errors import Fault, RuleError
-from referee.matches.game_log import GameLog
+from referee.matches.game_log import DecidedBy, GameLog
 from referee.games.rage import (
     Event, Phase, RageConfig, RageState, RoundResult, SeatRoundResult,
 )
 from referee.games.rage_cards import Card, Play, find_play, parse_play
 from referee.games.rage_view import private_to
 from referee.players.player import Player
-from referee.settings import TimeLimits
+from referee.settings import FaultPolicy, OnFault, TimeLimits
 from referee.matches.match import Match
 
 Observer = Callable[[Event], None]
+
+
+# DESIGN.md: a faulty bot is out of the game and places last; the fallback plays its seat.
+FAULT_POLICY = FaultPolicy(OnFault.FALLBACK)
+
+
+class RageMove(enum.StrEnum):
+    """The kinds of decision a Rage bot makes (the game log's move "kind")."""
+
+    BID = "bid"
+    PLAY = "play"
 
 
 @dataclass(frozen=True)
@@ -63,9 +75,12 @@ class RageMatch(Match[Event]):
 
     def __init__(self, players: Sequence[Player], config: RageConfig, seed: int,
                  times: TimeLimits, log: GameLog | None = None,
-                 observer: Observer | None = None, state: RageState | None = None) -> None:
+                 observer: Observer | None = None, state: RageState | None = None,
+                 policy: FaultPolicy = FAULT_POLICY) -> None:
         """`state` replaces the seeded deal with a prepared one (tests, transcripts)."""
         super().__init__(players, config.players, times, log, observer)
+        policy.require("Rage", OnFault.FALLBACK)
+        self.policy = policy
         self.state = state if state is not None else RageState.new_game(config, seed)
         self.seed = seed
 
@@ -97,21 +112,21 @@ class RageMatch(Match[Event]):
     def _bid(self) -> None:
         seat, legal = self._seat(), self.state.legal_bids()
         bid = self.table.ask(seat, codec.bid_request(legal), lambda r: _checked_bid(r, legal))
-        by = "bot"
+        by = DecidedBy.BOT
         if bid is None:
-            bid, by = self.state.fallback_bid(), "fallback"
+            bid, by = self.state.fallback_bid(), DecidedBy.FALLBACK
         self.state.bid(bid)
-        self.log_move(seat, str(bid), by)
+        self.log_move(seat, RageMove.BID, str(bid), by)
 
     def _play(self) -> None:
         seat, legal = self._seat(), self.state.legal_plays()
         play = self.table.ask(seat, codec.play_request(legal),
                               lambda r: _checked_play(r, legal, lambda: self.state.hand(seat)))
-        by = "bot"
+        by = DecidedBy.BOT
         if play is None:
-            play, by = self.state.fallback_play(), "fallback"
+            play, by = self.state.fallback_play(), DecidedBy.FALLBACK
         self.state.play(play)
-        self.log_move(seat, play.notation, by)
+        self.log_move(seat, RageMove.PLAY, play.notation, by)
 
     def _seat(self) -> int:
         seat = self.state.current_seat
@@ -120,7 +135,8 @@ class RageMatch(Match[Event]):
 
     def _finish(self) -> RageResult:
         totals = self.state.totals()
-        places = self.state.places(self.table.faulted)
+        places = self.state.places(
+            self.table.faulted if self.policy.faulted_place_last else frozenset())
         end = codec.end_line(totals, places)
         for seat in range(self.state.config.players):
             self.table.tell(seat, end)

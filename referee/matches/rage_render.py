@@ -7,7 +7,7 @@ from typing import Callable, Sequence
 from tabulate import tabulate
 
 from referee.errors import Fault
-from referee.games.rage import Event, RoundResult, RoundScored, TrumpSet
+from referee.games.rage import Event, RoundResult, RoundScored, TrumpReason, TrumpSet
 from referee.games.rage_cards import Colour
 
 
@@ -54,7 +54,7 @@ class RoundPrinter:
         self.deal_trump: Colour | None = None
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, TrumpSet) and event.reason == "deal":
+        if isinstance(event, TrumpSet) and event.reason is TrumpReason.DEAL:
             self.deal_trump = event.colour
         elif isinstance(event, RoundScored):
             self.totals = [t + s.total for t, s in zip(self.totals, event.result.seats)]

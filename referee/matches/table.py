@@ -17,7 +17,7 @@ from typing import Callable, Sequence, TypeVar
 from protocols.wire import WireError, error_line
 from referee.errors import BotFault, Fault, IllegalMove, ProtocolError, RuleError
 from referee.matches.game_log import GameLog
-from referee.players.player import Player
+from referee.players.player import Direction, Player
 
 T = TypeVar("T")
 E = TypeVar("E")
@@ -124,8 +124,8 @@ class Table:
             player.listener = None
 
 
-def _listener(log: GameLog, seat: int) -> Callable[[str, str], None]:
-    def heard(direction: str, line: str) -> None:
+def _listener(log: GameLog, seat: int) -> Callable[[Direction, str], None]:
+    def heard(direction: Direction, line: str) -> None:
         log.line(seat, direction, line)
     return heard
 

@@ -7,19 +7,33 @@ decides that no legal turn exists; that is a normal loss.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from protocols import thegame as codec
 from referee.errors import Fault
 from referee.matches.game_log import GameLog
-from referee.games.thegame import Event, Outcome, TheGameConfig, TheGameState, Turn
-from referee.games.thegame_view import private_to
+from referee.games.thegame import (
+    EndReason, Event, Outcome, TheGameConfig, TheGameState, Turn,
+)
+from referee.games.thegame_view import commands_audience, hint_audience, private_to
 from referee.players.player import Player
-from referee.settings import TimeLimits
+from referee.settings import FaultPolicy, OnFault, TimeLimits
 from referee.matches.match import Match
 
 Observer = Callable[[Event], None]
+
+
+# Ruling X1: the first fault ends the team's game as lost, charged to that bot.
+FAULT_POLICY = FaultPolicy(OnFault.END_GAME)
+
+
+class TheGameMove(enum.StrEnum):
+    """The kinds of decision a bot of The Game makes (the game log's move "kind")."""
+
+    TURN = "turn"
+    HINT = "hint"
 
 
 @dataclass(frozen=True)
@@ -29,7 +43,7 @@ class TheGameResult:
     seed: int
     names: tuple[str, ...]
     won: bool
-    reason: str
+    reason: EndReason
     cards_left: int
     hand_cards: int
     draw_pile: int
@@ -38,7 +52,7 @@ class TheGameResult:
     faults: tuple[Fault, ...]
 
     def to_json(self) -> dict[str, object]:
-        return {"won": self.won, "reason": self.reason, "cards_left": self.cards_left,
+        return {"won": self.won, "reason": self.reason.value, "cards_left": self.cards_left,
                 "hand_cards": self.hand_cards, "draw_pile": self.draw_pile,
                 "cards_played": list(self.cards_played),
                 "hints_given": list(self.hints_given),
@@ -56,9 +70,11 @@ class TheGameMatch(Match[Event]):
 
     def __init__(self, players: Sequence[Player], config: TheGameConfig, seed: int,
                  times: TimeLimits, log: GameLog | None = None,
-                 observer: Observer | None = None, state: TheGameState | None = None) -> None:
+                 observer: Observer | None = None, state: TheGameState | None = None,
+                 policy: FaultPolicy = FAULT_POLICY) -> None:
         """`state` replaces the seeded deal with a prepared one (tests, transcripts)."""
         super().__init__(players, config.players, times, log, observer)
+        policy.require("The Game", OnFault.END_GAME)
         self.state = state if state is not None else TheGameState.new_game(config, seed)
         self.seed = seed
         self.hints_given = [0] * config.players
@@ -81,7 +97,9 @@ class TheGameMatch(Match[Event]):
                             config.commands is not None, move_ms, bank_ms)
             for seat in range(config.players)])
         if config.commands is not None:
-            self.table.tell_all(codec.commands_line(config.commands))
+            line = codec.commands_line(config.commands)
+            for seat in commands_audience(config.players):
+                self.table.tell(seat, line)
         self._charge_faults()
 
     def _deliver(self) -> None:
@@ -99,10 +117,10 @@ class TheGameMatch(Match[Event]):
                 return self._charge_faults()
             if hints:
                 self.hints_given[seat] += len(hints)
-                self.log_move(seat, "hint " + " ".join(h.word for h in hints))
-                for other in range(self.state.config.players):
-                    if other != seat:
-                        self.table.tell(other, codec.hint_line(seat, hints))
+                self.log_move(seat, TheGameMove.HINT, "hint " + " ".join(h.word for h in hints))
+                line = codec.hint_line(seat, hints)
+                for other in hint_audience(self.state.config.players, seat):
+                    self.table.tell(other, line)
         return self._charge_faults()
 
     def _turn(self) -> None:
@@ -114,7 +132,7 @@ class TheGameMatch(Match[Event]):
         if turn is None:
             self._charge_faults()
             return
-        self.log_move(seat, codec.placements_text(turn))
+        self.log_move(seat, TheGameMove.TURN, codec.placements_text(turn))
         state.apply_turn(turn)
 
     def _checked_turn(self, reply: str) -> Turn:
@@ -133,7 +151,8 @@ class TheGameMatch(Match[Event]):
     def _finish(self) -> TheGameResult:
         self.table.detach()
         state = self.state
-        reason = state.end_reason.value if state.end_reason else "unknown"
+        reason = state.end_reason
+        assert reason is not None, "a game over has its end reason"
         hand_cards = sum(len(h) for h in state.hands)
         result = TheGameResult(
             self.seed, tuple(p.name for p in self.table.players),

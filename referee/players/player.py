@@ -6,14 +6,24 @@ in-process test double and the fallback all look the same from here.
 
 from __future__ import annotations
 
+import enum
 from abc import ABC, abstractmethod
 from typing import Callable, Sequence
 
 from referee.errors import ProtocolError
 
-# Called with ("out", line) for every line sent and ("in", line) for every line received,
+
+
+class Direction(enum.StrEnum):
+    """Which way a line went: OUT to the bot, IN from it (the game log's "dir")."""
+
+    OUT = "out"
+    IN = "in"
+
+
+# Called with (OUT, line) for every line sent and (IN, line) for every line received,
 # LOG lines included: the single choke point the game log hangs on.
-LineListener = Callable[[str, str], None]
+LineListener = Callable[[Direction, str], None]
 
 
 class Player(ABC):
@@ -46,7 +56,7 @@ class Player(ABC):
     def close(self) -> None:
         """Release the bot (and kill its processes, for a remote one)."""
 
-    def _heard(self, direction: str, line: str) -> None:
+    def _heard(self, direction: Direction, line: str) -> None:
         if self.listener is not None:
             self.listener(direction, line)
 
@@ -65,14 +75,14 @@ class FunctionPlayer(Player):
         self.tell(line)
 
     def tell(self, line: str) -> None:
-        self._heard("out", line)
+        self._heard(Direction.OUT, line)
         self._handler(line)
 
     def ask(self, line: str, preamble: Sequence[str] = ()) -> str:
         self.tell_many(preamble)
-        self._heard("out", line)
+        self._heard(Direction.OUT, line)
         reply = self._handler(line)
         if reply is None:
             raise ProtocolError("no reply to a request", None)
-        self._heard("in", reply)
+        self._heard(Direction.IN, reply)
         return reply

@@ -26,7 +26,7 @@ from protocols.wire import (
 from referee.processes.bot_command import BotCommand, bot_folder
 from referee.processes.bot_process import BotProcess
 from referee.errors import BotFault, BotStartError, BotTimeout, OutputFlood, ProtocolError
-from referee.players.player import LineListener, Player
+from referee.players.player import Direction, LineListener, Player
 from referee.processes.sandbox import INSIDE_SOCKET_DIR, View, give_to_bot, package_root
 from referee.settings import ResourceLimits, TimeLimits
 from referee.transport.channel import Channel
@@ -201,7 +201,7 @@ class RemotePlayer(Player):
     def _log_out(self, lines: Sequence[str]) -> None:
         if self.listener is not None:
             for line in lines:
-                self.listener("out", line)
+                self.listener(Direction.OUT, line)
 
     def _next_line(self, deadline: float) -> str | None:
         """The next non-LOG line, or None at the deadline; LOG lines go to the listener."""
@@ -210,7 +210,7 @@ class RemotePlayer(Player):
                 line = self._channel.recv(deadline)
             except BotTimeout:
                 return None
-            self._heard("in", line)
+            self._heard(Direction.IN, line)
             if not is_log(line):
                 self._logs = 0
                 return line
@@ -227,7 +227,7 @@ class RemotePlayer(Player):
         """The lines already there, each heard (logged) as it is taken."""
         while self._channel.pending():
             line = self._channel.recv(time.monotonic())
-            self._heard("in", line)
+            self._heard(Direction.IN, line)
             yield line
 
     def _count_log(self, line: str) -> None:

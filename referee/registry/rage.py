@@ -14,7 +14,9 @@ from referee.matches.game import (
     Contest, Echo, GameDefinition, GameOption, OptionError, OptionKind, Options, Outcome,
 )
 from referee.matches.game_log import GameLog
-from referee.matches.rage_match import RageMatch, RageResult, game_settings
+from referee.matches.rage_match import (
+    FAULT_POLICY, RageMatch, RageMove, RageResult, game_settings,
+)
 from referee.players.player import Player
 from referee.settings import TimeLimits
 
@@ -24,6 +26,7 @@ class Rage(GameDefinition[RageConfig, RageResult]):
     title = "Rage"
     seats = range(3, 9)
     contest = Contest.COMPETITIVE
+    fault_policy = FAULT_POLICY
     options = (GameOption("variants", "--variant", OptionKind.CHOICES,
                           "A rule variant (repeatable).", tuple(v.value for v in Variant)),)
 
@@ -46,7 +49,8 @@ class Rage(GameDefinition[RageConfig, RageResult]):
     def run(self, players: Sequence[Player], config: RageConfig, seed: int,
             times: TimeLimits, log: GameLog | None, echo: Echo | None = None) -> RageResult:
         printer = None if echo is None else rage_render.RoundPrinter(config.players, echo)
-        return RageMatch(players, config, seed, times, log, printer).run()
+        return RageMatch(players, config, seed, times, log, printer,
+                         policy=self.fault_policy).run()
 
     def closing(self, names: Sequence[str], result: RageResult) -> list[str]:
         return ["", rage_render.score_sheet(names, result.rounds), "",
@@ -63,7 +67,7 @@ class Rage(GameDefinition[RageConfig, RageResult]):
                             settings["rounds"])
         state = RageState.new_game(config, header["seed"])
         for move in moves:
-            if move["move"].isdigit():
+            if RageMove(move["kind"]) is RageMove.BID:
                 state.bid(codec.parse_bid(move["move"]))
             else:
                 state.play(_logged_play(state, move["move"]))

@@ -20,7 +20,9 @@ from referee.matches.game import (
     Contest, Echo, GameDefinition, GameOption, OptionError, OptionKind, Options, Outcome,
 )
 from referee.matches.game_log import GameLog
-from referee.matches.thegame_match import TheGameMatch, TheGameResult, game_settings
+from referee.matches.thegame_match import (
+    FAULT_POLICY, TheGameMatch, TheGameMove, TheGameResult, game_settings,
+)
 from referee.players.player import Player
 from referee.settings import TimeLimits
 
@@ -30,6 +32,7 @@ class TheGame(GameDefinition[TheGameConfig, TheGameResult]):
     title = "The Game"
     seats = range(1, 6)
     contest = Contest.COOPERATIVE
+    fault_policy = FAULT_POLICY
     options = (
         GameOption("no_commands", "--no-commands", OptionKind.FLAG,
                    "Play the original The Game (no command cards)."),
@@ -70,7 +73,8 @@ class TheGame(GameDefinition[TheGameConfig, TheGameResult]):
             echo: Echo | None = None) -> TheGameResult:
         names = [player.name for player in players]
         printer = None if echo is None else thegame_render.TurnPrinter(names, echo)
-        match = TheGameMatch(players, config, seed, times, log, printer)
+        match = TheGameMatch(players, config, seed, times, log, printer,
+                             policy=self.fault_policy)
         if printer is not None:
             printer.state = match.state
         return match.run()
@@ -82,7 +86,7 @@ class TheGame(GameDefinition[TheGameConfig, TheGameResult]):
         seats = len(result.names)
         return Outcome((result.cards_left,) * seats, (1,) * seats, result.faults,
                        {"won": result.won, "cards_left": result.cards_left,
-                        "end_reason": result.reason, "cards_played": result.cards_played,
+                        "end_reason": result.reason.value, "cards_played": result.cards_played,
                         "hints_given": result.hints_given})
 
     def replay(self, header: Mapping[str, Any], moves: Sequence[Mapping[str, Any]],
@@ -94,7 +98,7 @@ class TheGame(GameDefinition[TheGameConfig, TheGameResult]):
         state = TheGameState.new_game(TheGameConfig(settings["players"], mapping),
                                       header["seed"])
         for move in moves:
-            if not move["move"].startswith("hint"):
+            if TheGameMove(move["kind"]) is TheGameMove.TURN:
                 state.apply_turn(codec.parse_turn(move["move"]))
         faults = logged.get("faults", [])
         if faults and not state.is_over:

@@ -15,7 +15,7 @@ from bots.sdk import Bot
 from protocols.wire import WireError
 from referee.games.rage import RageConfig, Variant
 from referee.games.rage_cards import Play
-from referee.games.rage_view import view
+from tests.games.views import rage_view as view
 from referee.players.player import FunctionPlayer
 from referee.matches.rage_match import RageMatch, RageResult
 from referee.settings import TimeLimits

@@ -24,7 +24,7 @@ from referee.games.thegame import (
     shortest_legal_turns_at,
 )
 from referee.games.thegame_commands import DEFAULT_COMMANDS, Command
-from referee.games.thegame_view import view
+from tests.games.views import thegame_view as view
 from referee.players.player import FunctionPlayer
 from referee.settings import TimeLimits
 from referee.matches.thegame_match import TheGameMatch, TheGameResult

@@ -12,7 +12,7 @@ from referee.errors import ConfigError
 from referee.games.rage import (BidMade, GameOver, HandDealt, Phase, RageConfig, RageState,
                                 RoundStarted, TrickWon, Variant)
 from referee.games.rage_cards import Card
-from referee.games.rage_view import RageView, view
+from tests.games.views import RageView, rage_view as view
 
 
 def _valid_variant_sets() -> list[frozenset[Variant]]:

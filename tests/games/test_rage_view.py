@@ -7,7 +7,7 @@ import pytest
 from referee.games.rage import (BidMade, BidsRevealed, CardPlayed, HandDealt, Phase,
                                 RageConfig, RageState, Variant)
 from referee.games.rage_cards import Colour
-from referee.games.rage_view import view
+from tests.games.views import rage_view as view
 from tests.games.test_rage_deals import bid_all, deal, play
 
 HANDS = ["g1 g2", "r15 r14", "b1 b2"]

@@ -29,7 +29,7 @@ from referee.games.thegame import (
     shortest_legal_turns_at,
 )
 from referee.games.thegame_commands import DEFAULT_COMMANDS
-from referee.games.thegame_view import view
+from tests.games.views import thegame_view as view
 
 COMMAND_NUMBERS = sorted(DEFAULT_COMMANDS.by_number)
 CARD = st.one_of(st.sampled_from(COMMAND_NUMBERS), st.integers(2, 99))  # commands often

@@ -17,7 +17,7 @@ from referee.games.thegame import (
     TurnPlayed,
 )
 from referee.games.thegame_commands import DEFAULT_COMMANDS, Command
-from referee.games.thegame_view import view
+from tests.games.views import thegame_view as view
 
 
 def _three_players() -> TheGameState:

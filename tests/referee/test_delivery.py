@@ -13,9 +13,9 @@ from protocols import rage as rage_codec
 from protocols import thegame as thegame_codec
 from protocols.wire import is_request
 from referee.games.rage import RageConfig, Variant
-from referee.games.rage_view import visible_events
+from tests.games.views import visible_events
 from referee.games.thegame import TheGameConfig
-from referee.games.thegame_view import view
+from tests.games.views import thegame_view as view
 from referee.players.player import FunctionPlayer
 from referee.matches.rage_match import RageMatch
 from referee.settings import TimeLimits

@@ -16,10 +16,10 @@ from typing import Any
 from protocols.wire import WireError, ascii_number
 from referee.errors import ConfigError, Fault, RuleError
 from referee.matches.game import Contest, Echo, GameDefinition, Options, Outcome
-from referee.matches.game_log import GameLog
+from referee.matches.game_log import DecidedBy, GameLog
 from referee.matches.match import Match
 from referee.players.player import Player
-from referee.settings import TimeLimits
+from referee.settings import FaultPolicy, OnFault, TimeLimits
 
 HAND = 3
 DECK = range(1, 21)
@@ -82,9 +82,9 @@ class HighCardMatch(Match[str]):
             self.table.tell(seat, "HAND " + " ".join(map(str, hand)))
             card = self.table.ask(seat, "PLAY? " + " ".join(map(str, hand)),
                                   lambda reply, hand=hand: parse_card(reply, hand))
-            by = "bot" if card is not None else "fallback"
+            by = DecidedBy.BOT if card is not None else DecidedBy.FALLBACK
             card = card if card is not None else min(hand)
-            self.log_move(seat, str(card), by)
+            self.log_move(seat, "card", str(card), by)
             self.table.tell_all(f"PLAYED {seat} {card}")
             played.append(card)
             if self.echo is not None:
@@ -104,6 +104,7 @@ class HighCard(GameDefinition[Config, Result]):
     title = "High Card"
     seats = range(2, 5)
     contest = Contest.COMPETITIVE
+    fault_policy = FaultPolicy(OnFault.FALLBACK)
 
     def check_options(self, options: Options) -> None:
         pass  # no options

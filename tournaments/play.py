@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import multiprocessing.util
 import os
-import re
 import threading
 from collections import Counter
 from contextlib import closing
@@ -27,7 +26,9 @@ from typing import Sequence
 
 from referee.matches.game_log import GameLog
 from referee.matches.play import write_header
-from referee.players.lineup import BotSpec, LaunchSettings, Lineup, bot_specs, sandbox_view
+from referee.players.lineup import (
+    BotSpec, LaunchSettings, Lineup, bot_specs, safe_word, sandbox_view,
+)
 from referee.players.player import Player
 from referee.players.remote_player import RemotePlayer
 from referee.processes.sandbox import SandboxSettings
@@ -37,7 +38,6 @@ from tournaments.spec import TournamentSpec
 from tournaments.store import logs_dir
 
 SeatKey = tuple[int, int]  # (bot index, which copy of that bot at the table, from 0)
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 # Pools close before multiprocessing's own exit work (joining children) in a worker.
 _CLOSE_PRIORITY = 50
 
@@ -81,7 +81,7 @@ def play_context(spec: TournamentSpec, db_path: Path, transport: str = "ipc",
 
 def log_name(fixture_id: str) -> str:
     """The game log's file name: the fixture id made safe, e.g. rage_d01_t02_r3.jsonl."""
-    return _UNSAFE.sub("_", fixture_id).strip("_") + ".jsonl"
+    return safe_word(fixture_id).strip("_") + ".jsonl"
 
 
 def stderr_path(context: PlayContext, bot: str) -> Path:

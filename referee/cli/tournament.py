@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from referee.cli.options import (
 )
 from referee.errors import ConfigError
 from referee.matches.game import Contest
-from referee.players.lineup import bot_specs, unique_labels
+from referee.players.lineup import bot_specs, safe_word, unique_labels
 from referee.registry import games
 from referee.registry.games import AnyGame
 from tournaments.spec import SIZE_KEY, BotEntry, SpecError, TournamentSpec
@@ -30,7 +29,6 @@ from tournaments.store import StoreFailure
 # Options that define a tournament beside the games' own: set in a file, not beside it.
 _DEFINING = ("deals", "seed", "table_size", "team_size", "startup_time", "move_time",
              "time_bank", "max_memory", "max_cpu", "max_procs")
-_LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _FORMATS = click.Choice([fmt.value for fmt in OutputFormat])
 
 
@@ -196,5 +194,5 @@ def _spec_message(error: SpecError) -> str:
 
 def _labels(bots: tuple[str, ...]) -> list[str]:
     """Distinct table names from the commands, e.g. rage_random-1, rage_random-2."""
-    labels = [_LABEL_UNSAFE.sub("_", spec.label)[:36] or "bot" for spec in bot_specs(bots)]
+    labels = [safe_word(spec.label)[:36] or "bot" for spec in bot_specs(bots)]
     return unique_labels(labels)

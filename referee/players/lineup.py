@@ -6,6 +6,7 @@ when the game starts, so the fault policy handles it like any other.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,15 @@ def bot_specs(texts: Sequence[str], names: Sequence[str] | None = None) -> list[
     commands = [parse_bot_command(text) for text in texts]
     labels = list(names) if names else unique_labels([default_label(c) for c in commands])
     return [BotSpec(command, label) for command, label in zip(commands, labels)]
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_word(text: str) -> str:
+    """`text` with every run of characters other than A-Z a-z 0-9 . _ - made one '_': fit
+    for a table, a file name and a team name (joined by '+')."""
+    return _UNSAFE.sub("_", text)
 
 
 def unique_labels(labels: Sequence[str]) -> list[str]:

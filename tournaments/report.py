@@ -74,32 +74,43 @@ def build_tables(game: AnyGame, records: Sequence[GameRecord],
 
 def competitive_standings(title: str, records: Sequence[GameRecord],
                           bots: Sequence[str]) -> Table:
-    """Rank by mean score (equal means share a rank); one row per bot."""
-    scores: dict[str, list[int]] = {bot: [] for bot in bots}
+    """Rank by mean place, where a faulted game is a last place, then by mean score over
+    the games without a fault: no fault can raise a bot (the fallback's points in a
+    faulted seat are never credited). Equal keys share a rank; one row per bot."""
+    scores: dict[str, list[int]] = {bot: [] for bot in bots}  # games without a fault
     deals: dict[str, list[int]] = {bot: [] for bot in bots}  # the deal of each score
-    places: dict[str, list[int]] = {bot: [] for bot in bots}
+    places: dict[str, list[int]] = {bot: [] for bot in bots}  # every game
     for record in records:
-        for bot, score, place in zip(record.bots, record.scores, record.places):
-            scores[bot].append(score)
-            deals[bot].append(record.seed)
-            places[bot].append(place)
+        faulted = {fault.seat for fault in record.faults}
+        for seat, (bot, score, place) in enumerate(zip(record.bots, record.scores,
+                                                       record.places)):
+            places[bot].append(len(record.bots) if seat in faulted else place)
+            if seat not in faulted:
+                scores[bot].append(score)
+                deals[bot].append(record.seed)
     ratings = plackett_luce_ratings(records)
     faults = _faults_by_bot(records)
-    played = sorted((bot for bot in bots if scores[bot]),
-                    key=lambda bot: (-Fraction(sum(scores[bot]), len(scores[bot])), bot))
-    ranks = competition_ranks(played, lambda bot: Fraction(sum(scores[bot]),
-                                                           len(scores[bot])))
+
+    def key(bot: str) -> tuple[Fraction, Fraction]:
+        mean_score = Fraction(sum(scores[bot]), len(scores[bot])) if scores[bot] else None
+        worst = Fraction(-10**9)  # below any score: a bot that never played clean
+        return (Fraction(sum(places[bot]), len(places[bot])),
+                -(mean_score if mean_score is not None else worst))
+
+    played = sorted((bot for bot in bots if places[bot]), key=lambda bot: (key(bot), bot))
+    ranks = competition_ranks(played, key)
     rows = [_standing_row(rank, bot, scores[bot], deals[bot], places[bot], ratings.get(bot),
                           faults.get(bot, []))
             for rank, bot in zip(ranks, played)]
     rows += [_standing_row(None, bot, [], [], [], None, faults.get(bot, []))
-             for bot in bots if not scores[bot]]
+             for bot in bots if not places[bot]]
     columns = (Column("rank"), Column("bot"), Column("games"), Column("mean score"),
                Column("95% CI ±"), Column("mean place"), Column("first places"),
                Column("faults"), Column("rating mu"), Column("rating sigma"))
-    return Table(f"{title} standings (games = seats played; a bot in two seats of one game "
-                 "counts twice; the CI treats each deal as one draw, as its rotations share "
-                 "the cards)", columns, tuple(rows))
+    return Table(f"{title} standings, ranked by mean place (a faulted game is a last "
+                 "place), then mean score (games without a fault; games = seats played; a "
+                 "bot in two seats of one game counts twice; the CI treats each deal as one "
+                 "draw, as its rotations share the cards)", columns, tuple(rows))
 
 
 def _standing_row(rank: int | None, bot: str, scores: list[int], deals: list[int],
@@ -108,7 +119,7 @@ def _standing_row(rank: int | None, bot: str, scores: list[int], deals: list[int
     mean, half = mean_ci(scores, deals) if scores else (None, None)
     mean_place = sum(places) / len(places) if places else None
     mu, sigma = rating if rating is not None else (None, None)
-    return (rank, bot, len(scores), mean, half, mean_place,
+    return (rank, bot, len(places), mean, half, mean_place,
             sum(1 for place in places if place == 1), _fault_summary(faults), mu, sigma)
 
 

@@ -338,11 +338,12 @@ def score_seat(bid: int, tricks: int, action_points: int, cards: int,
 
 
 def rank_places(totals: Sequence[int], faulted: frozenset[int] = frozenset()) -> list[int]:
-    """Competition places (ruling R9); faulted seats share the place below everyone else."""
+    """Competition places (ruling R9) of the seats without a fault; faulted seats all take
+    the last place, so a table where every seat faulted has no first place."""
     if not all(0 <= s < len(totals) for s in faulted):
         raise ValueError(f"faulted seats {sorted(faulted)} outside 0..{len(totals) - 1}")
     clean = [t for s, t in enumerate(totals) if s not in faulted]
-    return [len(clean) + 1 if s in faulted else 1 + sum(o > t for o in clean)
+    return [len(totals) if s in faulted else 1 + sum(o > t for o in clean)
             for s, t in enumerate(totals)]
 
 

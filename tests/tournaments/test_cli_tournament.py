@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import sqlite3
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -254,3 +255,20 @@ def test_on_a_terminal_progress_is_a_bar_with_the_eta_and_faults() -> None:
     progress.start(total=4, done=2, faults=1)
     assert terminal.getvalue() == "\r\x1b[K[##########----------] rage: 2/4 games (2 resumed), " \
                                   "1 fault, ETA ?"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "csv", "markdown", "html"])
+def test_a_bot_that_exits_at_once_ranks_below_every_bot_that_plays(tmp_path: Path,
+                                                                    fmt: str) -> None:
+    """Issue 12: its fallback's points are not its own; each of its games is a last
+    place. The tables rank it last in every format."""
+    run = referee("tournament", "rage", "--db", str(tmp_path / "c.sqlite"), "--table-size",
+                  "3", "--format", fmt, RANDOM, HEURISTIC, "stdio:sh -c 'exit 3'")
+    assert run.returncode == 0, run.stderr
+    standings = run.stdout[:run.stdout.index("Head-to-head")]
+    positions = {name: [m.start() for m in re.finditer(rf"(?<![\w-]){name}(?![\w-])",
+                                                      standings)]
+                 for name in ("rage_random", "rage_heuristic", "sh")}
+    assert all(len(found) == 1 for found in positions.values()), standings
+    assert positions["sh"] > positions["rage_random"] and \
+        positions["sh"] > positions["rage_heuristic"], standings

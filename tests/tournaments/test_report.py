@@ -36,22 +36,43 @@ def rows_by_bot(table: Table) -> dict[str, dict[str, object]]:
     return {str(row[1]): dict(zip(table.headers, row)) for row in table.rows}
 
 
-def test_rage_standings_values_and_shared_rank() -> None:
+def test_rage_standings_rank_by_mean_place_with_faults_last() -> None:
     standings, _ = build_tables(RAGE, RAGE_RECORDS, BOTS)
     rows = rows_by_bot(standings)
-    # a: 30, 10, 20 -> mean 20; b: 10, 20, 30 -> mean 20; c: 10, 30, -10 -> mean 10
-    assert rows["a"]["mean score"] == rows["b"]["mean score"] == 20
-    assert rows["a"]["rank"] == rows["b"]["rank"] == 1 and rows["c"]["rank"] == 3
-    assert rows["a"]["95% CI ±"] is None  # three rotations of one deal: one draw
-    assert rows["a"]["mean place"] == 2 and rows["c"]["mean place"] == 2
+    # Places, a faulted game last (3): a 1,3,2 -> 2; b 2,2,1 -> 5/3; c 2,1,3 -> 2.
+    # Mean scores count only games without a fault: a (30+20)/2, b 20, c (10+30)/2.
+    assert rows["b"]["mean place"] == 5 / 3 and rows["a"]["mean place"] == 2
+    assert (rows["a"]["mean score"], rows["b"]["mean score"], rows["c"]["mean score"]) == \
+        (25, 20, 20)
+    assert (rows["b"]["rank"], rows["a"]["rank"], rows["c"]["rank"]) == (1, 2, 3)
+    assert "ranked by mean place" in standings.title
+    assert rows["a"]["95% CI ±"] is None  # the rotations of one deal: one draw
     assert (rows["a"]["first places"], rows["b"]["first places"]) == (1, 1)
-    assert rows["a"]["games"] == 3
+    assert rows["a"]["games"] == 3 and rows["c"]["games"] == 3
     assert rows["a"]["faults"] == "timeout 1" and rows["b"]["faults"] == "none"
     assert rows["c"]["faults"] == "timeout 1, crash 2"
     assert isinstance(rows["a"]["rating mu"], float)
     assert rows["idle"]["games"] == 0 and rows["idle"]["rank"] is None
     assert rows["idle"]["mean score"] is None
-    assert [row[1] for row in standings.rows] == ["a", "b", "c", "idle"]
+    assert [row[1] for row in standings.rows] == ["b", "a", "c", "idle"]
+
+
+def test_a_bot_that_always_faults_ranks_below_every_bot_that_plays() -> None:
+    """Issue 12: a bot that crashed in all its games ranked 2nd of 4 on the points its
+    fallback scored. Those points are never credited, and a faulted game is a last place,
+    also where every seat faulted (DESIGN.md: a faulty bot places last)."""
+    crash = Fault(0, "crasher", FaultKind.CRASH, "exit 1")
+    records = [
+        rage("rage/d01/t01/r0", ("crasher", "x", "y"), (90, 5, -10), (3, 1, 2), (crash,)),
+        rage("rage/d01/t01/r1", ("crasher", "y", "x"), (80, 10, 0), (3, 1, 2), (crash,)),
+        rage("rage/d01/t02/r0", ("crasher", "crasher", "x"), (70, 60, -20), (3, 3, 3),
+             (crash, Fault(1, "crasher", FaultKind.CRASH, "exit 1"),
+              Fault(2, "x", FaultKind.TIMEOUT, "slow"))),
+    ]
+    rows = rows_by_bot(build_tables(RAGE, records, ("crasher", "x", "y"))[0])
+    assert rows["crasher"]["rank"] == 3 and rows["crasher"]["mean score"] is None
+    assert rows["crasher"]["first places"] == 0 and rows["crasher"]["mean place"] == 3
+    assert rows["x"]["rank"] < 3 and rows["y"]["rank"] < 3
 
 
 def test_head_to_head_crosstable() -> None:
@@ -127,7 +148,7 @@ def test_render_json_parses_back_with_values() -> None:
     data = json.loads(render(TABLES, OutputFormat.JSON))
     assert list(data) == [table.title for table in TABLES]
     standings = {row["bot"]: row for row in data[TABLES[0].title]}
-    assert standings["c"]["mean score"] == 10 and standings["c"]["faults"] == "timeout 1, crash 2"
+    assert standings["c"]["mean score"] == 20 and standings["c"]["faults"] == "timeout 1, crash 2"
     assert standings["a"]["95% CI ±"] is None
     assert standings["idle"]["mean score"] is None
 
@@ -138,7 +159,7 @@ def test_render_csv_parses_back_with_titles_and_blank_separator() -> None:
     blank = rows.index([])
     assert rows[blank + 1] == [TABLES[1].title]
     standings = {row[1]: dict(zip(rows[1], row)) for row in rows[2:blank]}
-    assert float(standings["a"]["mean score"]) == 20 and standings["a"]["rank"] == "1"
+    assert float(standings["a"]["mean score"]) == 25 and standings["a"]["rank"] == "2"
     assert standings["idle"]["mean score"] == ""
     assert len(rows) == 2 + len(BOTS) + 1 + 2 + len(BOTS)
 

@@ -16,7 +16,7 @@ from referee.cli.options import (
 )
 from referee.errors import ConfigError
 from referee.matches.game import Contest
-from referee.players.lineup import bot_specs, safe_word, unique_labels
+from referee.players.lineup import bot_specs, named
 from referee.registry import games
 from referee.registry.games import AnyGame
 from tournaments.spec import SIZE_KEY, BotEntry, SpecError, TournamentSpec
@@ -168,7 +168,8 @@ def _command_line_spec(game: AnyGame, bots: tuple[str, ...], fresh_bots: bool,
     launch = launch_settings(options["startup_time"], options["move_time"],
                              options["time_bank"], options["max_memory"],
                              options["max_cpu"], options["max_procs"], "ipc")
-    entries = tuple(BotEntry(name, text) for name, text in zip(_labels(bots), bots))
+    entries = tuple(BotEntry(spec.label, named(text)[1])
+                    for spec, text in zip(bot_specs(bots), bots))
     try:
         return TournamentSpec.create(
             game, entries, deals=options["deals"] or 1, seed=options["seed"] or 0,
@@ -190,9 +191,3 @@ def _refuse_other_games_options(game: AnyGame, options: dict[str, Any]) -> None:
 def _spec_message(error: SpecError) -> str:
     """A SpecError in the command line's words: the flag, not the file's key."""
     return str(error).replace(f"'{error.key}'", _flag(error.key), 1)
-
-
-def _labels(bots: tuple[str, ...]) -> list[str]:
-    """Distinct table names from the commands, e.g. rage_random-1, rage_random-2."""
-    labels = [safe_word(spec.label)[:36] or "bot" for spec in bot_specs(bots)]
-    return unique_labels(labels)

@@ -14,7 +14,7 @@ from types import TracebackType
 from typing import Sequence
 
 from referee.processes.bot_command import BotCommand, default_label, parse_bot_command
-from referee.errors import BotFault, ConfigError
+from referee.errors import BotFault, BotStartError, ConfigError
 from referee.players.player import Player
 from referee.processes.sandbox import SandboxSettings, View, sandbox_enabled
 from referee.players.remote_player import RemotePlayer
@@ -30,10 +30,29 @@ class BotSpec:
     label: str
 
 
+_NAMED = re.compile(r"([A-Za-z0-9._-]{1,40})=(\S.*)", re.DOTALL)
+
+
+def named(text: str) -> tuple[str | None, str]:
+    """A BOT argument as (name, command): `alice=students/alice/bot` is named alice; a
+    plain command (or one whose first word merely holds '=') has no name."""
+    match = _NAMED.fullmatch(text)
+    return (match.group(1), match.group(2)) if match else (None, text)
+
+
 def bot_specs(texts: Sequence[str], names: Sequence[str] | None = None) -> list[BotSpec]:
-    """Parse BOT arguments (raising BotStartError) and give each a distinct name."""
-    commands = [parse_bot_command(text) for text in texts]
-    labels = list(names) if names else unique_labels([default_label(c) for c in commands])
+    """Parse BOT arguments, `NAME=COMMAND` or `COMMAND` (raising BotStartError), and give
+    each a distinct name: its own, else its program's, numbered where repeated."""
+    if names:
+        return [BotSpec(parse_bot_command(text), name) for text, name in zip(texts, names)]
+    pairs = [named(text) for text in texts]
+    commands = [parse_bot_command(command) for _, command in pairs]
+    unnamed = [safe_word(default_label(c))[:36] or "bot"
+               for (name, _), c in zip(pairs, commands) if name is None]
+    defaults = iter(unique_labels(unnamed))
+    labels = [name if name is not None else next(defaults) for name, _ in pairs]
+    if len(set(labels)) < len(labels):
+        raise BotStartError(f"bot names must differ: {', '.join(labels)}")
     return [BotSpec(command, label) for command, label in zip(commands, labels)]
 
 

@@ -272,3 +272,19 @@ def test_a_bot_that_exits_at_once_ranks_below_every_bot_that_plays(tmp_path: Pat
     assert all(len(found) == 1 for found in positions.values()), standings
     assert positions["sh"] > positions["rage_random"] and \
         positions["sh"] > positions["rage_heuristic"], standings
+
+
+def test_bots_named_on_the_command_line_keep_their_names(tmp_path: Path) -> None:
+    """Issue 12: `NAME=COMMAND` names a bot; `alice/main` and `bob/main` are no longer
+    main-1 and main-2. An unnamed bot still gets its program's name."""
+    run = referee("tournament", "rage", "--db", str(tmp_path / "n.sqlite"), "--table-size",
+                  "3", f"alice={RANDOM}", f"bob={HEURISTIC}", RANDOM)
+    assert run.returncode == 0, run.stderr
+    rows = {line.split()[1] for line in run.stdout.splitlines()
+            if line.split()[:1] in (["1"], ["2"], ["3"])}
+    assert rows == {"alice", "bob", "rage_random"}, run.stdout
+
+
+def test_two_bots_of_one_name_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert_bad_input(["tournament", "rage", f"a={RANDOM}", f"a={HEURISTIC}", RANDOM],
+                     capsys, "names must differ")

@@ -94,3 +94,4 @@ GAME_SIZE = Bound(1, 64, "seats")  # on the command line; each game allows its o
 DEALS = Bound(1, 100_000, "deals")
 JOBS = Bound(1, 1024, "workers")
 MAX_GAMES = 1_000_000
+MAX_GAMES_OPTION = Bound(1, MAX_GAMES, "games")

@@ -24,6 +24,11 @@ from tournaments.schedule import fixtures_for
 from tournaments.store import ResultStore, default_db_path
 
 
+# A class of 30 bots at tables of 4 is 143,840 games a deal: a schedule that big is
+# refused unless asked for, before anything is written.
+DEFAULT_MAX_GAMES = 20_000
+
+
 def default_jobs() -> int:
     """One worker per core."""
     return os.cpu_count() or 1
@@ -41,6 +46,7 @@ class RunOptions:
     busy_wait: float | None = None  # seconds a wait for a bot polls first (busy_wait.py)
     sandbox: SandboxSettings = SandboxSettings()
     persistent_bots: bool = False  # sandboxed bots play many games (they can remember)
+    max_games: int = DEFAULT_MAX_GAMES  # a bigger schedule is refused before it starts
     executor_factory: ExecutorFactory | None = None  # None: pinned_process_pool
 
 
@@ -53,6 +59,7 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     """
     if options.jobs < 1:
         raise ConfigError(f"jobs must be at least 1, not {options.jobs}")
+    _check_size(spec, options.max_games)
     db_path = options.db_path or default_db_path(spec)
     context = play_context(spec, db_path, options.transport, busy_wait=options.busy_wait,
                            sandbox=options.sandbox, persistent_bots=options.persistent_bots)
@@ -62,12 +69,21 @@ def run_session(spec: TournamentSpec, options: RunOptions,
         fixtures = fixtures_for(spec, store.deal_secret)
         err.write(f"results: {db_path} (game logs in {context.logs.name}/)\n")
         left = len(fixtures) - len(store.done())
+        err.write(f"{spec.game.name}: {len(fixtures):,} games scheduled, {left:,} to play\n")
         # More workers than games left would only start idle processes.
         jobs = max(1, min(options.jobs, left))
         progress = StderrProgress(spec.game.name, err) if options.progress else None
         run_tournament(spec, fixtures, store, play_fixture, context, jobs,
                        options.executor_factory or pinned_process_pool, progress)
         return _render(store, options.fmt)
+
+
+def _check_size(spec: TournamentSpec, max_games: int) -> None:
+    if spec.games > max_games:
+        raise ConfigError(
+            f"this tournament would play {spec.games:,} games, more than --max-games "
+            f"{max_games:,}: give fewer bots or deals, a smaller table or team size, or "
+            "a larger --max-games")
 
 
 def results_tables(db_path: Path, fmt: OutputFormat) -> str:

@@ -23,7 +23,9 @@ from tournaments.spec import SIZE_KEY, BotEntry, SpecError, TournamentSpec
 from tournaments.spec_file import load_tournament_file
 from tournaments.report import OutputFormat
 from tournaments.runner import PlayFailed, WorkersKeepDying
-from tournaments.session import RunOptions, default_jobs, results_tables, run_session
+from tournaments.session import (
+    DEFAULT_MAX_GAMES, RunOptions, default_jobs, results_tables, run_session,
+)
 from tournaments.store import StoreFailure
 
 # Options that define a tournament beside the games' own: set in a file, not beside it.
@@ -60,6 +62,9 @@ _tournament_options = compose(
     click.option("--team-size", type=Bounded(bounds.GAME_SIZE), default=None,
                  help="Cooperative games (The Game): players per team (default 2 with 2+ "
                       "bots)."),
+    click.option("--max-games", type=Bounded(bounds.MAX_GAMES_OPTION),
+                 default=DEFAULT_MAX_GAMES, show_default=True,
+                 help="Refuse a schedule of more games than this, before it starts."),
     click.option("--jobs", type=Bounded(bounds.JOBS), default=None,
                  help="Games played at once (default: one per core)."),
     click.option("--fresh-bots", is_flag=True, help="Start new bot processes for every game."),
@@ -76,7 +81,7 @@ _tournament_options = compose(
 )
 
 
-def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None,
+def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_games: int,
                 fresh_bots: bool, persistent_bots: bool, db_path: Path | None, fmt: str,
                 transport: str, busy_wait_us: int | None, sandbox: str,
                 sandbox_dirs: tuple[Path, ...], **options: Any) -> None:
@@ -94,7 +99,7 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None,
     run = RunOptions(db_path, jobs or default_jobs(), OutputFormat(fmt), transport=transport,
                      busy_wait=busy_wait_seconds(busy_wait_us),
                      sandbox=sandbox_settings(sandbox, sandbox_dirs),
-                     persistent_bots=persistent_bots)
+                     persistent_bots=persistent_bots, max_games=max_games)
     try:
         click.echo(run_session(spec, run), nl=False)
     except (PlayFailed, WorkersKeepDying, StoreFailure) as error:

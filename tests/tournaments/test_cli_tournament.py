@@ -288,3 +288,22 @@ def test_bots_named_on_the_command_line_keep_their_names(tmp_path: Path) -> None
 def test_two_bots_of_one_name_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert_bad_input(["tournament", "rage", f"a={RANDOM}", f"a={HEURISTIC}", RANDOM],
                      capsys, "names must differ")
+
+
+def test_a_schedule_over_max_games_is_refused_before_anything_is_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 12: 32 bots at tables of 4 would be 143,840 games a deal; a schedule over
+    --max-games (default 20,000) is one error line naming the count, and no db."""
+    db = tmp_path / "big.sqlite"
+    class_of_32 = [f"s{n}={RANDOM}" for n in range(32)]  # 30 students, 2 references
+    assert_bad_input(["tournament", "rage", "--db", str(db), *class_of_32], capsys,
+                     "143,840 games", "--max-games 20,000")
+    assert_bad_input(["tournament", "rage", "--db", str(db), "--max-games", "29",
+                      "--table-size", "3", RANDOM, HEURISTIC, RANDOM], capsys, "30 games")
+    assert not db.exists()
+
+
+def test_the_schedule_size_is_printed_before_the_games(tmp_path: Path) -> None:
+    run = rage_run(tmp_path / "s.sqlite")
+    assert run.returncode == 0, run.stderr
+    assert "rage: 6 games scheduled, 6 to play" in run.stderr.splitlines()[1], run.stderr

@@ -298,7 +298,7 @@ def test_a_schedule_over_max_games_is_refused_before_anything_is_written(
     class_of_32 = [f"s{n}={RANDOM}" for n in range(32)]  # 30 students, 2 references
     assert_bad_input(["tournament", "rage", "--db", str(db), *class_of_32], capsys,
                      "143,840 games", "--max-games 20,000")
-    assert_bad_input(["tournament", "rage", "--db", str(db), "--max-games", "29",
+    assert_bad_input(["tournament", "rage", "--db", str(db), "--max-games", "29", "--deals", "10",
                       "--table-size", "3", RANDOM, HEURISTIC, RANDOM], capsys, "30 games")
     assert not db.exists()
 

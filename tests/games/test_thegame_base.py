@@ -1,6 +1,6 @@
 """The base game (The Game): deal, placing, the turn, refill, drop-out, end, score, faults.
 
-Rules from RULINGS.md "The Game Extreme" / "Base game", rulings X1, X9, X10.
+Rules from docs/rules.md, "The Game Extreme" / "The base game", rulings X1, X9, X10.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ def test_lightning_and_infinity_partition_the_commands() -> None:
 
 
 def test_default_map_is_valid_and_pinned() -> None:
-    """The shipped mapping: 28 numbers, 4 per command (RULINGS "Extreme"), as documented."""
+    """The shipped mapping: 28 numbers, 4 per command (docs/rules.md, Commands), as documented."""
     DEFAULT_COMMANDS.validate()
     assert DEFAULT_COMMANDS.to_json() == DEFAULT_NUMBERS
     assert len(DEFAULT_COMMANDS.by_number) == 28

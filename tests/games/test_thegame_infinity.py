@@ -1,7 +1,7 @@
 """Infinity commands (no talking, no reverse, one pile, draw one): they bind every active
 player while they show on top of a pile; covered, they are dead.
 
-RULINGS.md "The Game Extreme" / "Extreme", rulings X2, X3, X5. Default map numbers used:
+docs/rules.md, "The Game Extreme" / "Commands", rulings X2, X3, X5. Default map numbers used:
 no talking 27, no reverse 15 30, one pile 18 33, draw one 21 36, Stop 39.
 """
 

@@ -1,6 +1,6 @@
 """Lightning commands (Stop, Skull, 3!): they bind only the active player during that turn.
 
-RULINGS.md "The Game Extreme" / "Extreme", rulings X6, X7, X8. Default map numbers used:
+docs/rules.md, "The Game Extreme" / "Commands", rulings X6, X7, X8. Default map numbers used:
 Stop 39 56, Skull 42 59, 3! 45 62 (pinned in test_thegame_commands).
 """
 

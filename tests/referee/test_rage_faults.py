@@ -1,4 +1,4 @@
-"""Whole Rage games with one real misbehaving bot process (DESIGN.md fault policy).
+"""Whole Rage games with one real misbehaving bot process (docs/rules.md, Faults).
 
 Each game must still be played to the end, blame exactly the misbehaving seat with the
 right fault kind, place it last, let the fallback finish its seat, and leave no process.

@@ -14,6 +14,7 @@ from referee.games.thegame_commands import (
     CommandMap,
     load_command_map,
 )
+from tests.load_support import loading_error
 
 DEFAULT_NUMBERS = {
     "stop": [3, 39, 56, 92],
@@ -38,12 +39,7 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 
 def _load_error(tmp_path: Path, text: str) -> str:
-    path = _write(tmp_path, text)
-    with pytest.raises(ConfigError) as info:
-        load_command_map(path)
-    message = str(info.value)
-    assert str(path) in message, "every loading error names the file"
-    return message
+    return loading_error(load_command_map, _write(tmp_path, text))
 
 
 def test_wire_names_are_non_numeric() -> None:

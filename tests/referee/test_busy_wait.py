@@ -3,6 +3,7 @@ only while it pays. Real channels that poll are tested in test_transport.py."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -81,6 +82,6 @@ def test_a_negative_budget_is_refused() -> None:
 def test_by_default_polls_only_with_more_than_one_cpu(
         cpus: set[int], expected: float, monkeypatch: pytest.MonkeyPatch) -> None:
     """On one CPU (a pinned tournament worker) polling would hold off the bot itself."""
-    monkeypatch.setattr(busy_wait.os, "sched_getaffinity", lambda pid: cpus)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: cpus)
     assert busy_wait.default_budget() == expected
     assert BusyWait().budget == expected

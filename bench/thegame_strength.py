@@ -6,7 +6,7 @@ For 1 to 5 players, with and without commands, every seat the same bot (random, 
 or quiet: the heuristic giving no hints), in process (FunctionPlayer + TheGameMatch): mean
 cards left with a 95% confidence interval, win %, "excellent" % (fewer than 10 left), the
 bot's mean time per turn, and faults. Every bot plays the same seeds. Prints a markdown
-table, then the games without commands beside the published figures (shared/RULINGS.md).
+table, then the games without commands beside the published figures (docs/rules.md).
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ class QuietHeuristicBot(HeuristicBot):
 
 BOTS: dict[str, Callable[[], TheGameBot]] = {
     "random": RandomBot, "heuristic": HeuristicBot, "quiet": QuietHeuristicBot}
-EXCELLENT_BELOW = 10  # RULINGS "End of the game": fewer than 10 left is excellent
-# shared/RULINGS.md, "Published figures for bot strength" (The Game, no commands)
+EXCELLENT_BELOW = 10  # docs/rules.md, "The end": fewer than 10 left is excellent
+# docs/rules.md, "Published figures for bot strength" (The Game, no commands)
 PUBLISHED = {1: "wins 1-4%", 2: "wins 3-11%", 5: "closest-card heuristic wins ~4.5%"}
 PUBLISHED_EXCELLENT = "excellent 12-53% without talk, 28-94% with search and full talk"
 
@@ -190,7 +190,7 @@ def main() -> None:
     print(f"The Game Extreme bot strength: seeds {seeds.start}..{seeds.stop - 1} per row, "
           f"every seat the same bot ({time.perf_counter() - start:.0f} s, {args.jobs} jobs)\n")
     print(table(rows))
-    print("\nWithout commands, beside the published figures for The Game (RULINGS.md):\n")
+    print("\nWithout commands, beside the published figures for The Game (docs/rules.md):\n")
     print(comparison(rows))
 
 

@@ -27,7 +27,7 @@ _PLACEMENT = re.compile(r"([abcd]):([0-9]{1,3})")
 
 
 class HintKind(enum.Enum):
-    """The fixed, non-numeric hint vocabulary (RULINGS: Hints)."""
+    """The fixed, non-numeric hint vocabulary (docs/rules.md, The Game: Talking)."""
 
     LEAVE = "leave"  # please leave pile P alone
     GOOD = "good"  # I can play well on pile P
@@ -108,7 +108,7 @@ def parse_turn(reply: str) -> Turn:
 def parse_hints(reply: str) -> tuple[Hint, ...]:
     """`none` or up to MAX_HINTS words like `leave:a good:c hold:skull`.
 
-    Anything numeric is refused: the rules forbid telling numbers (RULINGS: Hints).
+    Anything numeric is refused: the rules forbid telling numbers (docs/rules.md, Talking).
     """
     text = reply.strip()
     if text == "none":

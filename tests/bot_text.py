@@ -47,6 +47,6 @@ def is_placement(word: str) -> bool:
 
 
 def is_hint_reply(reply: str) -> bool:
-    """`none`, or 1 to 4 words of the fixed vocabulary (RULINGS: Hints)."""
+    """`none`, or 1 to 4 words of the fixed vocabulary (docs/rules.md, Talking)."""
     words = reply.split()
     return reply.strip() == "none" or (1 <= len(words) <= 4 and set(words) <= set(HINT_WORDS))

@@ -1,24 +1,46 @@
-"""Running the `referee` entry point in-process, and the bad-input contract every command keeps."""
+"""Running the `referee` command line in-process with click's CliRunner, and the bad-input
+contract every command keeps.
+
+`CliRunner.invoke` would call the click group directly and so skip `main()`, which turns
+every error into one `referee: error:` line and an exit code: the contract under test.
+So `main()` itself runs inside the runner's isolation (the standard streams and the
+environment that `invoke` gives a command too).
+"""
 
 from __future__ import annotations
 
-import pytest
+import sys
+
+from click.testing import CliRunner
 
 from referee.cli.main import main
 
 
-def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Exit code, stdout and stderr of `referee ARGS` run through main()."""
-    with pytest.raises(SystemExit) as exit_info:
-        main(args)
-    out, err = capsys.readouterr()
-    code = exit_info.value.code
-    return (code if isinstance(code, int) else 0), out, err
+def run_main(args: list[str] | None) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr of `referee ARGS` run through main(); None: main()
+    reads sys.argv, as the installed entry point calls it."""
+    with CliRunner().isolation() as (out, err, _):
+        try:
+            main(args)
+            code = 0
+        except SystemExit as done:
+            code = exit_code(done)
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        return code, out.getvalue().decode(), err.getvalue().decode()
 
 
-def assert_bad_input(args: list[str], capsys: pytest.CaptureFixture[str], *words: str) -> None:
+def exit_code(done: SystemExit) -> int:
+    """The process exit code a SystemExit stands for."""
+    if done.code is None:
+        return 0
+    return done.code if isinstance(done.code, int) else 1
+
+
+def assert_bad_input(args: list[str], *words: str) -> None:
     """Exit 2, exactly one line on stderr that says what is wrong, nothing on stdout."""
-    code, out, err = run_main(args, capsys)
+    code, out, err = run_main(args)
     assert code == 2, err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("referee: error: "), err

@@ -1,6 +1,6 @@
 """The Rage rules engine: deal, flip, bidding, plays, tricks, scoring, variants, events.
 
-Pure: no I/O. Rulings R1-R11 refer to ../shared/RULINGS.md.
+Pure: no I/O. Rulings R1-R11 are those of docs/rules.md, section Rage.
 
 Internally a hand is a sorted list of card ids (colour card ids are
 `colour_index * 16 + value`, so one colour is one contiguous run) and a colour is

@@ -3,7 +3,7 @@ draw, drop-out, end and score, events.
 
 The turn rules are functions over a small frozen `Position` (what the active player sees),
 so the referee's `TheGameState` and a bot that only knows its own view run the same code.
-Rulings X1-X10 are in shared/RULINGS.md, section "The Game Extreme".
+Rulings X1-X10 are those of docs/rules.md, section "The Game Extreme".
 """
 
 from __future__ import annotations
@@ -237,7 +237,7 @@ class _Rules:
         self.command: Mapping[int, Command] = (
             {} if position.commands is None else dict(position.commands.by_number))
         self.min_cards = position.min_cards
-        # RULINGS "Skull": a skull may show only after the turn that puts down the game's
+        # docs/rules.md, Skull: a skull may show only after the turn that puts down the game's
         # last card; that turn is legal and the game is lost (EndReason.SKULL_SHOWING)
         self.last_turn_possible = position.draw_pile_size == 0 and position.others_cards == 0
 

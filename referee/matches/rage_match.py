@@ -1,6 +1,6 @@
 """One refereed game of Rage: view -> request -> parse -> check -> apply, until the end.
 
-Fault policy (DESIGN.md): a faulty bot is out of the game and places last; a
+Fault policy (docs/rules.md, Faults): a faulty bot is out of the game and places last; a
 deterministic fallback plays its seat so the other bots' game is not spoiled.
 """
 
@@ -25,7 +25,7 @@ from referee.matches.match import Match
 Observer = Callable[[Event], None]
 
 
-# DESIGN.md: a faulty bot is out of the game and places last; the fallback plays its seat.
+# docs/rules.md, Faults: a faulty bot is out of the game and places last; a fallback plays.
 FAULT_POLICY = FaultPolicy(OnFault.FALLBACK)
 
 

@@ -1,6 +1,6 @@
 """One refereed game of The Game Extreme: hints, then the active bot's whole turn.
 
-Fault policy (DESIGN.md, ruling X1): a rule-breaking turn, a timeout, a crash or a
+Fault policy (docs/rules.md, Faults; ruling X1): a rule-breaking turn, a timeout, a crash or a
 protocol error ends the team's game as lost, charged to that bot. The referee alone
 decides that no legal turn exists; that is a normal loss.
 """

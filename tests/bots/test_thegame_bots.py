@@ -169,7 +169,7 @@ def test_sdk_tracks_hand_piles_and_counts_like_the_referee() -> None:
 # --- hints -----------------------------------------------------------------------------
 
 def test_hints_are_given_and_reach_every_teammate_before_the_turn() -> None:
-    """RULINGS Hints: a hint reply reaches every other seat before that seat's next request,
+    """docs/rules.md, Talking: a hint reply reaches every other seat before its next request,
     so the active seat has it when its TURN? comes (lines may be held until then)."""
     record: list[tuple[int, str, str]] = []  # (seat, "in"/"out", line) in time order
     bots = [HeuristicBot() for _ in range(3)]
@@ -211,7 +211,7 @@ def test_heuristic_says_leave_for_a_free_card_and_good_for_a_close_one() -> None
 
 
 def test_active_heuristic_keeps_off_a_pile_a_teammate_asked_to_leave() -> None:
-    """RULINGS Hints: the active player can act on hints given before its turn."""
+    """docs/rules.md, Talking: the active player can act on hints given before its turn."""
     start = [game_line(0, 2, False), "HAND 2 3 50 51 52 53 54"]
     request = codec.turn_request(2, 84, (1, 1, 100, 100))
     plain = feed(HeuristicBot(), *start, request)

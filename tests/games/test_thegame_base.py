@@ -1,11 +1,9 @@
 """The base game (The Game): deal, placing, the turn, refill, drop-out, end, score, faults.
 
-Rules from RULINGS.md "The Game Extreme" / "Base game", rulings X1, X9, X10.
+Rules from docs/rules.md, "The Game Extreme" / "The base game", rulings X1, X9, X10.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import pytest
 
@@ -20,39 +18,15 @@ from referee.games.thegame import (
     Outcome,
     Placement,
     PlayerOut,
-    Position,
     TheGameConfig,
     TheGameState,
-    Turn,
     TurnPlayed,
     check_turn_at,
     is_legal_turn_at,
 )
-from referee.games.thegame_commands import DEFAULT_COMMANDS, CommandMap
+from tests.games.thegame_support import deal, pos, t, why
 
 BASE = TheGameConfig(players=1, commands=None)
-
-
-def t(text: str) -> Turn:
-    """'50a 60b' -> a turn: card then pile letter."""
-    return tuple(Placement(PILE_NAMES.index(w[-1]), int(w[:-1])) for w in text.split())
-
-
-def pos(hand: Sequence[int], tops: tuple[int, ...] = (1, 1, 100, 100), draw: int = 10,
-        others: int = 0, commands: CommandMap | None = DEFAULT_COMMANDS) -> Position:
-    return Position(tops=tops, hand=tuple(hand), draw_pile_size=draw, players=2,
-                    commands=commands, others_cards=others)
-
-
-def why(position: Position, text: str) -> str:
-    with pytest.raises(RuleError) as info:
-        check_turn_at(position, t(text))
-    return str(info.value)
-
-
-def deal(players: int, hands: list[list[int]], draw: list[int],
-         piles: list[list[int]] | None = None, current: int = 0) -> TheGameState:
-    return TheGameState.from_deal(TheGameConfig(players, None), hands, draw, piles, current)
 
 
 def test_four_piles_start_with_their_row_cards() -> None:
@@ -63,20 +37,21 @@ def test_four_piles_start_with_their_row_cards() -> None:
     assert state.piles == [[], [], [], []]
 
 
-def test_ascending_pile_higher_or_exactly_ten_lower() -> None:
-    position = pos([50, 35, 44, 40], tops=(45, 1, 100, 100), draw=0, others=5)
-    assert is_legal_turn_at(position, t("50a"))
-    assert is_legal_turn_at(position, t("35a"))
-    assert "pile a ascends from 45: play higher than 45, or exactly 35" in why(position, "44a")
-    assert "reverse trick" in why(position, "40a")
-
-
-def test_descending_pile_lower_or_exactly_ten_higher() -> None:
-    position = pos([40, 55, 46, 50], tops=(1, 1, 45, 100), draw=0, others=5)
-    assert is_legal_turn_at(position, t("40c"))
-    assert is_legal_turn_at(position, t("55c"))
-    assert "pile c descends from 45: play lower than 45, or exactly 55" in why(position, "46c")
-    assert "card #1 (50 on c)" in why(position, "50c")
+@pytest.mark.parametrize(("pile", "tops", "onward", "back", "refused", "reason"), [
+    ("a", (45, 1, 100, 100), 50, 35, (44, 40),
+     "pile a ascends from 45: play higher than 45, or exactly 35 (reverse trick)"),
+    ("c", (1, 1, 45, 100), 40, 55, (46, 50),
+     "pile c descends from 45: play lower than 45, or exactly 55 (reverse trick)"),
+])
+def test_a_pile_takes_a_card_onward_or_exactly_ten_back(
+        pile: str, tops: tuple[int, ...], onward: int, back: int, refused: tuple[int, ...],
+        reason: str) -> None:
+    """Ascending piles take higher cards or exactly 10 lower; descending ones the mirror."""
+    position = pos([onward, back, *refused], tops=tops, draw=0, others=5)
+    assert is_legal_turn_at(position, t(f"{onward}{pile}"))
+    assert is_legal_turn_at(position, t(f"{back}{pile}"))
+    for card in refused:
+        assert why(position, f"{card}{pile}") == f"card #1 ({card} on {pile}): {reason}"
 
 
 def test_reverse_tricks_any_number_of_times_on_any_piles() -> None:
@@ -151,7 +126,7 @@ def test_deal_events_are_one_dealt_per_seat() -> None:
 
 
 def test_refill_to_hand_size_from_the_top_of_the_draw_pile() -> None:
-    state = deal(1, [[10, 20, 30, 40, 50, 60, 70, 80]], [2, 3, 4, 5])
+    state = deal([[10, 20, 30, 40, 50, 60, 70, 80]], [2, 3, 4, 5], commands=None)
     state.apply_turn(t("10a 20a"))
     assert state.hands == [[2, 3, 30, 40, 50, 60, 70, 80]]
     assert state.draw_pile == [4, 5]
@@ -160,7 +135,7 @@ def test_refill_to_hand_size_from_the_top_of_the_draw_pile() -> None:
 
 
 def test_refill_takes_what_is_left_of_the_draw_pile() -> None:
-    state = deal(1, [[10, 20, 30, 40, 50, 60, 70, 80]], [2])
+    state = deal([[10, 20, 30, 40, 50, 60, 70, 80]], [2], commands=None)
     state.apply_turn(t("10a 20a 30a"))
     assert state.hand_counts() == (6,)
     assert state.draw_pile == []
@@ -181,7 +156,7 @@ def test_x10_seat_0_starts_and_play_goes_clockwise() -> None:
 
 
 def test_empty_hand_with_empty_draw_pile_drops_out() -> None:
-    state = deal(3, [[50], [60, 61], [70, 71]], [])
+    state = deal([[50], [60, 61], [70, 71]], [], commands=None)
     state.apply_turn(t("50a"))
     assert PlayerOut(0) in state.events
     assert state.current_seat == 1
@@ -194,7 +169,7 @@ def test_empty_hand_with_empty_draw_pile_drops_out() -> None:
 
 def test_game_ends_when_the_active_player_has_no_legal_turn() -> None:
     """Ruling X1: the referee finds that seat 1 cannot play; a normal loss, not a fault."""
-    state = deal(2, [[99, 50], [60, 70]], [], piles=[[97], [98], [4], [5]])
+    state = deal([[99, 50], [60, 70]], [], piles=[[97], [98], [4], [5]], commands=None)
     assert not state.is_over
     state.apply_turn(t("99a"))
     assert state.is_over
@@ -205,7 +180,7 @@ def test_game_ends_when_the_active_player_has_no_legal_turn() -> None:
 
 
 def test_from_deal_ends_at_once_if_the_first_player_cannot_play() -> None:
-    state = deal(1, [[60, 70]], [], piles=[[97], [98], [4], [5]])
+    state = deal([[60, 70]], [], piles=[[97], [98], [4], [5]], commands=None)
     assert state.is_over and state.end_reason is EndReason.NO_LEGAL_TURN
     assert not state.has_legal_turn()
     assert state.find_legal_turn() is None
@@ -214,14 +189,14 @@ def test_from_deal_ends_at_once_if_the_first_player_cannot_play() -> None:
 
 def test_x9_score_after_a_loss_counts_hands_and_draw_pile() -> None:
     """Ruling X9: cards not played at that moment, flagged lost."""
-    state = deal(2, [[60], [50, 51]], [70, 80])
+    state = deal([[60], [50, 51]], [70, 80], commands=None)
     assert state.is_over and state.outcome is Outcome.LOST
     assert state.cards_left() == 5
     assert state.events[-1] == GameEnded(Outcome.LOST, EndReason.NO_LEGAL_TURN, 5)
 
 
 def test_all_cards_played_wins_with_score_zero() -> None:
-    state = deal(1, [[50]], [])
+    state = deal([[50]], [], commands=None)
     state.apply_turn(t("50a"))
     assert (state.outcome, state.end_reason) == (Outcome.WON, EndReason.ALL_PLAYED)
     assert state.cards_left() == 0

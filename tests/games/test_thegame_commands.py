@@ -14,6 +14,7 @@ from referee.games.thegame_commands import (
     CommandMap,
     load_command_map,
 )
+from tests.load_support import loading_error
 
 DEFAULT_NUMBERS = {
     "stop": [3, 39, 56, 92],
@@ -38,12 +39,7 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 
 def _load_error(tmp_path: Path, text: str) -> str:
-    path = _write(tmp_path, text)
-    with pytest.raises(ConfigError) as info:
-        load_command_map(path)
-    message = str(info.value)
-    assert str(path) in message, "every loading error names the file"
-    return message
+    return loading_error(load_command_map, _write(tmp_path, text))
 
 
 def test_wire_names_are_non_numeric() -> None:
@@ -60,7 +56,7 @@ def test_lightning_and_infinity_partition_the_commands() -> None:
 
 
 def test_default_map_is_valid_and_pinned() -> None:
-    """The shipped mapping: 28 numbers, 4 per command (RULINGS "Extreme"), as documented."""
+    """The shipped mapping: 28 numbers, 4 per command (docs/rules.md, Commands), as documented."""
     DEFAULT_COMMANDS.validate()
     assert DEFAULT_COMMANDS.to_json() == DEFAULT_NUMBERS
     assert len(DEFAULT_COMMANDS.by_number) == 28

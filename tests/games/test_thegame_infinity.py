@@ -1,31 +1,20 @@
 """Infinity commands (no talking, no reverse, one pile, draw one): they bind every active
 player while they show on top of a pile; covered, they are dead.
 
-RULINGS.md "The Game Extreme" / "Extreme", rulings X2, X3, X5. Default map numbers used:
+docs/rules.md, "The Game Extreme" / "Commands", rulings X2, X3, X5. Default map numbers used:
 no talking 27, no reverse 15 30, one pile 18 33, draw one 21 36, Stop 39.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import pytest
-
-from referee.errors import RuleError
 from referee.games.thegame import (
-    PILE_NAMES,
     Drew,
     EndReason,
     Outcome,
-    Placement,
-    Position,
-    TheGameConfig,
-    TheGameState,
-    Turn,
-    check_turn_at,
     is_legal_turn_at,
 )
 from referee.games.thegame_commands import DEFAULT_COMMANDS, Command
+from tests.games.thegame_support import deal, pos, solo, t, why
 
 NO_TALKING = 27
 NO_REVERSE, NO_REVERSE2 = 15, 30
@@ -33,25 +22,6 @@ ONE_PILE, ONE_PILE2 = 18, 33
 DRAW_ONE, DRAW_ONE2 = 21, 36
 STOP = 39
 HAND = [50, 60, 70, 72, 73, 74, 75, 76]
-
-
-def t(text: str) -> Turn:
-    """'50a 60b' -> a turn: card then pile letter."""
-    return tuple(Placement(PILE_NAMES.index(w[-1]), int(w[:-1])) for w in text.split())
-
-
-def pos(hand: Sequence[int], tops: tuple[int, ...] = (1, 1, 100, 100), draw: int = 10) -> Position:
-    return Position(tops=tops, hand=tuple(hand), draw_pile_size=draw, players=1)
-
-
-def why(position: Position, text: str) -> str:
-    with pytest.raises(RuleError) as info:
-        check_turn_at(position, t(text))
-    return str(info.value)
-
-
-def solo(hand: list[int], draw: list[int], piles: list[list[int]] | None = None) -> TheGameState:
-    return TheGameState.from_deal(TheGameConfig(1), [hand], draw, piles)
 
 
 def test_default_numbers_used_here() -> None:
@@ -80,7 +50,7 @@ def test_no_talking_while_it_shows_and_talk_again_once_covered() -> None:
 
 
 def test_talking_allowed_without_commands() -> None:
-    state = TheGameState.from_deal(TheGameConfig(1, None), [HAND], [2], [[NO_TALKING], [], [], []])
+    state = deal([HAND], [2], [[NO_TALKING], [], [], []], commands=None)
     assert state.talking_allowed() and state.visible_commands() == {}
 
 

@@ -1,56 +1,24 @@
 """Lightning commands (Stop, Skull, 3!): they bind only the active player during that turn.
 
-RULINGS.md "The Game Extreme" / "Extreme", rulings X6, X7, X8. Default map numbers used:
+docs/rules.md, "The Game Extreme" / "Commands", rulings X6, X7, X8. Default map numbers used:
 Stop 39 56, Skull 42 59, 3! 45 62 (pinned in test_thegame_commands).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import pytest
-
-from referee.errors import RuleError
 from referee.games.thegame import (
-    PILE_NAMES,
     Drew,
     EndReason,
     GameEnded,
     Outcome,
-    Placement,
-    Position,
-    TheGameConfig,
-    TheGameState,
-    Turn,
-    check_turn_at,
     is_legal_turn_at,
 )
 from referee.games.thegame_commands import DEFAULT_COMMANDS, Command
+from tests.games.thegame_support import pos, solo, t, why
 
 STOP, STOP2 = 39, 56
 SKULL, SKULL2 = 42, 59
 THREE, THREE2 = 45, 62
-
-
-def t(text: str) -> Turn:
-    """'50a 60b' -> a turn: card then pile letter."""
-    return tuple(Placement(PILE_NAMES.index(w[-1]), int(w[:-1])) for w in text.split())
-
-
-def pos(hand: Sequence[int], tops: tuple[int, ...] = (1, 1, 100, 100), draw: int = 10,
-        others: int = 0) -> Position:
-    return Position(tops=tops, hand=tuple(hand), draw_pile_size=draw, players=1,
-                    others_cards=others)
-
-
-def why(position: Position, text: str) -> str:
-    with pytest.raises(RuleError) as info:
-        check_turn_at(position, t(text))
-    return str(info.value)
-
-
-def solo(hand: list[int], draw: list[int], piles: list[list[int]] | None = None) -> TheGameState:
-    return TheGameState.from_deal(TheGameConfig(1), [hand], draw, piles)
 
 
 def test_default_numbers_used_here() -> None:

@@ -55,7 +55,7 @@ def test_a_placement_card_is_one_to_three_ascii_digits(reply: str) -> None:
 
 @pytest.mark.parametrize("reply", ["leave:a ٣", "good:b ½", "hold:stop 三"])
 def test_hints_refuse_numerals_of_any_script(reply: str) -> None:
-    """RULINGS, Hints: anything numeric is rejected."""
+    """docs/rules.md, Talking: anything numeric is rejected."""
     with pytest.raises(WireError, match="numbers"):
         thegame.parse_hints(reply)
 
@@ -130,7 +130,7 @@ def test_parse_turn_reads_exactly_pile_card_words(reply: str) -> None:
 @FUZZ
 @given(HINT_TEXT)
 def test_parse_hints_reads_only_the_fixed_vocabulary(reply: str) -> None:
-    """RULINGS, Hints: a fixed non-numeric vocabulary, at most MAX_HINTS words."""
+    """docs/rules.md, Talking: a fixed non-numeric vocabulary, at most MAX_HINTS words."""
     try:
         hints = thegame.parse_hints(reply)
     except WireError as error:

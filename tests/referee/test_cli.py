@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import assert_bad_input
+from tests.cli_support import assert_bad_input, run_main
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = "python bots/rage_random.py"
@@ -19,24 +19,24 @@ DEMO_BOTS = [RANDOM, HEURISTIC, RANDOM, SHELL]
 
 
 @pytest.mark.parametrize("count", [2, 9])
-def test_rage_needs_three_to_eight_bots(count: int, capsys: pytest.CaptureFixture[str]) -> None:
-    assert_bad_input(["play", "rage", *[RANDOM] * count], capsys, "3 to 8", str(count))
+def test_rage_needs_three_to_eight_bots(count: int) -> None:
+    assert_bad_input(["play", "rage", *[RANDOM] * count], "3 to 8", str(count))
 
 
-def test_bot_that_cannot_be_started(capsys: pytest.CaptureFixture[str]) -> None:
-    assert_bad_input(["play", "rage", RANDOM, RANDOM, "./no/such/bot --fast"], capsys,
+def test_bot_that_cannot_be_started() -> None:
+    assert_bad_input(["play", "rage", RANDOM, RANDOM, "./no/such/bot --fast"],
                      "no/such/bot")
 
 
-def test_unknown_variant(capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_variant() -> None:
     assert_bad_input(["play", "rage", "--variant", "double-trump", RANDOM, RANDOM, RANDOM],
-                     capsys, "double-trump")
+                     "double-trump")
 
 
-def test_r10_impossible_variant_combination(capsys: pytest.CaptureFixture[str]) -> None:
+def test_r10_impossible_variant_combination() -> None:
     args = ["play", "rage", "--variant", "plus-minus-one", "--variant", "hidden-bid",
             RANDOM, RANDOM, RANDOM]
-    assert_bad_input(args, capsys, "plus-minus-one", "hidden", "R10")
+    assert_bad_input(args, "plus-minus-one", "hidden", "R10")
 
 
 @pytest.mark.parametrize("option, value", [
@@ -44,29 +44,27 @@ def test_r10_impossible_variant_combination(capsys: pytest.CaptureFixture[str]) 
     ("--startup-time", "-1"), ("--time-bank", "-0.5"), ("--move-time", "inf"),
     ("--busy-wait-us", "-1"), ("--busy-wait-us", "0.5"), ("--busy-wait-us", "1000000"),
 ])
-def test_unusable_time_values(option: str, value: str,
-                              capsys: pytest.CaptureFixture[str]) -> None:
-    assert_bad_input(["play", "rage", option, value, RANDOM, RANDOM, RANDOM], capsys, option)
+def test_unusable_time_values(option: str, value: str) -> None:
+    assert_bad_input(["play", "rage", option, value, RANDOM, RANDOM, RANDOM], option)
 
 
 @pytest.mark.parametrize("count", [0, 6])
-def test_thegame_needs_one_to_five_bots(count: int, capsys: pytest.CaptureFixture[str]) -> None:
-    assert_bad_input(["play", "thegame", *["python bots/thegame_random.py"] * count], capsys)
+def test_thegame_needs_one_to_five_bots(count: int) -> None:
+    assert_bad_input(["play", "thegame", *["python bots/thegame_random.py"] * count])
 
 
 @pytest.mark.parametrize("args", [
     ["play", "thegame", "--variant", "durchmarsch", RANDOM],
     ["play", "rage", "--no-commands", RANDOM, RANDOM, RANDOM],
 ])
-def test_options_of_the_other_game_are_refused(args: list[str],
-                                               capsys: pytest.CaptureFixture[str]) -> None:
-    assert_bad_input(args, capsys, "--")
+def test_options_of_the_other_game_are_refused(args: list[str]) -> None:
+    assert_bad_input(args, "--")
 
 
-def test_bad_command_mapping_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_command_mapping_file(tmp_path: Path) -> None:
     mapping = tmp_path / "commands.toml"
     mapping.write_text('[commands]\nstop = [2, 3, 4]\n')
-    assert_bad_input(["play", "thegame", "--commands", str(mapping), RANDOM], capsys,
+    assert_bad_input(["play", "thegame", "--commands", str(mapping), RANDOM],
                      "commands.toml")
 
 
@@ -94,14 +92,14 @@ def test_demo_game_is_byte_identical_for_the_same_seed(tmp_path: Path) -> None:
 def test_replay_verifies_a_log_and_catches_tampering(tmp_path: Path) -> None:
     log = tmp_path / "game.jsonl"
     assert run_cli("play", "rage", "--seed", "7", "--log", str(log), *DEMO_BOTS).returncode == 0
-    verified = run_cli("replay", str(log))
-    assert verified.returncode == 0 and "reproduced" in verified.stdout
+    code, out, err = run_main(["replay", str(log)])  # replay starts no bot: in-process
+    assert code == 0 and "reproduced" in out, err
     lines = log.read_text().splitlines()
     result = json.loads(lines[-1])
     result["totals"][0] += 1
     log.write_text("\n".join([*lines[:-1], json.dumps(result)]) + "\n")
-    failed = run_cli("replay", str(log))
-    assert failed.returncode == 1 and "does not reproduce" in failed.stderr
+    code, _, err = run_main(["replay", str(log)])
+    assert code == 1 and "does not reproduce" in err
 
 
 def test_without_seed_the_seed_is_secret_from_stdout_and_bots_but_in_the_log(
@@ -124,8 +122,8 @@ def test_without_seed_the_seed_is_secret_from_stdout_and_bots_but_in_the_log(
     assert sum(line.startswith("GAME rage ") for line in to_bots) == 3
     assert not [line for line in to_bots if seed in line]
     assert "heard: GAME rage " in run.stderr and "env: REFEREE_ENDPOINT=" in run.stderr
-    verified = run_cli("replay", str(log))  # the logged seed is the real deal's
-    assert verified.returncode == 0 and "result reproduced" in verified.stdout
+    code, out, err = run_main(["replay", str(log)])  # the logged seed is the real deal's
+    assert code == 0 and "result reproduced" in out, err
 
 
 def test_without_seed_or_log_the_game_says_its_seed_is_not_kept() -> None:

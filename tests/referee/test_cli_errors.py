@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -10,7 +9,6 @@ import pytest
 
 from tests.cli_support import assert_bad_input, run_main
 
-ROOT = Path(__file__).resolve().parents[2]
 RANDOM = "python bots/rage_random.py"
 
 
@@ -26,32 +24,32 @@ def one_error_line(err: str) -> str:
     (["play"], "Usage: referee play [OPTIONS] COMMAND", ["rage", "thegame"]),
 ])
 def test_no_command_prints_one_usage_line_and_exits_2(
-        args: list[str], usage: str, commands: list[str],
-        capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run_main(args, capsys)
+        args: list[str], usage: str, commands: list[str]) -> None:
+    code, out, err = run_main(args)
     assert code == 2 and out == ""
     line = one_error_line(err)
     assert usage in line and all(command in line for command in commands), line
 
 
-def test_help_still_prints_the_whole_page() -> None:
-    for args, command in ([[], "tournament"], [["play"], "thegame"]):
-        done = subprocess.run([sys.executable, "-m", "referee", *args, "--help"], cwd=ROOT,
-                              capture_output=True, text=True, timeout=60)
-        assert done.returncode == 0 and done.stderr == ""
-        assert done.stdout.startswith("Usage: referee") and "Commands:" in done.stdout
-        assert command in done.stdout
+@pytest.mark.parametrize("args, command", [([], "tournament"), (["play"], "thegame")])
+def test_help_still_prints_the_whole_page(args: list[str], command: str) -> None:
+    code, out, err = run_main([*args, "--help"])
+    assert code == 0 and err == ""
+    assert out.startswith("Usage: referee") and "Commands:" in out
+    assert command in out
 
 
-def test_an_unknown_command_is_still_named(capsys: pytest.CaptureFixture[str]) -> None:
-    assert_bad_input(["play", "chess"], capsys, "No such command", "chess")
+def test_an_unknown_command_is_still_named() -> None:
+    assert_bad_input(["play", "chess"], "No such command", "chess")
 
 
-def test_the_installed_entry_point_without_arguments() -> None:
-    done = subprocess.run([sys.executable, "-m", "referee"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
-    assert done.returncode == 2 and done.stdout == ""
-    assert "Usage: referee" in one_error_line(done.stderr)
+def test_the_entry_point_without_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    """main() as the installed entry point calls it: its arguments from sys.argv. (Real
+    `python -m referee` processes run in test_cli.py, where they play games.)"""
+    monkeypatch.setattr(sys, "argv", ["referee"])
+    code, out, err = run_main(None)
+    assert code == 2 and out == ""
+    assert "Usage: referee" in one_error_line(err)
 
 
 def marker_bot(tmp_path: Path) -> tuple[str, Path]:
@@ -63,29 +61,26 @@ def marker_bot(tmp_path: Path) -> tuple[str, Path]:
 
 
 @pytest.mark.parametrize("where", ["proc", "folder", "under_proc", "under_a_file"])
-def test_an_unwritable_log_is_refused_before_any_bot_starts(
-        where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unwritable_log_is_refused_before_any_bot_starts(where: str, tmp_path: Path) -> None:
     (tmp_path / "plain").write_text("a file, not a folder")
     log = {"proc": Path("/proc/referee-test.jsonl"), "folder": tmp_path,
            "under_proc": Path("/proc/no-such-folder/game.jsonl"),
            "under_a_file": tmp_path / "plain" / "game.jsonl"}[where]
     bot, marker = marker_bot(tmp_path)
-    assert_bad_input(["play", "rage", "--seed", "1", "--log", str(log), bot, bot, bot], capsys,
+    assert_bad_input(["play", "rage", "--seed", "1", "--log", str(log), bot, bot, bot],
                      "--log", "cannot write")
     assert not marker.exists()
 
 
-def test_a_writable_log_check_leaves_no_file_when_bots_cannot_start(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_writable_log_check_leaves_no_file_when_bots_cannot_start(tmp_path: Path) -> None:
     log = tmp_path / "logs" / "game.jsonl"
     assert_bad_input(["play", "rage", "--log", str(log), RANDOM, RANDOM, "./no/such/bot"],
-                     capsys, "no/such/bot")
+                     "no/such/bot")
     assert not log.exists()
 
 
 def test_an_os_error_while_playing_is_one_line_and_exit_1(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Machine trouble during a game (here the game log's disk fills up) is no traceback."""
     from referee.matches.game_log import GameLog
 
@@ -94,6 +89,6 @@ def test_an_os_error_while_playing_is_one_line_and_exit_1(
 
     monkeypatch.setattr(GameLog, "_write", full_disk)
     code, out, err = run_main(["play", "rage", "--seed", "1", "--log",
-                               str(tmp_path / "game.jsonl"), RANDOM, RANDOM, RANDOM], capsys)
+                               str(tmp_path / "game.jsonl"), RANDOM, RANDOM, RANDOM])
     assert code == 1
     assert "No space left on device" in one_error_line(err)

@@ -36,7 +36,7 @@ def rage_places(policy: FaultPolicy) -> tuple[int, ...]:
 
 
 def test_the_defaults_are_todays_policies_and_the_definitions_carry_them() -> None:
-    # DESIGN.md: Rage plays on with a fallback; ruling X1: a fault ends The Game.
+    # docs/rules.md, Faults: Rage plays on with a fallback; ruling X1: a fault ends The Game.
     assert RAGE_POLICY == FaultPolicy(OnFault.FALLBACK, faulted_place_last=True)
     assert THEGAME_POLICY == FaultPolicy(OnFault.END_GAME, faulted_place_last=True)
     assert RAGE.fault_policy is RAGE_POLICY and THEGAME.fault_policy is THEGAME_POLICY

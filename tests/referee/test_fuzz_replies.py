@@ -3,7 +3,7 @@
 Whatever the text, the match finishes with a result and no exception escapes. The text
 is either a legal move, applied as sent, or that seat's one recorded fault (protocol error
 or illegal move, with the text as the offending line and a short detail), answered by one
-`ERROR` line that fits the framing. No other seat is charged (DESIGN.md, Trust).
+`ERROR` line that fits the framing. No other seat is charged (docs/rules.md, Faults).
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def run_rage(players: Sequence[Player], variants: frozenset[Variant],
 
 
 def assert_placed_last_if_faulted(result: RageResult, seat: int) -> None:
-    """DESIGN.md fault policy: the faulty bot is out of the game and places last."""
+    """Fault policy (docs/rules.md, Faults): the faulty bot is out of the game and places last."""
     if result.faults:
         assert result.places[seat] == 3
         assert all(place < 3 for s, place in enumerate(result.places) if s != seat)
@@ -246,7 +246,7 @@ def test_any_turn_reply_is_a_turn_or_the_seats_fault(
 @given(st.data(), st.integers(2, 3), st.integers(1, 2), st.booleans())
 def test_any_hints_reply_is_hints_or_the_seats_fault(
         data: st.DataObject, count: int, nth: int, commands: bool) -> None:
-    """RULINGS, Hints: a fixed non-numeric vocabulary; anything else is a protocol fault."""
+    """docs/rules.md, Talking: a fixed non-numeric vocabulary; anything else is a protocol fault"""
     seat = data.draw(st.integers(0, count - 1), label="seat")
 
     def choose(request: str, honest: str) -> str:

@@ -1,4 +1,4 @@
-"""Whole Rage games with one real misbehaving bot process (DESIGN.md fault policy).
+"""Whole Rage games with one real misbehaving bot process (docs/rules.md, Faults).
 
 Each game must still be played to the end, blame exactly the misbehaving seat with the
 right fault kind, place it last, let the fallback finish its seat, and leave no process.
@@ -6,6 +6,7 @@ right fault kind, place it last, let the fallback finish its seat, and leave no 
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,8 @@ from tests.referee.fault_bots.support import MISBEHAVE, alive, wait_until
 
 CHEAT = Path(__file__).parent / "fault_bots" / "rage_cheat.py"
 RANDOM = "python bots/rage_random.py"
-FAST = LaunchSettings(TimeLimits(startup=3.0, move=0.4, bank=0.0))
+# The hanging culprits wait out the move time; the good bots answer far within it.
+FAST = LaunchSettings(TimeLimits(startup=3.0, move=1.0, bank=0.0))
 # For culprits told what to do in their environment, which a sandbox does not pass on.
 UNSANDBOXED = SandboxSettings(SandboxMode.OFF)
 
@@ -114,10 +116,11 @@ def test_fallback_plays_the_faulty_seat_in_the_log(tmp_path: Path) -> None:
 
 def test_time_bank_absorbs_late_replies_then_runs_out(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FAULT_SLEEP", "0.35")  # 0.15 s over the move time, every reply
+    monkeypatch.setenv("FAULT_SLEEP", "0.35")  # at least 0.15 s over the move time, every reply
     banked = LaunchSettings(TimeLimits(startup=3.0, move=0.2, bank=0.7), sandbox=UNSANDBOXED)
     result = play_with(f"python {MISBEHAVE} slow 1", tmp_path, banked)
     assert_blamed(result, FaultKind.TIMEOUT)
     moves = [r for r in read_log(tmp_path / "game.jsonl") if r["type"] == "move"]
     by_bot = [m for m in moves if m["seat"] == 1 and m["by"] == "bot"]
-    assert 3 <= len(by_bot) <= 5, "the bank paid for about 0.7 / 0.15 late replies"
+    # A loaded machine makes the overruns longer, so fewer replies are paid, never more.
+    assert 1 <= len(by_bot) <= math.ceil(0.7 / 0.15), "the bank paid, then ran out"

@@ -18,7 +18,8 @@ from referee.settings import ResourceLimits, TimeLimits
 from referee.transport.zmq_channel import ZmqHub
 from tests.referee.fault_bots.support import alive, misbehave, wait_until
 
-TIMES = TimeLimits(startup=3.0, move=0.3, bank=0.5, tolerance=0.05)
+# Generous: no bot here is meant to be late, and a loaded machine must not make it so.
+TIMES = TimeLimits(startup=30.0, move=30.0, bank=0.5, tolerance=0.05)
 LIMITS = ResourceLimits()
 TRANSPORTS = [pytest.param(False, id="zmq"), pytest.param(True, id="stdio")]
 
@@ -117,16 +118,20 @@ def test_a_reply_within_the_move_limit_keeps_the_bank(launch: Launcher) -> None:
 
 def test_a_late_reply_spends_its_overrun_and_new_game_refills_the_bank(
         launch: Launcher, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FAULT_SLEEP", "0.45")
-    player = launch(misbehave("slow"))
+    """The bot replies 0.45 s after the request, over a move limit of 0.3 s: the bank pays
+    the overrun, at least 0.15 s and at most what this test measured around the ask."""
+    sleep = 0.45
+    monkeypatch.setenv("FAULT_SLEEP", str(sleep))
+    times = TimeLimits(startup=30.0, move=0.3, bank=5.0, tolerance=0.05)  # no timeout
+    player = launch(misbehave("slow"), times)
     player.new_game("GAME 1")
     start = time.monotonic()
     assert player.ask("PLAY? a") == "a"
-    overrun = time.monotonic() - start - TIMES.move
-    assert player.bank_left == pytest.approx(TIMES.bank - overrun, abs=0.01)
-    assert player.bank_left < TIMES.bank - 0.1
+    measured = time.monotonic() - start
+    assert times.bank - (measured - times.move) - 1e-9 <= player.bank_left
+    assert player.bank_left <= times.bank - (sleep - times.move)
     player.new_game("GAME 2")
-    assert player.bank_left == TIMES.bank
+    assert player.bank_left == times.bank
 
 
 def test_ask_and_tell_refuse_the_wrong_kind_of_line(launch: Launcher) -> None:

@@ -17,23 +17,24 @@ SCRIPT = textwrap.dedent("""
     watcher = sentinel()
     child = os.fork()  # like a pool worker: it must not keep the parent's sentinel alive
     if child == 0:
-        time.sleep(5)
+        time.sleep(120)
         os._exit(0)
-    start = time.monotonic()
-    watcher.close()
-    print(watcher._process.returncode, round(time.monotonic() - start, 2), flush=True)
-    os.kill(child, 9)
-    os.waitpid(child, 0)
+    try:
+        watcher.close()
+        # It ends at once, unless the forked child (alive for 120 s) holds its pipe open.
+        print(watcher._process.wait(60), flush=True)
+    finally:
+        os.kill(child, 9)
+        os.waitpid(child, 0)
 """)
 
 
 def test_the_sentinel_ends_when_its_referee_closes_even_with_forked_children() -> None:
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
-                          env=env, timeout=30)
+                          env=env, timeout=300)
     assert done.returncode == 0, done.stderr
-    code, seconds = done.stdout.split()
-    assert code == "0" and float(seconds) < 2.0  # not held open by the forked child
+    assert done.stdout.split() == ["0"]
 
 
 def test_without_a_sentinel_the_referee_warns_and_carries_on(

@@ -19,7 +19,8 @@ from referee.processes.stderr_sink import DEFAULT_HEAD, DEFAULT_TAIL, THREAD_NAM
 from tests.referee.fault_bots.support import wait_until
 
 MARKER = re.compile(rb"\[referee: (\d+) bytes of stderr cut here\]\n")
-PROMPT = 2.0  # a generous bound for "returns promptly"; never an exact time
+PROMPT = 10.0  # "returns promptly", generous for a loaded machine: the pipe's writers
+# live far longer (60 s, or for ever), so a close that waited for them fails it
 BIG_TAIL_SIZE = 512 * 1024  # the numbered lines at each end of the 50 MB flood
 
 # The flood: numbered head lines, 49 MB of filler, numbered tail lines; deterministic, so
@@ -386,7 +387,7 @@ def test_a_bot_flooding_forever_does_not_starve_the_referee(
     sum(i * i for i in range(200_000))  # the referee's own work, meanwhile
     for _ in range(10):
         time.sleep(0.01)
-    assert time.monotonic() - began < 5.0
+    assert time.monotonic() - began < PROMPT
     processes[0].kill()
     sink.close()
     assert (tmp_path / "bot.stderr").stat().st_size <= DEFAULT_HEAD + DEFAULT_TAIL + 100

@@ -23,7 +23,8 @@ from tests.referee.fault_bots.support import MISBEHAVE
 
 CHEAT = Path(__file__).parent / "fault_bots" / "thegame_cheat.py"
 RANDOM = "python bots/thegame_random.py"
-FAST = LaunchSettings(TimeLimits(startup=3.0, move=0.4, bank=0.0))
+# The hanging culprit waits out the move time; the good bot answers far within it.
+FAST = LaunchSettings(TimeLimits(startup=3.0, move=1.0, bank=0.0))
 
 
 @pytest.mark.parametrize("culprit, kind", [

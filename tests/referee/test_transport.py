@@ -22,7 +22,8 @@ from referee.transport.zmq_channel import MAX_CONNECTIONS, SOCKET_NAME, ZmqChann
 from tests.referee.fault_bots.support import argv_command, wait_until
 
 TOKEN = "a" * 32
-SLACK = 0.25  # scheduling jitter allowed on top of a deadline (2 busy cores)
+LATE = 5.0  # how far past its deadline a wait may end on a loaded machine: a bound, not a time
+FAR = 60.0  # a deadline that what must happen "at once" beats by far, however loaded the machine
 
 Spawn = Callable[[BotCommand], BotProcess]
 Dealer = Callable[[], "zmq.Socket[bytes]"]
@@ -78,11 +79,12 @@ def bound_channel(hub: ZmqHub, dealer: Dealer, process: BotProcess,
     channel = hub.channel(token, process)
     bot = dealer()
     bot.send(f"HELLO 2 {token} fake 1.0".encode())
-    assert channel.recv(time.monotonic() + 2) == f"HELLO 2 {token} fake 1.0"
+    assert channel.recv(soon()) == f"HELLO 2 {token} fake 1.0"
     return channel, bot
 
 
-def soon(seconds: float = 2.0) -> float:
+def soon(seconds: float = 10.0) -> float:
+    """A deadline for a line that is on its way: met at once, unless the machine is loaded."""
     return time.monotonic() + seconds
 
 
@@ -147,7 +149,7 @@ def test_frames_without_a_proven_token_are_ignored(
     start = time.monotonic()
     with pytest.raises(BotTimeout):
         channel.recv(start + 0.3)
-    assert time.monotonic() - start < 0.3 + SLACK
+    assert time.monotonic() - start < 0.3 + LATE
     assert channel.ignored_frames == 3
     with pytest.raises(RuntimeError, match="before its HELLO"):
         channel.send("PLAY? x")
@@ -207,7 +209,7 @@ def test_recv_waits_until_the_deadline_and_no_longer(
     start = time.monotonic()
     with pytest.raises(BotTimeout):
         channel.recv(start + 0.3)
-    assert 0.3 <= time.monotonic() - start < 0.3 + SLACK
+    assert 0.3 <= time.monotonic() - start < 0.3 + LATE
 
 
 @pytest.mark.parametrize(("frame", "message", "excerpt"), [
@@ -252,9 +254,9 @@ def test_an_exit_wakes_the_wait_at_once_with_the_exit_code(
     channel, _ = bound_channel(hub, dealer, process)
     start = time.monotonic()
     with pytest.raises(BotCrashed, match="exited with code 5") as caught:
-        channel.recv(start + 10)
+        channel.recv(start + FAR)
     assert caught.value.exit_code == 5
-    assert time.monotonic() - start < 0.2 + SLACK
+    assert time.monotonic() - start < FAR / 2
 
 
 def test_a_line_sent_just_before_the_exit_is_still_read(
@@ -276,9 +278,9 @@ def test_a_send_to_an_exited_bot_is_reported_as_a_crash_by_the_next_recv(
     channel.send("PLAYED 0 a")  # sends never block or check: the wait for a reply does
     start = time.monotonic()
     with pytest.raises(BotCrashed) as caught:
-        channel.recv(start + 5.0)
+        channel.recv(start + FAR)
     assert caught.value.exit_code == 4
-    assert time.monotonic() - start < 1.0, "reported at once, not at the deadline"
+    assert time.monotonic() - start < FAR / 2, "reported at once, not at the deadline"
 
 
 def test_a_closed_channel_lets_go_of_its_endpoint(
@@ -357,7 +359,7 @@ def assert_times_out(channel: Channel, seconds: float) -> None:
     start = time.monotonic()
     with pytest.raises(BotTimeout):
         channel.recv(start + seconds)
-    assert seconds <= time.monotonic() - start < seconds + SLACK
+    assert seconds <= time.monotonic() - start < seconds + LATE
 
 
 def test_stdio_recv_is_bounded(spawn: Spawn) -> None:
@@ -366,12 +368,13 @@ def test_stdio_recv_is_bounded(spawn: Spawn) -> None:
 
 
 def test_stdio_exit_is_seen_at_once_even_if_a_child_keeps_stdout_open(spawn: Spawn) -> None:
-    process = spawn(argv_command("sh", "-c", "sleep 30 & sleep 0.2; exit 6", stdio=True))
+    process = spawn(argv_command("sh", "-c", f"sleep {FAR * 2:g} & sleep 0.2; exit 6",
+                                 stdio=True))
     channel = StdioChannel(process)
     start = time.monotonic()
     with pytest.raises(BotCrashed, match="exited with code 6"):
-        channel.recv(start + 10)
-    assert time.monotonic() - start < 0.2 + SLACK
+        channel.recv(start + FAR)
+    assert time.monotonic() - start < FAR / 2
 
 
 def test_stdio_send_to_a_bot_that_does_not_read_times_out(spawn: Spawn) -> None:
@@ -380,7 +383,7 @@ def test_stdio_send_to_a_bot_that_does_not_read_times_out(spawn: Spawn) -> None:
     with pytest.raises(BotTimeout, match="stopped reading"):
         for _ in range(100):  # 400 KB: far more than a pipe holds
             channel.send("z" * 4000, deadline=start + 0.3)
-    assert 0.3 <= time.monotonic() - start < 0.3 + SLACK
+    assert 0.3 <= time.monotonic() - start < 0.3 + LATE
 
 
 def test_stdio_send_to_a_closed_stdin_is_a_crash_with_the_exit_code(spawn: Spawn) -> None:
@@ -448,6 +451,6 @@ def test_a_polling_channel_still_sees_a_crash_at_once(spawn: Spawn) -> None:
     channel = StdioChannel(process, busy_wait=POLL)
     start = time.monotonic()
     with pytest.raises(BotCrashed) as caught:
-        channel.recv(start + 5)
+        channel.recv(start + FAR)
     assert caught.value.exit_code == 4
-    assert time.monotonic() - start < 1.0
+    assert time.monotonic() - start < FAR / 2

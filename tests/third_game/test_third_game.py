@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.cli.main import main
 from referee.registry import games
+from tests.cli_support import run_main
 from tests.third_game.high_card import HIGH_CARD, deal
 
 BOT = Path(__file__).with_name("high_card_bot.py")
@@ -28,22 +28,10 @@ def high_card_registered() -> Iterator[None]:
     games.unregister(HIGH_CARD.name)
 
 
-def referee(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Exit code, stdout and stderr of `referee ARGS`, run in-process."""
-    try:
-        main(args)
-        code = 0
-    except SystemExit as done:
-        code = done.code if isinstance(done.code, int) else 0
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_play_and_replay_a_game_the_referee_never_heard_of(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_play_and_replay_a_game_the_referee_never_heard_of(tmp_path: Path) -> None:
     log = tmp_path / "game.jsonl"
-    code, out, err = referee(["play", "high-card", HIGH, LOW, "--seed", "7", "--log",
-                              str(log)], capsys)
+    code, out, err = run_main(["play", "high-card", HIGH, LOW, "--seed", "7", "--log",
+                               str(log)])
     assert code == 0, err
     hands = deal(2, 7)
     assert out.splitlines()[0] == "High Card, 2 players, seed 7"
@@ -51,24 +39,22 @@ def test_play_and_replay_a_game_the_referee_never_heard_of(
     header = json.loads(log.read_text().splitlines()[0])
     assert header["game"] == "high-card" and header["players"][0]["hello"]["name"] == \
         "highcard-bot"
-    code, out, err = referee(["replay", str(log)], capsys)
+    code, out, err = run_main(["replay", str(log)])
     assert code == 0 and "result reproduced" in out, err
 
 
-def test_its_seat_range_and_help_come_from_its_definition(
-        capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = referee(["play", "high-card", HIGH], capsys)
+def test_its_seat_range_and_help_come_from_its_definition() -> None:
+    code, _, err = run_main(["play", "high-card", HIGH])
     assert code == 2 and "High Card needs 2 to 4 bots, got 1" in err
-    code, out, _ = referee(["play", "--help"], capsys)
+    code, out, _ = run_main(["play", "--help"])
     assert code == 0 and "high-card" in out
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_a_tournament_and_its_report(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                     jobs: str) -> None:
+def test_a_tournament_and_its_report(tmp_path: Path, jobs: str) -> None:
     db = tmp_path / "hc.sqlite"
-    code, out, err = referee(["tournament", "high-card", HIGH, LOW, "--deals", "3",
-                              "--db", str(db), "--jobs", jobs], capsys)
+    code, out, err = run_main(["tournament", "high-card", HIGH, LOW, "--deals", "3",
+                               "--db", str(db), "--jobs", jobs])
     assert code == 0, err
     assert "high-card: 6/6 games, 0 faults" in err  # 2 bots, tables of 2, 2 rotations
     ranked = [line.split()[:3] for line in out.splitlines()
@@ -78,5 +64,5 @@ def test_a_tournament_and_its_report(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert ranked[0] == ["1", "high_card_bot-1", "6"], out
     assert ranked[1][1:] == ["high_card_bot-2", "6"], out
     assert out.startswith("High Card standings")
-    code, again, err = referee(["results", str(db)], capsys)
+    code, again, err = run_main(["results", str(db)])
     assert code == 0 and again == out, err

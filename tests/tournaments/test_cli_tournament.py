@@ -1,7 +1,8 @@
 """`referee tournament` and `referee results` from the shell, with the sample bots.
 
 Whole runs go through `python -m referee` in a subprocess (tables on stdout, progress on
-stderr, exit status); bad input is checked in-process: one line, exit 2, nothing played.
+stderr, exit status). What runs no bot, bad input (one line, exit 2, nothing played) and
+`referee results`, runs in-process with click's CliRunner (tests/cli_support.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import assert_bad_input
+from tests.cli_support import assert_bad_input, run_main
 from tests.tournaments.db_support import unplayed_copy
 from referee.players.lineup import bot_specs
 from tournaments.spec_file import load_tournament_file
@@ -76,8 +77,8 @@ def test_the_same_command_again_resumes_and_results_prints_the_tables(tmp_path: 
     assert first.returncode == again.returncode == 0, first.stderr + again.stderr
     assert again.stdout == first.stdout
     assert "6/6 games (6 resumed)" in again.stderr
-    printed = referee("results", str(db), "--format", "markdown")
-    assert printed.returncode == 0 and printed.stdout == first.stdout
+    code, printed, err = run_main(["results", str(db), "--format", "markdown"])
+    assert code == 0 and printed == first.stdout, err  # no bot runs: in-process
 
 
 def stored_seeds(db: Path) -> dict[str, int]:
@@ -148,12 +149,11 @@ def test_the_examples_are_quick_and_need_no_configuration() -> None:
     assert len(fixture_ids(teams)) <= 200
 
 
-def test_a_db_of_another_tournament_is_refused(tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_db_of_another_tournament_is_refused(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     assert rage_run(db).returncode == 0
     assert_bad_input(["tournament", "rage", "--deals", "3", "--db", str(db), *SLACK,
-                      RANDOM, HEURISTIC, FIRST], capsys, "different tournament", "deals")
+                      RANDOM, HEURISTIC, FIRST], "different tournament", "deals")
 
 
 @pytest.mark.parametrize("args, words", [
@@ -175,38 +175,34 @@ def test_a_db_of_another_tournament_is_refused(tmp_path: Path,
     (["rage", "--format", "pdf", RANDOM, RANDOM], ["--format", "pdf"]),
     (["rage", "--move-time", "-1", RANDOM, RANDOM], ["--move-time"]),
 ])
-def test_bad_options_give_one_line_and_exit_2(args: list[str], words: list[str],
-                                              capsys: pytest.CaptureFixture[str]) -> None:
-    assert_bad_input(["tournament", *args], capsys, *words)
+def test_bad_options_give_one_line_and_exit_2(args: list[str], words: list[str]) -> None:
+    assert_bad_input(["tournament", *args], *words)
 
 
-def test_a_bad_command_mapping_is_refused_before_any_game(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bad_command_mapping_is_refused_before_any_game(tmp_path: Path) -> None:
     mapping = tmp_path / "commands.toml"
     mapping.write_text("[commands]\nstop = [3, 39, 56]\n")
     assert_bad_input(["tournament", "thegame", "--commands", str(mapping), "--db",
-                      str(tmp_path / "t.sqlite"), RANDOM], capsys, "commands.toml", "stop")
+                      str(tmp_path / "t.sqlite"), RANDOM], "commands.toml", "stop")
     assert not (tmp_path / "t.sqlite").exists()
 
 
-def test_no_commands_and_commands_exclude_each_other(tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_commands_and_commands_exclude_each_other(tmp_path: Path) -> None:
     mapping = tmp_path / "commands.toml"
     mapping.write_text("")
     assert_bad_input(["tournament", "thegame", "--no-commands", "--commands", str(mapping),
-                      RANDOM], capsys, "--no-commands", "--commands")
+                      RANDOM], "--no-commands", "--commands")
 
 
 @pytest.mark.parametrize("option", [["--deals", "3"], ["--seed", "4"], ["--move-time", "2"],
                                     ["--variant", "durchmarsch"], ["--max-memory", "512"]])
-def test_a_tournament_file_takes_no_defining_options(option: list[str],
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    assert_bad_input(["tournament", str(EXAMPLES / "classroom.toml"), *option], capsys,
+def test_a_tournament_file_takes_no_defining_options(option: list[str]) -> None:
+    assert_bad_input(["tournament", str(EXAMPLES / "classroom.toml"), *option],
                      option[0], "tournament file")
 
 
-def test_a_tournament_file_takes_no_bots(capsys: pytest.CaptureFixture[str]) -> None:
-    assert_bad_input(["tournament", str(EXAMPLES / "classroom.toml"), RANDOM], capsys,
+def test_a_tournament_file_takes_no_bots() -> None:
+    assert_bad_input(["tournament", str(EXAMPLES / "classroom.toml"), RANDOM],
                      "no BOT arguments")
 
 
@@ -220,28 +216,25 @@ def test_a_tournament_file_takes_no_bots(capsys: pytest.CaptureFixture[str]) -> 
      '[[bots]]\nname = "b"\ncommand = "./nothing/here"\n', ["nothing/here"]),
 ])
 def test_bad_tournament_files_give_one_line_and_exit_2(
-        text: str, words: list[str], tmp_path: Path,
-        capsys: pytest.CaptureFixture[str]) -> None:
+        text: str, words: list[str], tmp_path: Path) -> None:
     tournament = tmp_path / "bad.toml"
     tournament.write_text(text)
     assert_bad_input(["tournament", str(tournament), "--db", str(tmp_path / "r.sqlite")],
-                     capsys, *words)
+                     *words)
 
 
-def test_a_db_path_that_cannot_be_made(tmp_path: Path,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_db_path_that_cannot_be_made(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.write_text("a file, not a folder")
     assert_bad_input(["tournament", "rage", "--db", str(plain / "r.sqlite"), RANDOM, RANDOM],
-                     capsys, "cannot use", "r.sqlite")
+                     "cannot use", "r.sqlite")
 
 
-def test_results_of_a_missing_or_foreign_db(tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
-    assert_bad_input(["results", str(tmp_path / "none.sqlite")], capsys, "does not exist")
+def test_results_of_a_missing_or_foreign_db(tmp_path: Path) -> None:
+    assert_bad_input(["results", str(tmp_path / "none.sqlite")], "does not exist")
     foreign = tmp_path / "notes.txt"
     foreign.write_text("not a database at all, just some words" * 40)
-    assert_bad_input(["results", str(foreign)], capsys, "not a results db")
+    assert_bad_input(["results", str(foreign)], "not a results db")
 
 
 class Terminal(io.StringIO):

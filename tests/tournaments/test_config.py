@@ -14,6 +14,7 @@ from referee.registry.rage import RAGE
 from referee.registry.thegame import THEGAME
 from tournaments.spec_file import load_tournament_file
 from tournaments.spec import BotEntry, SpecError, TournamentSpec
+from tests.load_support import loading_error
 from tests.tournaments.fakes import make_spec
 from tournaments.schedule import fixtures_for
 
@@ -48,11 +49,9 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 def load_error(tmp_path: Path, text: str) -> str:
-    path = write(tmp_path, text)
-    with pytest.raises(ConfigError) as caught:
-        load_tournament_file(path)
-    message = str(caught.value)
-    assert str(path) in message and "\n" not in message and message.endswith(".")
+    """The error of loading `text` as a tournament file: one sentence naming the file."""
+    message = loading_error(load_tournament_file, write(tmp_path, text))
+    assert "\n" not in message and message.endswith(".")
     return message
 
 

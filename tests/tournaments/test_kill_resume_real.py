@@ -12,8 +12,8 @@ import time
 import uuid
 from pathlib import Path
 
-from tests.tournaments.db_support import unplayed_copy
-from tournaments.store import ResultStore, logs_dir
+from tests.tournaments.db_support import stored_games, unplayed_copy, wait_for_games
+from tournaments.store import ResultStore
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ["python bots/rage_random.py", "python bots/rage_heuristic.py",
@@ -43,22 +43,6 @@ def finish(db: Path, tag: str) -> str:
     return out
 
 
-def stored_games(db: Path) -> int:
-    """Games in the results db of a run that is over."""
-    with sqlite3.connect(db, timeout=5) as conn:
-        return int(conn.execute("SELECT count(*) FROM games").fetchone()[0])
-
-
-def wait_for_games(db: Path, started: int) -> None:
-    """Until `started` games have begun, by their log files: a game's log opens when it
-    starts. (Reading the db while the run commits can wait on SQLite's lock for seconds,
-    long enough for a short run to end unseen.) With 2 workers, at most 2 are unfinished."""
-    deadline = time.monotonic() + 60
-    logs = logs_dir(db)
-    while len(list(logs.glob("*.jsonl"))) < started and time.monotonic() < deadline:
-        time.sleep(0.01)
-
-
 def tagged_processes(tag: str) -> list[int]:
     """Live processes whose environment holds TAG=tag."""
     wanted = f"{TAG}={tag}".encode()
@@ -72,6 +56,17 @@ def tagged_processes(tag: str) -> list[int]:
         if stat.rsplit(")", 1)[1].split()[0] != "Z" and wanted in environ.split(b"\0"):
             found.append(int(entry))
     return found
+
+
+def all_gone(tag: str, timeout: float = 30.0) -> bool:
+    """Whether every process with the tag is gone within `timeout`: at once when all is
+    well (PR_SET_PDEATHSIG), the bound only allows for a loaded machine."""
+    deadline = time.monotonic() + timeout
+    while tagged_processes(tag):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def records_of(db: Path) -> list[dict[str, object]]:
@@ -95,10 +90,7 @@ def test_sigkill_mid_run_then_the_same_command_again_gives_the_uninterrupted_tab
     assert 1 <= after_kill < TOTAL  # really killed mid-run
     with sqlite3.connect(killed_db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    deadline = time.monotonic() + 5  # the bots die with their worker (PDEATHSIG)
-    while tagged_processes(tag) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert tagged_processes(tag) == []
+    assert all_gone(tag), tagged_processes(tag)  # the bots die with their worker
 
     unplayed_copy(killed_db, clean_db)  # the same deal secret, so the same deals
     resumed = finish(killed_db, tag)
@@ -118,7 +110,4 @@ def test_workers_and_their_bots_die_with_a_sigkilled_referee(tmp_path: Path) -> 
     assert len(tagged_processes(tag)) >= 6
     os.kill(run.pid, signal.SIGKILL)
     run.communicate(timeout=10)
-    deadline = time.monotonic() + 5
-    while tagged_processes(tag) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert tagged_processes(tag) == []
+    assert all_gone(tag), tagged_processes(tag)

@@ -132,8 +132,9 @@ def test_fresh_bots_are_started_and_stopped_for_every_game(tmp_path: Path) -> No
 
 
 def test_a_crashed_bot_is_charged_placed_last_and_replaced(tmp_path: Path) -> None:
-    """DESIGN fault policy: the crash is recorded, the seat places last, the game goes on;
-    the pool then starts a new process for that bot instead of reusing the dead one."""
+    """Fault policy (docs/rules.md, Faults): the crash is recorded, the seat places last,
+    the game goes on; the pool then starts a new process for that bot instead of reusing
+    the dead one."""
     crasher = BotEntry("crasher", python_bot(MISBEHAVE, "exit", "20"))
     spec = rage_spec(RANDOM, HEURISTIC, crasher)
     context = context_for(spec, tmp_path)

@@ -14,7 +14,7 @@ from referee.registry.rage import RAGE
 from tournaments.report import OutputFormat, build_tables, render
 from tournaments.schedule import fixture_ids
 from tournaments.store import ResultStore
-from tests.tournaments.db_support import unplayed_copy
+from tests.tournaments.db_support import stored_games, unplayed_copy
 from tests.tournaments.driver import DRIVER_SPEC
 
 ROOT = Path(__file__).parents[2]
@@ -25,14 +25,6 @@ def start_driver(db: Path, delay: float) -> subprocess.Popen[bytes]:
     # Its own session, so the kill takes the worker processes too, like a machine crash.
     return subprocess.Popen([sys.executable, "-m", "tests.tournaments.driver", str(db),
                              str(delay)], cwd=ROOT, start_new_session=True)
-
-
-def stored_games(db: Path) -> int:
-    try:
-        with sqlite3.connect(db, timeout=5) as conn:
-            return int(conn.execute("SELECT count(*) FROM games").fetchone()[0])
-    except sqlite3.OperationalError:  # not created yet
-        return 0
 
 
 def tables_of(db: Path) -> dict[OutputFormat, str]:

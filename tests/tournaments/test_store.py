@@ -73,9 +73,16 @@ def test_refuses_a_different_definition(tmp_path: Path) -> None:
 
 
 def test_fresh_bots_is_not_part_of_the_definition(tmp_path: Path) -> None:
+    """Restarting bots for every game changes how games are run, not which: a db made
+    without it resumes with it (a different definition would raise ConfigError)."""
     db = tmp_path / "x.sqlite"
-    ResultStore(db, SPEC).close()
-    ResultStore(db, make_spec(n_bots=4, deals=2, seed=3, fresh_bots=True)).close()
+    fresh = make_spec(n_bots=4, deals=2, seed=3, fresh_bots=True)
+    assert fresh != SPEC and fresh.fingerprint() == SPEC.fingerprint()
+    with ResultStore(db, SPEC) as store:
+        store.add(fake_play(FIXTURES[0], CONTEXT))
+    with ResultStore(db, fresh) as again:
+        assert again.done() == {FIXTURES[0].fixture_id}
+        assert again.records() == [fake_play(FIXTURES[0], CONTEXT)]
 
 
 def test_unknown_fixture_is_refused(tmp_path: Path) -> None:

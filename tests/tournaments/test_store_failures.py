@@ -14,7 +14,6 @@ import pytest
 
 from tests.tournaments.db_support import unplayed_copy
 
-from referee.cli.main import main
 from tests.cli_support import assert_bad_input, run_main
 from tests.tournaments.fakes import FakeContext, fake_play, make_spec
 from tournaments import store as store_module
@@ -75,10 +74,9 @@ TAMPERING = {
 
 
 @pytest.mark.parametrize("damage", sorted(TAMPERING))
-def test_results_of_a_tampered_db_is_one_line_and_exit_1(
-        damage: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_results_of_a_tampered_db_is_one_line_and_exit_1(damage: str, tmp_path: Path) -> None:
     db = tampered(tmp_path, TAMPERING[damage])
-    code, out, err = run_main(["results", str(db)], capsys)
+    code, out, err = run_main(["results", str(db)])
     lines = err.strip().splitlines()
     assert code == 1 and out == "", err
     assert len(lines) == 1 and lines[0].startswith("referee: error: "), err
@@ -86,30 +84,27 @@ def test_results_of_a_tampered_db_is_one_line_and_exit_1(
 
 
 @pytest.mark.parametrize("cut", ["truncated", "overwritten"])
-def test_a_malformed_sqlite_file_is_damaged_too(cut: str, tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_malformed_sqlite_file_is_damaged_too(cut: str, tmp_path: Path) -> None:
     db = filled_db(tmp_path / "r.sqlite")
     data = db.read_bytes()
     db.write_bytes(data[:len(data) // 2] if cut == "truncated"
                    else data[:100] + b"\xff" * (len(data) - 100))
-    code, _, err = run_main(["results", str(db)], capsys)
+    code, _, err = run_main(["results", str(db)])
     assert code == 1 and "damaged results db" in err and "Traceback" not in err
 
 
-def test_a_file_that_is_no_results_db_stays_bad_usage(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_file_that_is_no_results_db_stays_bad_usage(tmp_path: Path) -> None:
     (tmp_path / "notes.sqlite").write_text("just words, not a database " * 100)
-    assert_bad_input(["results", str(tmp_path / "notes.sqlite")], capsys, "not a results db")
+    assert_bad_input(["results", str(tmp_path / "notes.sqlite")], "not a results db")
     with sqlite3.connect(tmp_path / "other.sqlite") as conn:
         conn.execute("CREATE TABLE people (name TEXT)")
-    assert_bad_input(["results", str(tmp_path / "other.sqlite")], capsys, "not a results db")
+    assert_bad_input(["results", str(tmp_path / "other.sqlite")], "not a results db")
 
 
-def test_resuming_into_a_damaged_db_is_exit_1_and_changes_nothing(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_resuming_into_a_damaged_db_is_exit_1_and_changes_nothing(tmp_path: Path) -> None:
     db = tampered(tmp_path, "DELETE FROM meta WHERE key = 'fingerprint'")
     before = db.read_bytes()
-    code, _, err = run_main(["tournament", "rage", "--db", str(db), RANDOM, RANDOM], capsys)
+    code, _, err = run_main(["tournament", "rage", "--db", str(db), RANDOM, RANDOM])
     assert code == 1 and "damaged results db" in err and "Traceback" not in err
     assert db.read_bytes() == before
 
@@ -159,17 +154,6 @@ def test_a_failed_commit_is_rolled_back(tmp_path: Path,
         assert store.done() == {fixture.fixture_id for fixture in FIXTURES[:2]}
 
 
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Like run_main, for runs that may also succeed (main then returns normally)."""
-    try:
-        main(args)
-        code = 0
-    except SystemExit as done:
-        code = done.code if isinstance(done.code, int) else 1
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def rage_args(db: Path) -> list[str]:
     """3 sample bots at tables of 3, 2 deals: 6 games."""
     return ["tournament", "rage", "--deals", "2", "--jobs", "1", "--db", str(db),
@@ -177,11 +161,10 @@ def rage_args(db: Path) -> list[str]:
 
 
 def test_a_disk_full_mid_tournament_is_one_line_exit_1_and_resumable(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     real_insert = store_module._insert
-    writes = []
+    writes: list[str] = []
 
     def fills_up(conn: sqlite3.Connection, index: int, record: GameRecord) -> None:
         if len(writes) == 2:
@@ -191,30 +174,28 @@ def test_a_disk_full_mid_tournament_is_one_line_exit_1_and_resumable(
 
     db = tmp_path / "full.sqlite"
     monkeypatch.setattr(store_module, "_insert", fills_up)
-    code, out, err = run(rage_args(db), capsys)
+    code, out, err = run_main(rage_args(db))
     monkeypatch.setattr(store_module, "_insert", real_insert)
     errors = [line for line in err.splitlines() if line.startswith("referee: error: ")]
     assert code == 1 and out == "" and "Traceback" not in err, err
     assert len(errors) == 1 and "No space left on device" in errors[0], err
     assert stored_ids(db) == writes  # the games committed before are all there
 
-    code, resumed, err = run(rage_args(db), capsys)
+    code, resumed, err = run_main(rage_args(db))
     assert code == 0 and "(2 resumed)" in err, err
     unplayed_copy(db, tmp_path / "clean.sqlite")  # the same deal secret, so the same deals
-    code, clean, _ = run(rage_args(tmp_path / "clean.sqlite"), capsys)
+    code, clean, _ = run_main(rage_args(tmp_path / "clean.sqlite"))
     assert code == 0 and resumed == clean and json.loads(clean)
 
 
 # ---------------------------------------------------------------- an unwritable folder
 
-def test_a_results_folder_that_cannot_be_written_is_refused_at_start(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_results_folder_that_cannot_be_written_is_refused_at_start(tmp_path: Path) -> None:
     assert_bad_input(["tournament", "rage", "--db", "/proc/referee-test/r.sqlite",
-                      RANDOM, RANDOM], capsys, "cannot use", "r.sqlite")
+                      RANDOM, RANDOM], "cannot use", "r.sqlite")
 
 
-def test_resuming_in_a_folder_no_longer_writable_is_refused_before_any_game(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_resuming_in_a_folder_no_longer_writable_is_refused_before_any_game(tmp_path: Path) -> None:
     """SQLite makes its journal beside the db at the first write; here it cannot (a
     dangling link into /proc stands where the journal goes, which stops root too)."""
     db = filled_db(tmp_path / "r.sqlite", games=2)
@@ -228,11 +209,10 @@ def test_resuming_in_a_folder_no_longer_writable_is_refused_before_any_game(
         assert store.add(fake_play(FIXTURES[2], CONTEXT))
 
 
-def test_an_unwritable_game_logs_folder_is_refused_before_any_game(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unwritable_game_logs_folder_is_refused_before_any_game(tmp_path: Path) -> None:
     (tmp_path / "r-logs").write_text("a file where the game logs go")
     assert_bad_input(["tournament", "rage", "--db", str(tmp_path / "r.sqlite"),
-                      RANDOM, RANDOM], capsys, "cannot write game logs", "r-logs")
+                      RANDOM, RANDOM], "cannot write game logs", "r-logs")
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes through chmod")
@@ -248,8 +228,7 @@ def test_a_read_only_results_folder_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_db_locked_by_another_run_for_too_long_is_one_line_and_exit_1(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     db = filled_db(tmp_path / "r.sqlite")
     real_connect = sqlite3.connect
     monkeypatch.setattr(sqlite3, "connect",  # wait 0.1 s for the lock, not a minute
@@ -258,7 +237,7 @@ def test_a_db_locked_by_another_run_for_too_long_is_one_line_and_exit_1(
     holder = real_connect(db, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")  # another writer in the middle of a commit
     try:
-        code, out, err = run_main(["results", str(db)], capsys)
+        code, out, err = run_main(["results", str(db)])
     finally:
         holder.execute("ROLLBACK")
         holder.close()

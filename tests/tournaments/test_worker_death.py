@@ -9,20 +9,18 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.tournaments.db_support import unplayed_copy
-
+from tests.tournaments.db_support import unplayed_copy, wait_for_games
 from tests.tournaments.fakes import FakeContext, fake_play, make_spec
 from tournaments.report import OutputFormat, build_tables, render
 from tournaments.runner import MAX_POOL_RESTARTS, WorkersKeepDying, run_tournament
 from tournaments.schedule import Fixture, fixtures_for
-from tournaments.store import ResultStore, logs_dir
+from tournaments.store import ResultStore
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = make_spec(n_bots=5, deals=2, seed=3)  # 5 tables x 4 rotations x 2 deals: 40 games
@@ -136,13 +134,6 @@ def pool_workers(referee: int) -> list[int]:
         except (OSError, ValueError):  # not a process, or gone meanwhile
             continue
     return workers
-
-
-def wait_for_games(db: Path, started: int) -> None:
-    """Until `started` games have begun (a game's log opens when it starts)."""
-    deadline = time.monotonic() + 60
-    while len(list(logs_dir(db).glob("*.jsonl"))) < started and time.monotonic() < deadline:
-        time.sleep(0.01)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc to find the workers")

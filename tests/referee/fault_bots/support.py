@@ -49,8 +49,9 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
-def wait_until(check: Callable[[], bool], timeout: float = 2.0) -> bool:
-    """Poll `check()` until it is true or `timeout` passes; its last value."""
+def wait_until(check: Callable[[], bool], timeout: float = 10.0) -> bool:
+    """Poll `check()` until it is true or `timeout` passes; its last value. Returns as soon
+    as it is true: the timeout only allows for a loaded machine."""
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:

@@ -36,6 +36,15 @@ class PlayFailed(RuntimeError):
         self.fixture = fixture
 
 
+class Interrupted(Exception):
+    """Ctrl-C (or SIGTERM) stopped the run: every finished game is stored."""
+
+    def __init__(self, played: int, scheduled: int, signal_name: str = "SIGINT") -> None:
+        super().__init__(f"interrupted after {played} of {scheduled} games; run the same "
+                         "command again to resume")
+        self.signal_name = signal_name
+
+
 class WorkersKeepDying(RuntimeError):
     """The worker processes died more often than MAX_POOL_RESTARTS in one run."""
 
@@ -72,6 +81,8 @@ def run_tournament(spec: TournamentSpec, fixtures: Sequence[Fixture], store: Res
     try:
         if pending:
             _run(pending, store, play, context, jobs, executor_factory, progress)
+    except KeyboardInterrupt as stop:  # SIGTERM arrives as one too (referee.cli.main)
+        raise Interrupted(len(store.done()), len(fixtures), str(stop) or "SIGINT") from None
     finally:
         if progress is not None:
             progress.finish()

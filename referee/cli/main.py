@@ -6,11 +6,14 @@ Bad input (bot counts, commands, variants, time values, files) ends with one lin
 
 from __future__ import annotations
 
+import signal
 import sys
+from types import FrameType
 
 import click
 
 from referee import __version__
+from referee.cli.errors import Stopped
 from referee.cli.options import describe_os_error
 from referee.cli.play import play
 from referee.cli.replay import replay_command
@@ -52,6 +55,7 @@ def main(argv: list[str] | None = None) -> None:
     while running (damaged results db, disk, workers, referee bug), 2 bad usage or input,
     130 interrupted."""
     raise_open_file_limit()
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         cli.main(args=argv, prog_name="referee", standalone_mode=False)
     except click.exceptions.Exit as done:
@@ -59,6 +63,9 @@ def main(argv: list[str] | None = None) -> None:
     except click.Abort:
         click.echo("referee: aborted", err=True)
         sys.exit(130)
+    except Stopped as stop:
+        click.echo(f"referee: {stop}", err=True)
+        sys.exit(stop.exit_code)
     except click.UsageError as error:
         _error_line(usage_message(error), 2)
     except click.ClickException as error:
@@ -67,6 +74,11 @@ def main(argv: list[str] | None = None) -> None:
         _error_line(str(error), 2)
     except OSError as error:  # the machine, e.g. a full disk under the game log
         _error_line(describe_os_error(error), 1)
+
+
+def _terminated(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM stops a run as Ctrl-C does: finished games stay stored, bots are killed."""
+    raise KeyboardInterrupt("SIGTERM")
 
 
 def usage_message(error: click.UsageError) -> str:

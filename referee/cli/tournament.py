@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from referee import bounds
+from referee.cli.errors import Stopped
 from referee.cli.options import (
     Bounded, compose, bot_limit_options, busy_wait_seconds, launch_settings, option_values,
     per_game_options, sandbox_options, sandbox_settings,
@@ -22,7 +23,7 @@ from referee.registry.games import AnyGame
 from tournaments.spec import SIZE_KEY, BotEntry, SpecError, TournamentSpec
 from tournaments.spec_file import load_tournament_file
 from tournaments.report import OutputFormat
-from tournaments.runner import PlayFailed, WorkersKeepDying
+from tournaments.runner import Interrupted, PlayFailed, WorkersKeepDying
 from tournaments.session import (
     DEFAULT_MAX_GAMES, RunOptions, default_jobs, results_tables, run_session,
 )
@@ -102,6 +103,8 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
                      persistent_bots=persistent_bots, max_games=max_games)
     try:
         click.echo(run_session(spec, run), nl=False)
+    except Interrupted as stop:
+        raise Stopped(str(stop), 143 if stop.signal_name == "SIGTERM" else 130) from None
     except (PlayFailed, WorkersKeepDying, StoreFailure) as error:
         raise click.ClickException(str(error)) from error  # exit 1: not bad usage
 

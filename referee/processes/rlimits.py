@@ -92,7 +92,10 @@ def raise_open_file_limit() -> None:
 
 def die_with_parent(parent: int) -> None:
     """Have the kernel SIGKILL this process when its parent dies (PR_SET_PDEATHSIG); exit
-    at once if `parent` is already gone. For the referee's own helper processes."""
+    at once if `parent` is already gone. For the referee's own helper processes, which
+    also ignore Ctrl-C: the terminal sends it to the whole group, and the parent alone
+    decides how to stop (else each worker prints its own traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     if os.getppid() != parent:
         os._exit(1)

@@ -100,7 +100,7 @@ def test_r9_equal_totals_share_a_place() -> None:
 
 
 def test_r9_faulted_seats_place_below_everyone_and_share_their_place() -> None:
-    """Faulted seats take the last place (DESIGN.md: a faulty bot places last), never a
+    """Faulted seats take the last place (docs/rules.md: a faulty bot places last), never a
     first place, even where every seat faulted."""
     assert rank_places([30, 20, 20, 10], frozenset({0})) == [4, 1, 1, 3]
     assert rank_places([30, 20, 20, 10], frozenset({0, 3})) == [4, 1, 1, 4]

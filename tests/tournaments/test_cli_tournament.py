@@ -10,10 +10,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import sqlite3
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -300,3 +303,44 @@ def test_the_schedule_size_is_printed_before_the_games(tmp_path: Path) -> None:
     run = rage_run(tmp_path / "s.sqlite")
     assert run.returncode == 0, run.stderr
     assert "rage: 6 games scheduled, 6 to play" in run.stderr.splitlines()[1], run.stderr
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_with_two_workers_stops_cleanly(tmp_path: Path, signum: int,
+                                               code: int) -> None:
+    """Issue 12: Ctrl-C (sent to the whole group, as a terminal does) or SIGTERM with
+    --jobs 2: no traceback from any worker, one line saying what is kept, 130 or 143, and
+    no process left. The same command again resumes."""
+    marker = f"interrupt-{tmp_path.name}"  # in every bot's command line, to find them
+    slow = f"stdio:sh -c ': {marker}; echo HELLO 2 $REFEREE_TOKEN slow 1; while read l; " \
+           "do case $l in BID*|PLAY*) sleep 0.2; set -- $l; echo $2;; BYE*) exit 0;; " \
+           "esac; done'"
+    args = [sys.executable, "-m", "referee", "tournament", "rage", "--jobs", "2", "--deals",
+            "3", "--table-size", "3", "--db", str(tmp_path / "i.sqlite"),
+            f"a={slow}", f"b={slow}", f"c={slow}"]
+    run = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, start_new_session=True)
+    time.sleep(3)  # started, games in flight (each takes seconds)
+    os.killpg(run.pid, signum) if signum == signal.SIGINT else run.send_signal(signum)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == code, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith(
+        "referee: interrupted after "), err
+    assert "run the same command again to resume" in err
+    deadline = time.monotonic() + 10
+    while _running(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _running(marker), "bot processes left after the interrupt"
+
+
+def _running(marker: str) -> bool:
+    """Whether a live process has `marker` in its command line (sandboxed ones too: the
+    host's /proc sees into every PID namespace)."""
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if marker.encode() in f.read():
+                    return True
+        except OSError:
+            continue
+    return False

@@ -60,7 +60,7 @@ def test_rage_standings_rank_by_mean_place_with_faults_last() -> None:
 def test_a_bot_that_always_faults_ranks_below_every_bot_that_plays() -> None:
     """Issue 12: a bot that crashed in all its games ranked 2nd of 4 on the points its
     fallback scored. Those points are never credited, and a faulted game is a last place,
-    also where every seat faulted (DESIGN.md: a faulty bot places last)."""
+    also where every seat faulted (docs/rules.md: a faulty bot places last)."""
     crash = Fault(0, "crasher", FaultKind.CRASH, "exit 1")
     records = [
         rage("rage/d01/t01/r0", ("crasher", "x", "y"), (90, 5, -10), (3, 1, 2), (crash,)),

@@ -20,9 +20,11 @@ from typing import Any, NoReturn
 from referee import bounds
 from referee.bounds import Bound
 from referee.errors import ConfigError
-from referee.settings import ResourceLimits, TimeLimits
+from referee.settings import Clock, ResourceLimits, TimeLimits
 
 RAGE_VARIANTS = ("plus-minus-one", "hidden-bid", "secret-bid", "durchmarsch")
+# --clock on the command line offers the same words.
+CLOCK_RULE = "must be " + " or ".join(f'"{clock.value}"' for clock in Clock)
 _TIME_BOUNDS = {"startup": bounds.STARTUP_SECONDS, "move": bounds.MOVE_SECONDS,
                 "bank": bounds.BANK_SECONDS, "tolerance": bounds.TOLERANCE_SECONDS}
 _RESOURCE_BOUNDS = {"memory_mb": bounds.MEMORY_MIB, "cpu_seconds": bounds.CPU_SECONDS,
@@ -189,7 +191,7 @@ def spec_from_json(data: dict[str, Any]) -> TournamentSpec:
         bots=tuple(BotEntry(bot["name"], bot["command"]) for bot in data["bots"]),
         table_size=data["table_size"], team_size=data["team_size"],
         deals=data["deals"], seed=data["seed"],
-        time_limits=TimeLimits(**data["limits"]),
+        time_limits=TimeLimits.from_json(data["limits"]),
         resource_limits=ResourceLimits(**data["resources"]),
         variants=tuple(data["variants"]), no_commands=data["no_commands"],
         commands=None if data["commands"] is None else Path(data["commands"]),
@@ -268,6 +270,9 @@ def _check_variants(variants: tuple[str, ...]) -> None:
 def _check_limits(limits: TimeLimits) -> None:
     for key, bound in _TIME_BOUNDS.items():
         _check_number(key, getattr(limits, key), bound, "limits", "time limit ")
+    if not isinstance(limits.clock, Clock):
+        raise SpecError("clock", f"time limit 'clock' {CLOCK_RULE}, not {limits.clock!r}",
+                        table="limits")
 
 
 def _check_resources(limits: ResourceLimits) -> None:
@@ -510,11 +515,22 @@ class _FileReader:
 
     def _limits(self, data: dict[str, Any]) -> TimeLimits:
         table = self._subtable(data, "limits", _LIMIT_KEYS)
+        values: dict[str, Any] = {}
         for key, value in table.items():
-            if type(value) not in (int, float):
+            if key == "clock":
+                values[key] = self._clock(value)
+            elif type(value) not in (int, float):
                 self._fail(f"time limit '{key}' must be a number of seconds, not "
                            f"{_describe(value)}", key, "limits")
-        return TimeLimits(**{key: float(value) for key, value in table.items()})
+            else:
+                values[key] = float(value)
+        return TimeLimits(**values)
+
+    def _clock(self, value: object) -> Clock:
+        if value not in [clock.value for clock in Clock]:
+            self._fail(f"time limit 'clock' {CLOCK_RULE}, not {_describe(value)}", "clock",
+                       "limits")
+        return Clock(value)
 
     def _resources(self, data: dict[str, Any]) -> ResourceLimits:
         table = self._subtable(data, "resources", _RESOURCE_KEYS)

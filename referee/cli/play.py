@@ -16,7 +16,7 @@ from referee.games.rage import RageConfig, Variant
 from referee.games.thegame import TheGameConfig
 from referee.games.thegame_commands import DEFAULT_COMMANDS, CommandMap, load_command_map
 from referee.matches.play import LogOptions, play_rage, play_thegame
-from referee.players.lineup import LaunchSettings, bot_specs
+from referee.players.lineup import LaunchSettings, bot_specs, sandbox_view
 
 
 @click.group(no_args_is_help=False)
@@ -69,10 +69,14 @@ def play_thegame_command(bots: tuple[str, ...], no_commands: bool, commands_file
 
 def _play_launch(limits: dict[str, Any], sandbox: str, sandbox_dirs: Sequence[Path],
                  log_path: Path | None) -> LaunchSettings:
-    """`play`'s launch settings: no bot may see the game log."""
+    """`play`'s launch settings: no bot may see the game log. ConfigError now, before
+    any output, where `--sandbox on` or `--clock cpu` cannot be had."""
     secrets = (log_path.resolve(),) if log_path is not None else ()
-    return replace(launch_settings(**limits), sandbox=sandbox_settings(sandbox, sandbox_dirs),
-                   secrets=secrets)
+    settings = launch_settings(**limits)
+    settings = replace(settings, secrets=secrets, sandbox=sandbox_settings(
+        sandbox, sandbox_dirs, settings.times.clock))
+    sandbox_view(settings)
+    return settings
 
 
 def report_faults(faults: Sequence[Fault]) -> None:

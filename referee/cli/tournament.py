@@ -27,7 +27,8 @@ from tournaments.store import StoreFailure
 _DEFINING = {"deals": None, "seed": None, "table_size": Game.RAGE, "variants": Game.RAGE,
              "team_size": Game.THEGAME, "no_commands": Game.THEGAME,
              "commands_file": Game.THEGAME, "startup_time": None, "move_time": None,
-             "time_bank": None, "max_memory": None, "max_cpu": None, "max_procs": None}
+             "time_bank": None, "clock": None, "max_memory": None, "max_cpu": None,
+             "max_procs": None}
 _LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _FORMATS = click.Choice([fmt.value for fmt in OutputFormat])
 
@@ -79,7 +80,7 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None,
         spec = _command_line_spec(_game(game_or_file), bots, fresh_bots, options)
     run = RunOptions(db_path, jobs or default_jobs(), OutputFormat(fmt), transport=transport,
                      busy_wait=busy_wait_seconds(busy_wait_us),
-                     sandbox=sandbox_settings(sandbox, sandbox_dirs),
+                     sandbox=sandbox_settings(sandbox, sandbox_dirs, spec.time_limits.clock),
                      persistent_bots=persistent_bots)
     try:
         click.echo(run_session(spec, run), nl=False)
@@ -147,7 +148,8 @@ def _command_line_spec(game: Game, bots: tuple[str, ...], fresh_bots: bool,
         raise click.UsageError("--no-commands and --commands exclude each other")
     launch = launch_settings(options["startup_time"], options["move_time"],
                              options["time_bank"], options["max_memory"],
-                             options["max_cpu"], options["max_procs"], "ipc")
+                             options["max_cpu"], options["max_procs"], "ipc",
+                             clock=options["clock"])
     entries = tuple(BotEntry(name, text) for name, text in zip(_labels(bots), bots))
     return TournamentSpec.create(
         game, entries, deals=options["deals"] or 1, seed=options["seed"] or 0,

@@ -155,6 +155,18 @@ def test_a_db_of_another_tournament_is_refused(tmp_path: Path,
                       RANDOM, HEURISTIC, FIRST], capsys, "different tournament", "deals")
 
 
+def test_a_resumed_tournament_refuses_another_clock(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The clock defines a tournament, as the move time does: another one is another db."""
+    db, tournament = tmp_path / "r.sqlite", tmp_path / "t.toml"
+    text = (EXAMPLES / "classroom.toml").read_text()
+    tournament.write_text(text.replace("bank = 5.0", 'bank = 5.0\nclock = "cpu"'))
+    ResultStore(db, load_tournament_file(tournament)).close()  # made, nothing played yet
+    tournament.write_text(text)
+    assert_bad_input(["tournament", str(tournament), "--db", str(db)], capsys,
+                     "different tournament", "limits")
+
+
 @pytest.mark.parametrize("args, words", [
     (["chess", RANDOM, RANDOM], ["unknown game", "chess"]),
     (["no/such/file.toml"], ["no/such/file.toml", "does not exist"]),
@@ -173,6 +185,9 @@ def test_a_db_of_another_tournament_is_refused(tmp_path: Path,
     (["rage", "--jobs", "0", RANDOM, RANDOM], ["--jobs"]),
     (["rage", "--format", "pdf", RANDOM, RANDOM], ["--format", "pdf"]),
     (["rage", "--move-time", "-1", RANDOM, RANDOM], ["--move-time"]),
+    (["rage", "--clock", "sun", RANDOM, RANDOM], ["--clock", "sun", "wall", "cpu"]),
+    (["rage", "--clock", "cpu", "--sandbox", "off", RANDOM, RANDOM],
+     ["--clock cpu", "--sandbox off"]),
 ])
 def test_bad_options_give_one_line_and_exit_2(args: list[str], words: list[str],
                                               capsys: pytest.CaptureFixture[str]) -> None:
@@ -197,7 +212,8 @@ def test_no_commands_and_commands_exclude_each_other(tmp_path: Path,
 
 
 @pytest.mark.parametrize("option", [["--deals", "3"], ["--seed", "4"], ["--move-time", "2"],
-                                    ["--variant", "durchmarsch"], ["--max-memory", "512"]])
+                                    ["--variant", "durchmarsch"], ["--max-memory", "512"],
+                                    ["--clock", "cpu"]])
 def test_a_tournament_file_takes_no_defining_options(option: list[str],
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     assert_bad_input(["tournament", str(EXAMPLES / "classroom.toml"), *option], capsys,

@@ -16,11 +16,12 @@ from typing import Protocol
 
 import pytest
 
-from referee.errors import BotTimeout, FaultKind
+from referee.errors import BotTimeout, ConfigError, FaultKind
 from referee.players.lineup import BotSpec, LaunchSettings, Lineup
 from referee.players.remote_player import RemotePlayer
 from referee.processes.bot_command import parse_bot_command
 from referee.processes.cgroups import CgroupRoot
+from referee.processes.live_bots import live_processes
 from referee.processes.sandbox import SandboxMode, SandboxSettings, sandbox_problem
 from referee.settings import Clock, TimeLimits, wall_cap
 
@@ -125,3 +126,17 @@ def test_a_bot_that_sleeps_past_the_wall_cap_times_out(launch: Launcher, stdio: 
         player.ask("PLAY? a b")
     elapsed = time.monotonic() - start
     assert CAP <= elapsed < CAP + 5.0
+
+
+def test_a_bot_that_gets_no_cgroup_is_refused_and_stopped(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The machine allows cgroups, but this bot's could not be made: not a wall clock."""
+    def refused(*args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(CgroupRoot, "new_group", refused)
+    command = parse_bot_command(f"python {CLOCK_BOT} sleep 0")
+    with Lineup(LaunchSettings(CPU, sandbox=SandboxSettings(SandboxMode.ON))) as lineup:
+        with pytest.raises(ConfigError, match="--clock cpu: bot .* got no cgroup"):
+            lineup.launch(BotSpec(command, "sleep"))
+    assert live_processes() == []

@@ -249,4 +249,5 @@ def _player_entry(seat: int, spec: BotSpec, player: Player) -> dict[str, Any]:
     entry: dict[str, Any] = {"seat": seat, "name": spec.label, "command": spec.command.text}
     if isinstance(player, RemotePlayer):
         entry["hello"] = {"name": player.hello.name, "version": player.hello.version}
+        entry |= player.confinement()
     return entry

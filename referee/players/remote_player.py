@@ -105,6 +105,11 @@ class RemotePlayer(Player):
         """The bot's process (for its pid and exit status)."""
         return self._process
 
+    def confinement(self) -> dict[str, object]:
+        """How the bot is held, for the game log's header: in a sandbox or not, and what
+        limits its memory and processes (BotProcess.limits_holder)."""
+        return {"sandbox": self._process.sandboxed, "limits": self._process.limits_holder}
+
     @property
     def bank_left(self) -> float:
         """Seconds left in this game's time bank."""

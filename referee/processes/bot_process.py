@@ -69,6 +69,12 @@ class BotProcess:
     def sandboxed(self) -> bool:
         return self.tag is None
 
+    @property
+    def limits_holder(self) -> str:
+        """What holds the bot's memory and process limits: its "cgroup v1" or "cgroup v2"
+        (all its processes together), or "rlimits" (each process on its own)."""
+        return "rlimits" if self.cgroup is None else f"cgroup v{self.cgroup.version}"
+
     @classmethod
     def spawn(cls, cmd: BotCommand, env: Mapping[str, str], limits: ResourceLimits,
               stderr: Path | None, view: View | None = None) -> BotProcess:

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from referee.processes.sandbox import sandbox_problem
 from tests.cli_support import assert_bad_input
+from tests.referee.fault_bots.support import expected_limits_holder
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = "python bots/rage_random.py"
@@ -89,6 +91,19 @@ def test_demo_game_is_byte_identical_for_the_same_seed(tmp_path: Path) -> None:
     assert out.count("\nround ") == 10, "a compact line per round"
     for column in ("bid", "tricks", "action pts", "bid bonus", "round total", "place"):
         assert column in out
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+def test_the_log_header_says_which_sandbox_and_limits_held_each_bot(tmp_path: Path,
+                                                                    sandbox: str) -> None:
+    log = tmp_path / "game.jsonl"
+    done = run_cli("play", "rage", "--seed", "7", "--sandbox", sandbox, "--no-log-times",
+                   "--log", str(log), RANDOM, RANDOM, SHELL)
+    assert done.returncode == 0, done.stderr
+    header = json.loads(log.read_text().splitlines()[0])
+    sandboxed = sandbox == "auto" and sandbox_problem() is None
+    assert [(p["sandbox"], p["limits"]) for p in header["players"]] == [
+        (sandboxed, expected_limits_holder())] * 3
 
 
 def test_replay_verifies_a_log_and_catches_tampering(tmp_path: Path) -> None:

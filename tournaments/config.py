@@ -21,6 +21,7 @@ from referee import bounds
 from referee.bounds import Bound
 from referee.errors import ConfigError
 from referee.settings import Clock, ResourceLimits, TimeLimits
+from referee.toml_text import parse_toml
 
 RAGE_VARIANTS = ("plus-minus-one", "hidden-bid", "secret-bid", "durchmarsch")
 # --clock on the command line offers the same words.
@@ -300,14 +301,9 @@ def load_tournament_file(path: str | Path) -> TournamentSpec:
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"cannot read tournament file {path}: {error}.") from None
     try:
-        data = tomllib.loads(text)
+        data = parse_toml(text, str(path))
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(_syntax_message(path, text, str(error))) from None
-    except RecursionError:  # tomllib parses nested arrays and tables recursively
-        raise ConfigError(f"{path}: TOML nested too deeply (arrays or inline tables "
-                          "within each other hundreds of levels deep).") from None
-    except ValueError as error:  # e.g. an integer of thousands of digits
-        raise ConfigError(f"{path}: unreadable TOML value ({str(error)[:120]}).") from None
     return _FileReader(path, text).spec(data)
 
 

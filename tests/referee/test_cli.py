@@ -72,6 +72,15 @@ def test_bad_command_mapping_file(tmp_path: Path, capsys: pytest.CaptureFixture[
                      "commands.toml")
 
 
+@pytest.mark.parametrize("command", [["play", "thegame"], ["tournament", "thegame"]])
+def test_a_deeply_nested_command_mapping_is_one_error_line(
+        command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mapping = tmp_path / "commands.toml"
+    mapping.write_text("[commands]\nstop = " + "[" * 5000 + "]" * 5000 + "\n")
+    assert_bad_input([*command, "--commands", str(mapping), RANDOM], capsys,
+                     "commands.toml", "nested too deeply")
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "referee", *args], cwd=ROOT, text=True,
                           capture_output=True, timeout=120, check=False)

@@ -178,7 +178,7 @@ class RemotePlayer(Player):
         if reply is None:
             bank, self._bank = self._bank, 0.0
             raise BotTimeout(clock.missed(line.split(" ", 1)[0], self._times, bank))
-        overrun = clock.used() - self._times.move
+        overrun = clock.overrun(self._times.move)
         if overrun > 0:
             self._bank = max(0.0, self._bank - overrun)
         return reply

@@ -30,8 +30,8 @@ class RequestClock(Protocol):
     def next_wait(self) -> float | None:
         """The end of the next slice to wait for the reply, or None if time is up."""
 
-    def used(self) -> float:
-        """Seconds the request has cost the bot so far, as this clock counts them."""
+    def overrun(self, move: float) -> float:
+        """Seconds the request has cost the bot beyond `move` (<= 0: none)."""
 
     def missed(self, request: str, times: TimeLimits, bank: float) -> str:
         """Why a reply to `request` did not come in time, for the timeout fault."""
@@ -51,8 +51,8 @@ class WallClock:
         self._waited = True
         return self.deadline
 
-    def used(self) -> float:
-        return time.monotonic() - self.start
+    def overrun(self, move: float) -> float:
+        return time.monotonic() - self.start - move
 
     def missed(self, request: str, times: TimeLimits, bank: float) -> str:
         return f"no reply to {request} within {times.move:g} s + {bank:.3f} s of time bank"
@@ -70,10 +70,12 @@ class CpuClock:
         self.start = time.monotonic()
         self.cap = wall_cap(allowance)
         self.deadline = self.start + self.cap
+        self._slices = 0
 
     def next_wait(self) -> float | None:
         now = time.monotonic()
-        left = self._allowance - self.used()
+        self._slices += 1
+        left = self._allowance - (self.used() if self._slices > 1 else 0.0)
         if left <= 0 or now >= self.deadline:
             return None
         # Spread over every CPU, `left` CPU seconds take at least left / _CPUS seconds:
@@ -81,7 +83,15 @@ class CpuClock:
         return min(self.deadline, now + max(MIN_SLICE, left / _CPUS))
 
     def used(self) -> float:
+        """CPU seconds the bot's processes have used since the request was sent."""
         return self._cgroup.cpu_seconds() - self._cpu_start
+
+    def overrun(self, move: float) -> float:
+        # No bot uses more CPU time than wall time on every CPU: a quick reply is not
+        # worth a look at its cgroup.
+        if (time.monotonic() - self.start) * _CPUS <= move:
+            return 0.0
+        return self.used() - move
 
     def missed(self, request: str, times: TimeLimits, bank: float) -> str:
         used = self.used()

@@ -4,22 +4,56 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Any
+
+# --clock cpu: a request may take at most this many times its CPU allowance in wall-clock
+# time, and at least this many seconds more: generous for a machine loaded tenfold, yet
+# bounded for a bot that sleeps (sleep costs no CPU).
+WALL_CAP_FACTOR = 10.0
+WALL_CAP_MARGIN = 5.0
+
+
+class Clock(enum.Enum):
+    """What a request's time limit counts (`--clock`): the referee's wall clock, or the
+    CPU time of all the bot's processes (its cgroup's accounting), so that a bot is not
+    charged for time it waited for a CPU."""
+
+    WALL = "wall"
+    CPU = "cpu"
+
+
+def wall_cap(cpu_allowance: float) -> float:
+    """--clock cpu: the most wall-clock seconds a request with `cpu_allowance` CPU seconds
+    may take: max(10 x allowance, allowance + 5 s)."""
+    return max(WALL_CAP_FACTOR * cpu_allowance, cpu_allowance + WALL_CAP_MARGIN)
 
 from referee.errors import ConfigError
 
 
 @dataclass(frozen=True)
 class TimeLimits:
-    """Seconds. A reply later than `move` spends the bank; past the bank it is a timeout."""
+    """Seconds. A reply later than `move` spends the bank; past the bank it is a timeout.
+    Under Clock.CPU, `move` and `bank` are CPU seconds (the start-up stays wall-clock)."""
 
     startup: float = 10.0
     move: float = 1.0
     bank: float = 0.0
     tolerance: float = 0.05  # transport jitter forgiven on every wait
+    clock: Clock = Clock.WALL
 
-    def to_json(self) -> dict[str, float]:
-        return {"startup": self.startup, "move": self.move, "bank": self.bank,
-                "tolerance": self.tolerance}
+    def to_json(self) -> dict[str, float | str]:
+        data: dict[str, float | str] = {"startup": self.startup, "move": self.move,
+                                        "bank": self.bank, "tolerance": self.tolerance}
+        # The default is left out, so that tournaments made before there was a choice
+        # keep their fingerprint (and their results db resumes).
+        if self.clock is not Clock.WALL:
+            data["clock"] = self.clock.value
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TimeLimits:
+        """The inverse of to_json; ValueError for an unknown clock."""
+        return cls(**{**data, "clock": Clock(data.get("clock", Clock.WALL.value))})
 
 
 @dataclass(frozen=True)

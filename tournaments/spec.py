@@ -21,12 +21,14 @@ from referee.bounds import Bound
 from referee.errors import ConfigError
 from referee.matches.game import Contest, GameOption, OptionError, OptionKind, Options
 from referee.registry.games import AnyGame, lookup
-from referee.settings import ResourceLimits, TimeLimits
+from referee.settings import Clock, ResourceLimits, TimeLimits
 
 _TIME_BOUNDS = {"startup": bounds.STARTUP_SECONDS, "move": bounds.MOVE_SECONDS,
                 "bank": bounds.BANK_SECONDS, "tolerance": bounds.TOLERANCE_SECONDS}
 _RESOURCE_BOUNDS = {"memory_mb": bounds.MEMORY_MIB, "cpu_seconds": bounds.CPU_SECONDS,
                     "processes": bounds.PROCESSES}
+# --clock on the command line offers the same words.
+CLOCK_RULE = "must be " + " or ".join(f'"{clock.value}"' for clock in Clock)
 # Bot names appear in tables and in team names joined by '+', so '+' is not allowed.
 BOT_NAME = re.compile(r"[A-Za-z0-9._-]{1,40}")
 # The key that sizes a game, by kind of contest: seats at a table, or players in a team.
@@ -170,7 +172,7 @@ def spec_from_json(data: dict[str, Any]) -> TournamentSpec:
     return TournamentSpec.create(
         game, tuple(BotEntry(bot["name"], bot["command"]) for bot in data["bots"]),
         size=data[SIZE_KEY[game.contest]], deals=data["deals"], seed=data["seed"],
-        time_limits=TimeLimits(**data["limits"]),
+        time_limits=TimeLimits.from_json(data["limits"]),
         resource_limits=ResourceLimits(**data["resources"]), options=options,
         fresh_bots=data["fresh_bots"])
 
@@ -253,6 +255,9 @@ def _check_bots(game: AnyGame, bots: tuple[BotEntry, ...]) -> None:
 def _check_limits(limits: TimeLimits) -> None:
     for key, bound in _TIME_BOUNDS.items():
         _check_number(key, getattr(limits, key), bound, "limits", "time limit ")
+    if not isinstance(limits.clock, Clock):
+        raise SpecError("clock", f"time limit 'clock' {CLOCK_RULE}, not {limits.clock!r}",
+                        table="limits")
 
 
 def _check_resources(limits: ResourceLimits) -> None:

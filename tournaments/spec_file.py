@@ -17,9 +17,10 @@ from referee.errors import ConfigError
 from referee.matches.game import GameOption, OptionKind
 from referee.registry import games
 from referee.registry.games import AnyGame
-from referee.settings import ResourceLimits, TimeLimits
+from referee.settings import Clock, ResourceLimits, TimeLimits
+from referee.toml_text import parse_toml
 from tournaments.spec import (
-    SIZE_KEY, BotEntry, SpecError, TournamentSpec,
+    CLOCK_RULE, SIZE_KEY, BotEntry, SpecError, TournamentSpec,
 )
 from tournaments.toml_lines import TomlLines
 
@@ -38,14 +39,9 @@ def load_tournament_file(path: str | Path) -> TournamentSpec:
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"cannot read tournament file {path}: {error}.") from None
     try:
-        data = tomllib.loads(text)
+        data = parse_toml(text, str(path))
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(_syntax_message(path, text, str(error))) from None
-    except RecursionError:  # tomllib parses nested arrays and tables recursively
-        raise ConfigError(f"{path}: TOML nested too deeply (arrays or inline tables "
-                          "within each other hundreds of levels deep).") from None
-    except ValueError as error:  # e.g. an integer of thousands of digits
-        raise ConfigError(f"{path}: unreadable TOML value ({str(error)[:120]}).") from None
     return _FileReader(path, text).spec(data)
 
 
@@ -196,11 +192,22 @@ class _FileReader:
 
     def _limits(self, data: dict[str, Any]) -> TimeLimits:
         table = self._subtable(data, "limits", _LIMIT_KEYS)
+        values: dict[str, Any] = {}
         for key, value in table.items():
-            if type(value) not in (int, float):
+            if key == "clock":
+                values[key] = self._clock(value)
+            elif type(value) not in (int, float):
                 self._fail(f"time limit '{key}' must be a number of seconds, not "
                            f"{_describe(value)}", key, "limits")
-        return TimeLimits(**{key: float(value) for key, value in table.items()})
+            else:
+                values[key] = float(value)
+        return TimeLimits(**values)
+
+    def _clock(self, value: object) -> Clock:
+        if value not in [clock.value for clock in Clock]:
+            self._fail(f"time limit 'clock' {CLOCK_RULE}, not {_describe(value)}", "clock",
+                       "limits")
+        return Clock(value)
 
     def _resources(self, data: dict[str, Any]) -> ResourceLimits:
         table = self._subtable(data, "resources", _RESOURCE_KEYS)

@@ -12,7 +12,7 @@ from referee.bounds import Bound
 from referee.matches.game import GameDefinition, GameOption, OptionError, OptionKind, Options
 from referee.players.lineup import LaunchSettings
 from referee.processes.sandbox import SandboxMode, SandboxSettings, auto_warning
-from referee.settings import ResourceLimits, TimeLimits
+from referee.settings import Clock, ResourceLimits, TimeLimits
 from referee.writable import check_writable_file
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -72,6 +72,13 @@ bot_limit_options = compose(
                  help="Seconds per request."),
     click.option("--time-bank", type=Seconds(allow_zero=True), default=0.0, show_default=True,
                  help="Extra seconds per game, spent on replies later than --move-time."),
+    click.option("--clock", type=click.Choice([c.value for c in Clock]), default="wall",
+                 show_default=True,
+                 help="What --move-time and --time-bank count. wall: seconds on the "
+                      "referee's clock. cpu: CPU seconds of all the bot's processes (its "
+                      "cgroup's; needs a sandbox and a cgroup), so waiting for a CPU costs "
+                      "nothing, with a wall-clock cap per request of 10 times its CPU "
+                      "allowance (move time + bank left), at least 5 s more."),
     click.option("--max-memory", type=Bounded(bounds.MEMORY_MIB), default=2048,
                  show_default=True, help="Memory limit per bot, MiB (16 to 1048576, or "
                                          "unlimited): all its processes together where "
@@ -106,10 +113,12 @@ sandbox_options = compose(
 )
 
 
-def sandbox_settings(sandbox: str, sandbox_dirs: Sequence[Path]) -> SandboxSettings:
-    """--sandbox and --sandbox-dir; under auto, one warning line where bwrap won't run."""
+def sandbox_settings(sandbox: str, sandbox_dirs: Sequence[Path],
+                     clock: Clock = Clock.WALL) -> SandboxSettings:
+    """--sandbox and --sandbox-dir; under auto, one warning line where bwrap won't run
+    (none under --clock cpu, which then refuses to run with one error line)."""
     mode = SandboxMode(sandbox)
-    warning = auto_warning() if mode is SandboxMode.AUTO else None
+    warning = auto_warning() if mode is SandboxMode.AUTO and clock is Clock.WALL else None
     if warning is not None:
         click.echo(f"referee: warning: {warning}", err=True)
     return SandboxSettings(mode, extra_dirs=tuple(p.resolve() for p in sandbox_dirs))
@@ -128,9 +137,10 @@ game_options = compose(
 
 def launch_settings(startup_time: float, move_time: float, time_bank: float,
                     max_memory: int | None, max_cpu: int | None, max_procs: int | None,
-                    transport: str, busy_wait_us: int | None = None) -> LaunchSettings:
+                    transport: str, busy_wait_us: int | None = None,
+                    clock: str = Clock.WALL.value) -> LaunchSettings:
     """Bot launch settings from the shared command-line options."""
-    return LaunchSettings(TimeLimits(startup_time, move_time, time_bank),
+    return LaunchSettings(TimeLimits(startup_time, move_time, time_bank, clock=Clock(clock)),
                           ResourceLimits(max_memory, max_cpu, max_procs), transport,
                           busy_wait=busy_wait_seconds(busy_wait_us))
 

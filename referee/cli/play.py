@@ -18,7 +18,7 @@ from referee.cli.options import (
 )
 from referee.errors import ConfigError, Fault
 from referee.matches.play import LogOptions, play_game
-from referee.players.lineup import LaunchSettings, bot_specs
+from referee.players.lineup import LaunchSettings, bot_specs, sandbox_view
 from referee.registry import games
 from referee.registry.games import AnyGame
 
@@ -68,10 +68,14 @@ def play_command(game: AnyGame) -> click.Command:
 
 def _play_launch(limits: dict[str, Any], sandbox: str, sandbox_dirs: Sequence[Path],
                  log_path: Path | None) -> LaunchSettings:
-    """`play`'s launch settings: no bot may see the game log."""
+    """`play`'s launch settings: no bot may see the game log. ConfigError now, before
+    any output, where `--sandbox on` or `--clock cpu` cannot be had."""
     secrets = (log_path.resolve(),) if log_path is not None else ()
-    return replace(launch_settings(**limits), sandbox=sandbox_settings(sandbox, sandbox_dirs),
-                   secrets=secrets)
+    settings = launch_settings(**limits)
+    settings = replace(settings, secrets=secrets, sandbox=sandbox_settings(
+        sandbox, sandbox_dirs, settings.times.clock))
+    sandbox_view(settings)
+    return settings
 
 
 def report_faults(faults: Sequence[Fault]) -> None:

@@ -31,7 +31,7 @@ from tournaments.store import StoreFailure
 
 # Options that define a tournament beside the games' own: set in a file, not beside it.
 _DEFINING = ("deals", "seed", "table_size", "team_size", "startup_time", "move_time",
-             "time_bank", "max_memory", "max_cpu", "max_procs")
+             "time_bank", "clock", "max_memory", "max_cpu", "max_procs")
 _FORMATS = click.Choice([fmt.value for fmt in OutputFormat])
 
 
@@ -99,7 +99,7 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
         spec = _command_line_spec(_game(game_or_file), bots, fresh_bots, options)
     run = RunOptions(db_path, jobs or default_jobs(), OutputFormat(fmt), transport=transport,
                      busy_wait=busy_wait_seconds(busy_wait_us),
-                     sandbox=sandbox_settings(sandbox, sandbox_dirs),
+                     sandbox=sandbox_settings(sandbox, sandbox_dirs, spec.time_limits.clock),
                      persistent_bots=persistent_bots, max_games=max_games)
     try:
         click.echo(run_session(spec, run), nl=False)
@@ -175,7 +175,8 @@ def _command_line_spec(game: AnyGame, bots: tuple[str, ...], fresh_bots: bool,
     game_options = option_values(game, dict(options))  # a conflict in the flags' words
     launch = launch_settings(options["startup_time"], options["move_time"],
                              options["time_bank"], options["max_memory"],
-                             options["max_cpu"], options["max_procs"], "ipc")
+                             options["max_cpu"], options["max_procs"], "ipc",
+                             clock=options["clock"])
     entries = tuple(BotEntry(spec.label, named(text)[1])
                     for spec, text in zip(bot_specs(bots), bots))
     try:

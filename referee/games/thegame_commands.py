@@ -11,6 +11,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from referee.errors import ConfigError
+from referee.toml_text import parse_toml
 
 LOWEST_CARD = 2
 HIGHEST_CARD = 99
@@ -106,7 +107,7 @@ def load_command_map(path: str | Path) -> CommandMap:
 def parse_command_map(text: str, source: str) -> CommandMap:
     """Parse and validate mapping TOML; `source` names it in error messages."""
     try:
-        data = tomllib.loads(text)
+        data = parse_toml(text, f"command map {source}")
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"command map {source}: TOML syntax error: {exc}") from None
     table = _commands_table(data, source)

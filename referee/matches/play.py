@@ -53,6 +53,7 @@ def player_entry(seat: int, spec: BotSpec, player: Player) -> dict[str, Any]:
     entry: dict[str, Any] = {"seat": seat, "name": spec.label, "command": spec.command.text}
     if isinstance(player, RemotePlayer):
         entry["hello"] = {"name": player.hello.name, "version": player.hello.version}
+        entry |= player.confinement()
     return entry
 
 

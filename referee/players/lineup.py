@@ -14,11 +14,14 @@ from types import TracebackType
 from typing import Sequence
 
 from referee.processes.bot_command import BotCommand, default_label, parse_bot_command
+from referee.processes.cgroups import CgroupRoot
 from referee.errors import BotFault, BotStartError, ConfigError
 from referee.players.player import Player
-from referee.processes.sandbox import SandboxSettings, View, sandbox_enabled
+from referee.processes.sandbox import (
+    SandboxMode, SandboxSettings, View, sandbox_enabled, sandbox_problem,
+)
 from referee.players.remote_player import RemotePlayer
-from referee.settings import ResourceLimits, TimeLimits
+from referee.settings import Clock, ResourceLimits, TimeLimits
 from referee.transport.zmq_channel import ZmqHub
 
 
@@ -108,7 +111,15 @@ class LaunchSettings:
 
 def sandbox_view(settings: LaunchSettings) -> View | None:
     """The shape of every bot's sandbox under `settings`, or None for no sandbox.
-    ConfigError where `--sandbox on` cannot be had, or the transport needs a network."""
+    ConfigError where `--sandbox on` or `--clock cpu` cannot be had, or the transport
+    needs a network."""
+    view = _view(settings)
+    if settings.times.clock is Clock.CPU:
+        check_cpu_clock(view is not None, settings.sandbox.mode)
+    return view
+
+
+def _view(settings: LaunchSettings) -> View | None:
     box = settings.sandbox
     if not sandbox_enabled(box.mode):
         return None
@@ -117,6 +128,21 @@ def sandbox_view(settings: LaunchSettings) -> View | None:
                           "--sandbox off for trusted bots")
     return View(cwd=Path.cwd(), secrets=settings.secrets, extra_dirs=box.extra_dirs,
                 tmp_bytes=box.tmp_mb << 20)
+
+
+def check_cpu_clock(sandboxed: bool, mode: SandboxMode) -> None:
+    """`--clock cpu` counts a bot's CPU time in its own cgroup: ConfigError where bots
+    would have none, or run unsandboxed (free to move to another group)."""
+    if not sandboxed:
+        why = "not --sandbox off" if mode is SandboxMode.OFF else \
+            f"and there is no sandbox here ({sandbox_problem()})"
+        raise ConfigError(f"--clock cpu needs sandboxed bots, {why}: an unsandboxed bot "
+                          "can leave its cgroup and use CPU time uncounted; use --clock "
+                          "wall")
+    if CgroupRoot.find() is None:
+        raise ConfigError("--clock cpu needs a cgroup per bot, and none can be made here "
+                          "(that takes root or a delegated cgroup subtree): use --clock "
+                          "wall")
 
 
 class Lineup:

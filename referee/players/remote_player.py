@@ -25,10 +25,13 @@ from protocols.wire import (
 )
 from referee.processes.bot_command import BotCommand, bot_folder
 from referee.processes.bot_process import BotProcess
-from referee.errors import BotFault, BotStartError, BotTimeout, OutputFlood, ProtocolError
+from referee.errors import (
+    BotFault, BotStartError, BotTimeout, ConfigError, OutputFlood, ProtocolError,
+)
 from referee.players.player import Direction, LineListener, Player
+from referee.players.request_clock import CpuClock, RequestClock, WallClock
 from referee.processes.sandbox import INSIDE_SOCKET_DIR, View, give_to_bot, package_root
-from referee.settings import ResourceLimits, TimeLimits
+from referee.settings import Clock, ResourceLimits, TimeLimits
 from referee.transport.channel import Channel
 from referee.transport.stdio_channel import StdioChannel
 from referee.transport.zmq_channel import SOCKET_NAME, ZmqChannel, ZmqHub
@@ -73,6 +76,12 @@ class RemotePlayer(Player):
             if zmq_channel is not None:
                 zmq_channel.close()
             raise
+        if times.clock is Clock.CPU and process.cgroup is None:
+            process.kill()
+            if zmq_channel is not None:
+                zmq_channel.close()
+            raise ConfigError(f"--clock cpu: bot {cmd.text!r} got no cgroup to count its "
+                              "CPU time in")
         channel: Channel
         if zmq_channel is None:
             channel = StdioChannel(process, busy_wait)
@@ -95,6 +104,11 @@ class RemotePlayer(Player):
     def process(self) -> BotProcess:
         """The bot's process (for its pid and exit status)."""
         return self._process
+
+    def confinement(self) -> dict[str, object]:
+        """How the bot is held, for the game log's header: in a sandbox or not, and what
+        limits its memory and processes (BotProcess.limits_holder)."""
+        return {"sandbox": self._process.sandboxed, "limits": self._process.limits_holder}
 
     @property
     def bank_left(self) -> float:
@@ -154,24 +168,35 @@ class RemotePlayer(Player):
             raise ValueError(f"ask() of a line that is not a request: {line!r}")
         self._check_told(preamble)
         self._check_unsolicited()
-        times = self._times
         batch = (*preamble, line)
         self._log_out(batch)
         # The clock starts as the request is handed to the transport: the referee's own
         # work (the check above, the log) is never charged to the bot.
-        start = time.monotonic()
-        deadline = start + times.move + self._bank + times.tolerance
-        self._channel.send_lines(batch, deadline)
-        reply = self._next_line(deadline)
+        clock = self._request_clock()
+        self._channel.send_lines(batch, clock.deadline)
+        reply = self._reply(clock)
         if reply is None:
             bank, self._bank = self._bank, 0.0
-            head = line.split(" ", 1)[0]
-            raise BotTimeout(f"no reply to {head} within {times.move:g} s "
-                             f"+ {bank:.3f} s of time bank")
-        overrun = time.monotonic() - start - times.move
+            raise BotTimeout(clock.missed(line.split(" ", 1)[0], self._times, bank))
+        overrun = clock.overrun(self._times.move)
         if overrun > 0:
             self._bank = max(0.0, self._bank - overrun)
         return reply
+
+    def _request_clock(self) -> RequestClock:
+        allowance = self._times.move + self._bank + self._times.tolerance
+        if self._times.clock is Clock.CPU:
+            assert self._process.cgroup is not None  # launch() refuses a bot without one
+            return CpuClock(self._process.cgroup, allowance)
+        return WallClock(allowance)
+
+    def _reply(self, clock: RequestClock) -> str | None:
+        """The reply, waited for slice by slice while the clock allows; None if it is up."""
+        while (deadline := clock.next_wait()) is not None:
+            reply = self._next_line(deadline)
+            if reply is not None:
+                return reply
+        return None
 
     def close(self) -> None:
         """Say BYE, give the bot a moment to exit, then kill its whole process group."""

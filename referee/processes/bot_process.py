@@ -34,7 +34,7 @@ from typing import IO
 from referee.processes.bot_command import BotCommand
 from referee.errors import BotStartError
 from referee.processes.cgroups import BotCgroup, CgroupRoot
-from referee.processes.sandbox import View, bwrap_argv
+from referee.processes.sandbox import View, bwrap_argv, userns_guard
 from referee.processes.live_bots import REGISTRY
 from referee.processes.rlimits import child_setup, megabytes, rlimits
 from referee.processes.stderr_sink import StderrSink
@@ -69,6 +69,12 @@ class BotProcess:
     def sandboxed(self) -> bool:
         return self.tag is None
 
+    @property
+    def limits_holder(self) -> str:
+        """What holds the bot's memory and process limits: its "cgroup v1" or "cgroup v2"
+        (all its processes together), or "rlimits" (each process on its own)."""
+        return "rlimits" if self.cgroup is None else f"cgroup v{self.cgroup.version}"
+
     @classmethod
     def spawn(cls, cmd: BotCommand, env: Mapping[str, str], limits: ResourceLimits,
               stderr: Path | None, view: View | None = None) -> BotProcess:
@@ -80,15 +86,17 @@ class BotProcess:
         """
         cgroup = _new_cgroup(limits)
         tag: str | None = None
+        guard = None
         if view is None:
             tag = secrets.token_hex(8)
             argv, env = list(cmd.argv), {**env, TAG_VARIABLE: tag}
         else:  # the bot's environment is the sandbox's (--setenv), bwrap's own is bare
             argv, env = bwrap_argv(replace(view, env=dict(env)), cmd.argv), _bare_env()
+            guard = userns_guard()
         sink = StderrSink(stderr if stderr is not None else _STDERR_FD)
         try:
             popen = _popen(cmd, argv, env, sink.child_fd(),
-                           child_setup(rlimits(limits, cgroup), os.getpid(), cgroup))
+                           child_setup(rlimits(limits, cgroup), os.getpid(), cgroup, guard))
         except BaseException:
             sink.close()
             if cgroup is not None:

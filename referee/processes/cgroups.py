@@ -63,6 +63,7 @@ class BotCgroup:
         self.dirs = dirs
         # Encoded once: enter_self runs between fork and exec, where little is safe.
         self._procs_files = [str(d / "cgroup.procs").encode() for d in dirs]
+        self._cpu_fd: int | None = None  # kept open: --clock cpu reads it every request
 
     def limit(self, memory_bytes: int | None, processes: int | None) -> None:
         v1 = self.version == 1
@@ -119,17 +120,25 @@ class BotCgroup:
         return int(fields.get("oom_kill", "0")) > 0
 
     def cpu_seconds(self) -> float:
-        """CPU time used by all of the bot's processes so far."""
+        """CPU time used by all of the bot's processes so far (0 if unreadable)."""
         try:
+            if self._cpu_fd is None:
+                name = self.dirs[2] / "cpuacct.usage" if self.version == 1 else \
+                    self.dirs[0] / "cpu.stat"
+                self._cpu_fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC)
+            # pread from 0: the kernel writes the file afresh for every read from its start
+            words = os.pread(self._cpu_fd, 4096, 0).split()
             if self.version == 1:
-                return int((self.dirs[2] / "cpuacct.usage").read_text()) / 1e9
-            stat = (self.dirs[0] / "cpu.stat").read_text().split()
-            return int(stat[stat.index("usage_usec") + 1]) / 1e6
+                return int(words[0]) / 1e9
+            return int(words[words.index(b"usage_usec") + 1]) / 1e6
         except (OSError, ValueError, IndexError):
             return 0.0
 
     def remove(self) -> None:
         """Remove the group's folders once its processes are gone (kill first)."""
+        if self._cpu_fd is not None:
+            os.close(self._cpu_fd)
+            self._cpu_fd = None
         deadline = time.monotonic() + _REMOVE_WAIT
         for folder in self.dirs:
             while True:

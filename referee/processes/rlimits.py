@@ -13,6 +13,7 @@ import signal
 from collections.abc import Callable
 
 from referee.processes.cgroups import BotCgroup
+from referee.processes.userns_filter import UsernsFilter
 from referee.settings import ResourceLimits
 
 _PR_SET_PDEATHSIG = 1
@@ -101,9 +102,10 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def child_setup(limits: list[Limit], parent: int,
-                 cgroup: BotCgroup | None) -> Callable[[], None]:
-    """The preexec function. Everything it needs is prepared here, before the fork."""
+def child_setup(limits: list[Limit], parent: int, cgroup: BotCgroup | None,
+                guard: UsernsFilter | None = None) -> Callable[[], None]:
+    """The preexec function. Everything it needs is prepared here, before the fork.
+    `guard` is installed last: it holds for bwrap and everything the sandbox runs."""
     prctl = ctypes.CDLL(None, use_errno=True).prctl
     sigkill = int(signal.SIGKILL)
 
@@ -115,5 +117,7 @@ def child_setup(limits: list[Limit], parent: int,
         prctl(_PR_SET_PDEATHSIG, sigkill, 0, 0, 0)
         if os.getppid() != parent:
             os._exit(1)  # we died before PR_SET_PDEATHSIG took effect
+        if guard is not None:
+            guard.install()
 
     return setup

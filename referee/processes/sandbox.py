@@ -7,8 +7,9 @@ no other bot, no game log, no results, no referee process. The model is ioi/isol
 
 Run as root, the referee starts bwrap as root (so it can reach an interpreter under a
 0700 /root) and the bot itself as the unprivileged SANDBOX_UID, with no capabilities and
-no way to regain any (setpriv --no-new-privs, an empty bounding set). Run as another user,
-bwrap makes an unprivileged user namespace, and the bot keeps that user's id outside it.
+no way to regain any (setpriv --no-new-privs, an empty bounding set, and a seccomp filter
+against new user namespaces: referee.processes.userns_filter). Run as another user, bwrap
+makes an unprivileged user namespace, and the bot keeps that user's id outside it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.errors import BotStartError, ConfigError
+from referee.processes.userns_filter import UsernsFilter, userns_filter
 
 INSIDE_SOCKET_DIR = "/run/referee"  # where a bot finds its own ZeroMQ socket
 SANDBOX_UID = 60000  # isolate's first box user: a uid no account on the machine uses
@@ -73,8 +75,10 @@ def sandbox_problem() -> str | None:
     if running_as_root() and shutil.which("setpriv") is None:
         return "setpriv (util-linux) is not installed"
     probe = bwrap_argv(View(cwd=Path("/")), ["true"])
+    guard = userns_guard()
     try:
-        done = subprocess.run(probe, capture_output=True, timeout=_PROBE_TIMEOUT, check=False)
+        done = subprocess.run(probe, capture_output=True, timeout=_PROBE_TIMEOUT, check=False,
+                              preexec_fn=None if guard is None else guard.install)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap does not run here ({exc})"
     if done.returncode != 0:
@@ -100,6 +104,13 @@ def auto_warning() -> str | None:
         return None
     return (f"bots run without a sandbox ({problem}): they can see each other, the "
             "referee and its files; use --sandbox on to refuse that")
+
+
+def userns_guard() -> UsernsFilter | None:
+    """As root, the filter a bot's child installs before it execs bwrap, so that no process
+    of the sandbox can make a user namespace (None without libseccomp). None as another
+    user: there bwrap's --disable-userns forbids them."""
+    return userns_filter() if running_as_root() else None
 
 
 def bwrap_argv(view: View, argv: Sequence[str]) -> list[str]:

@@ -191,3 +191,15 @@ def test_unreadable_file(tmp_path: Path) -> None:
     missing = tmp_path / "nope.toml"
     with pytest.raises(ConfigError, match=r"nope\.toml: cannot read the file"):
         load_command_map(missing)
+
+
+@pytest.mark.parametrize("value", ["[" * 5000 + "]" * 5000, "{a = " * 5000 + "1" + "}" * 5000])
+def test_deeply_nested_toml_is_one_error_not_a_recursion_error(tmp_path: Path,
+                                                                value: str) -> None:
+    message = _load_error(tmp_path, f"[commands]\nstop = {value}\n")
+    assert "nested too deeply" in message and "\n" not in message
+
+
+def test_an_integer_of_thousands_of_digits_is_one_error(tmp_path: Path) -> None:
+    message = _load_error(tmp_path, "[commands]\nstop = [" + "9" * 5000 + "]\n")
+    assert "unreadable TOML value" in message and "\n" not in message

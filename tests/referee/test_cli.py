@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from referee.processes.sandbox import sandbox_problem
 from tests.cli_support import assert_bad_input, run_main
+from tests.referee.fault_bots.support import expected_limits_holder
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = "python bots/rage_random.py"
@@ -68,6 +70,15 @@ def test_bad_command_mapping_file(tmp_path: Path) -> None:
                      "commands.toml")
 
 
+@pytest.mark.parametrize("command", [["play", "thegame"], ["tournament", "thegame"]])
+def test_a_deeply_nested_command_mapping_is_one_error_line(
+        command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mapping = tmp_path / "commands.toml"
+    mapping.write_text("[commands]\nstop = " + "[" * 5000 + "]" * 5000 + "\n")
+    assert_bad_input([*command, "--commands", str(mapping), RANDOM],
+                     "commands.toml", "nested too deeply")
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "referee", *args], cwd=ROOT, text=True,
                           capture_output=True, timeout=120, check=False)
@@ -87,6 +98,19 @@ def test_demo_game_is_byte_identical_for_the_same_seed(tmp_path: Path) -> None:
     assert out.count("\nround ") == 10, "a compact line per round"
     for column in ("bid", "tricks", "action pts", "bid bonus", "round total", "place"):
         assert column in out
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+def test_the_log_header_says_which_sandbox_and_limits_held_each_bot(tmp_path: Path,
+                                                                    sandbox: str) -> None:
+    log = tmp_path / "game.jsonl"
+    done = run_cli("play", "rage", "--seed", "7", "--sandbox", sandbox, "--no-log-times",
+                   "--log", str(log), RANDOM, RANDOM, SHELL)
+    assert done.returncode == 0, done.stderr
+    header = json.loads(log.read_text().splitlines()[0])
+    sandboxed = sandbox == "auto" and sandbox_problem() is None
+    assert [(p["sandbox"], p["limits"]) for p in header["players"]] == [
+        (sandboxed, expected_limits_holder())] * 3
 
 
 def test_replay_verifies_a_log_and_catches_tampering(tmp_path: Path) -> None:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from referee.processes.cgroups import CgroupRoot
+from referee.processes.sandbox import sandbox_problem
 from tests.cli_support import assert_bad_input, run_main
 
 RANDOM = "python bots/rage_random.py"
@@ -92,3 +94,40 @@ def test_an_os_error_while_playing_is_one_line_and_exit_1(
                                str(tmp_path / "game.jsonl"), RANDOM, RANDOM, RANDOM])
     assert code == 1
     assert "No space left on device" in one_error_line(err)
+
+
+def test_clock_cpu_refuses_unsandboxed_bots_before_any_starts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bot, marker = marker_bot(tmp_path)
+    assert_bad_input(["play", "rage", "--clock", "cpu", "--sandbox", "off", bot, bot, bot], "--clock cpu", "--sandbox off")
+    assert not marker.exists()
+
+
+def test_clock_cpu_where_bubblewrap_fails_is_one_error_without_the_warning(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee.players import lineup
+    from referee.processes import sandbox
+
+    def broken() -> str:
+        return "bubblewrap does not work here: (simulated)"
+
+    monkeypatch.setattr(sandbox, "sandbox_problem", broken)
+    monkeypatch.setattr(lineup, "sandbox_problem", broken)
+    bot, marker = marker_bot(tmp_path)
+    assert_bad_input(["play", "rage", "--clock", "cpu", bot, bot, bot],
+                     "--clock cpu", "(simulated)")
+    assert not marker.exists()
+
+
+@pytest.mark.skipif(sandbox_problem() is not None, reason="no sandbox here")
+def test_clock_cpu_where_no_cgroup_can_be_made_is_one_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(CgroupRoot, "find", classmethod(lambda cls: None))
+    bot, marker = marker_bot(tmp_path)
+    for command in (["play", "rage"], ["tournament", "rage", "--db",
+                                       str(tmp_path / "r.sqlite")]):
+        assert_bad_input([*command, "--clock", "cpu", bot, bot, bot],
+                         "--clock cpu", "cgroup")
+    assert not marker.exists() and not (tmp_path / "r.sqlite").exists()

@@ -159,6 +159,18 @@ def test_a_db_of_another_tournament_is_refused(tmp_path: Path) -> None:
                       RANDOM, HEURISTIC, FIRST], "different tournament", "deals")
 
 
+def test_a_resumed_tournament_refuses_another_clock(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The clock defines a tournament, as the move time does: another one is another db."""
+    db, tournament = tmp_path / "r.sqlite", tmp_path / "t.toml"
+    text = (EXAMPLES / "classroom.toml").read_text()
+    tournament.write_text(text.replace("bank = 5.0", 'bank = 5.0\nclock = "cpu"'))
+    ResultStore(db, load_tournament_file(tournament)).close()  # made, nothing played yet
+    tournament.write_text(text)
+    assert_bad_input(["tournament", str(tournament), "--db", str(db)],
+                     "different tournament", "limits")
+
+
 @pytest.mark.parametrize("args, words", [
     (["chess", RANDOM, RANDOM], ["unknown game", "chess"]),
     (["no/such/file.toml"], ["no/such/file.toml", "does not exist"]),
@@ -177,6 +189,9 @@ def test_a_db_of_another_tournament_is_refused(tmp_path: Path) -> None:
     (["rage", "--jobs", "0", RANDOM, RANDOM], ["--jobs"]),
     (["rage", "--format", "pdf", RANDOM, RANDOM], ["--format", "pdf"]),
     (["rage", "--move-time", "-1", RANDOM, RANDOM], ["--move-time"]),
+    (["rage", "--clock", "sun", RANDOM, RANDOM], ["--clock", "sun", "wall", "cpu"]),
+    (["rage", "--clock", "cpu", "--sandbox", "off", RANDOM, RANDOM],
+     ["--clock cpu", "--sandbox off"]),
 ])
 def test_bad_options_give_one_line_and_exit_2(args: list[str], words: list[str]) -> None:
     assert_bad_input(["tournament", *args], *words)
@@ -198,7 +213,8 @@ def test_no_commands_and_commands_exclude_each_other(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("option", [["--deals", "3"], ["--seed", "4"], ["--move-time", "2"],
-                                    ["--variant", "durchmarsch"], ["--max-memory", "512"]])
+                                    ["--variant", "durchmarsch"], ["--max-memory", "512"],
+                                    ["--clock", "cpu"]])
 def test_a_tournament_file_takes_no_defining_options(option: list[str]) -> None:
     assert_bad_input(["tournament", str(EXAMPLES / "classroom.toml"), *option],
                      option[0], "tournament file")
@@ -282,8 +298,7 @@ def test_bots_named_on_the_command_line_keep_their_names(tmp_path: Path) -> None
 
 
 def test_two_bots_of_one_name_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    assert_bad_input(["tournament", "rage", f"a={RANDOM}", f"a={HEURISTIC}", RANDOM],
-                     capsys, "names must differ")
+    assert_bad_input(["tournament", "rage", f"a={RANDOM}", f"a={HEURISTIC}", RANDOM], "names must differ")
 
 
 def test_a_schedule_over_max_games_is_refused_before_anything_is_written(
@@ -292,10 +307,10 @@ def test_a_schedule_over_max_games_is_refused_before_anything_is_written(
     --max-games (default 20,000) is one error line naming the count, and no db."""
     db = tmp_path / "big.sqlite"
     class_of_32 = [f"s{n}={RANDOM}" for n in range(32)]  # 30 students, 2 references
-    assert_bad_input(["tournament", "rage", "--db", str(db), *class_of_32], capsys,
+    assert_bad_input(["tournament", "rage", "--db", str(db), *class_of_32],
                      "143,840 games", "--max-games 20,000")
     assert_bad_input(["tournament", "rage", "--db", str(db), "--max-games", "29", "--deals", "10",
-                      "--table-size", "3", RANDOM, HEURISTIC, RANDOM], capsys, "30 games")
+                      "--table-size", "3", RANDOM, HEURISTIC, RANDOM], "30 games")
     assert not db.exists()
 
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from referee.errors import ConfigError
-from referee.settings import ResourceLimits, TimeLimits
+from referee.settings import Clock, ResourceLimits, TimeLimits
 from referee.registry.games import AnyGame
 from referee.registry.rage import RAGE
 from referee.registry.thegame import THEGAME
 from tournaments.spec_file import load_tournament_file
-from tournaments.spec import BotEntry, SpecError, TournamentSpec
+from tournaments.spec import BotEntry, SpecError, TournamentSpec, spec_from_json
 from tests.load_support import loading_error
 from tests.tournaments.fakes import make_spec
 from tournaments.schedule import fixtures_for
@@ -92,6 +92,7 @@ def test_fingerprint_covers_what_defines_results_only() -> None:
                  make_spec(deals=2, seed=1, size=3),
                  make_spec(deals=2, seed=1, options={"variants": ("durchmarsch",)}),
                  make_spec(deals=2, seed=1, time_limits=TimeLimits(move=2.0)),
+                 make_spec(deals=2, seed=1, time_limits=TimeLimits(clock=Clock.CPU)),
                  make_spec(deals=2, seed=1, resource_limits=ResourceLimits(memory_mb=512)),
                  make_spec(n_bots=4, deals=2, seed=1)]
     prints = {spec.fingerprint() for spec in different}
@@ -100,6 +101,36 @@ def test_fingerprint_covers_what_defines_results_only() -> None:
     recommanded = TournamentSpec.create(RAGE, (BotEntry("a", "x"), BotEntry("b", "z")))
     assert renamed.fingerprint() != recommanded.fingerprint()
     assert re.fullmatch(r"[0-9a-f]{64}", base.fingerprint())
+
+
+def test_the_wall_clock_keeps_the_fingerprints_made_before_there_was_a_clock() -> None:
+    """Measured on the commit before --clock: a db made then still resumes."""
+    assert make_spec(deals=2, seed=1).fingerprint() == (
+        "6dedd47f356966648601c6908e5ca841810336c23f066417e6d8bd808dc89d80")
+
+
+def test_the_clock_is_a_key_of_limits_and_survives_the_store(tmp_path: Path) -> None:
+    spec = load_tournament_file(write(tmp_path, GOOD.replace("bank = 0.0",
+                                                             'bank = 0.0\nclock = "cpu"')))
+    assert spec.time_limits == TimeLimits(startup=10.0, move=1.0, bank=0.0, clock=Clock.CPU)
+    assert spec_from_json(spec.to_json()) == spec
+    wall = load_tournament_file(write(tmp_path, GOOD.replace("bank = 0.0",
+                                                             'bank = 0.0\nclock = "wall"')))
+    assert wall.time_limits.clock is Clock.WALL and wall == load_tournament_file(
+        write(tmp_path, GOOD))
+
+
+@pytest.mark.parametrize("value", ['"sun"', '"CPU"', "1", "true", '["cpu"]'])
+def test_a_bad_clock_names_key_line_and_choices(tmp_path: Path, value: str) -> None:
+    message = load_error(tmp_path, GOOD.replace("bank = 0.0", f"bank = 0.0\nclock = {value}"))
+    assert "'clock'" in message and 'must be "wall" or "cpu"' in message
+    assert "line 11:" in message
+
+
+def test_a_clock_that_is_no_clock_is_refused_in_the_spec_too() -> None:
+    with pytest.raises(SpecError, match="clock") as caught:
+        make_spec(time_limits=TimeLimits(clock="cpu"))  # type: ignore[arg-type]
+    assert caught.value.key == "clock"
 
 
 def test_variant_order_does_not_change_the_fingerprint() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.processes.sandbox import SandboxMode, SandboxSettings
+from referee.processes.sandbox import SandboxMode, SandboxSettings, sandbox_problem
 from referee.processes.live_bots import live_processes
 from referee.errors import FaultKind
 from referee.matches.game_log import read_log
@@ -31,6 +31,7 @@ from tournaments.schedule import Fixture, fixtures_for
 from tournaments.session import RunOptions, cpu_shares, pinned_process_pool, run_session
 from tournaments.store import ResultStore
 from tests.tournaments.db_support import unplayed_copy
+from tests.referee.fault_bots.support import expected_limits_holder
 from tests.tournaments.fakes import TEST_SECRET
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,6 +106,9 @@ def test_a_rage_fixture_gives_a_record_matching_its_game_log(tmp_path: Path) -> 
     log = read_log(tmp_path / record.log_path)
     assert (log[0]["type"], log[0]["seed"]) == ("game", fixture.seed)
     assert [p["name"] for p in log[0]["players"]] == list(record.bots)
+    # Which sandbox and limits held each bot: here sandboxed (auto), in a cgroup if any.
+    assert {(p["sandbox"], p["limits"]) for p in log[0]["players"]} == {
+        (sandbox_problem() is None, expected_limits_holder())}
     assert log[-1]["type"] == "result"
     assert (tuple(log[-1]["totals"]), tuple(log[-1]["places"])) == (record.scores,
                                                                      record.places)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from referee.processes.bot_command import BotCommand, parse_bot_command
+from referee.processes.cgroups import CgroupRoot
 
 MISBEHAVE = Path(__file__).with_name("misbehave.py")
 
@@ -58,3 +59,9 @@ def wait_until(check: Callable[[], bool], timeout: float = 10.0) -> bool:
             return bool(check())
         time.sleep(0.01)
     return True
+
+
+def expected_limits_holder() -> str:
+    """What holds a bot's memory and process limits on this machine (BotProcess)."""
+    root = CgroupRoot.find()
+    return "rlimits" if root is None else f"cgroup v{root.version}"

@@ -14,7 +14,7 @@ from referee.registry.rage import RAGE
 from referee.registry.thegame import THEGAME
 from tournaments.records import GameRecord
 from tournaments.report import OutputFormat, build_tables, render
-from tournaments.runner import PlayFailed, run_tournament
+from tournaments.runner import Interrupted, PlayFailed, run_tournament
 from tournaments.schedule import Fixture, fixtures_for
 from tournaments.store import ResultStore
 from tests.tournaments.fakes import TEST_SECRET, FakeContext, fake_play, make_spec
@@ -126,10 +126,11 @@ def test_a_record_for_another_fixture_is_refused(tmp_path: Path) -> None:
 def test_interrupt_leaves_the_store_consistent_and_resumable(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     stop_at = FIXTURES[6].fixture_id
-    with ResultStore(db, SPEC) as store, pytest.raises(KeyboardInterrupt):
+    with ResultStore(db, SPEC) as store, pytest.raises(Interrupted) as stopped:
         run_tournament(SPEC, FIXTURES, store, fake_play,
                        FakeContext(SPEC.bot_names, interrupt_on=stop_at), jobs=1,
                        executor_factory=threads)
+    assert f"of {len(FIXTURES)} games; run the same command again" in str(stopped.value)
     with ResultStore(db, SPEC) as store:
         partial = store.done()
         assert stop_at not in partial and 0 < len(partial) < len(FIXTURES)

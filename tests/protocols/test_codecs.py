@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from bots.thegame_random import RandomBot
 from protocols import rage, thegame
 from protocols.message import Error, Message
+from protocols.thegame import Hint
 from protocols.wire import WireError, decode_line, error_line
 from referee.errors import FaultKind
-from protocols.thegame import Hint
 from referee.games.rage import RageConfig, Variant
 from referee.games.rage_cards import Play, find_play
 from referee.games.thegame import TheGameConfig, Turn
@@ -33,6 +33,7 @@ from tests.bot_text import BOT_TEXT, DETAIL_BOUND
 from tests.protocols.message_strategies import (
     HINTS, PLAY, RAGE, THEGAME, TURN, Strategies, mutated,
 )
+from tests.protocols.transcript_support import PROTOCOLS
 
 CODECS: dict[str, tuple[ModuleType, Strategies]] = {
     "rage": (rage, RAGE), "thegame": (thegame, THEGAME)}
@@ -41,15 +42,15 @@ CASE_IDS = [f"{game}-{kind.KEYWORD}" for game, kind in CASES]
 FUZZ = settings(max_examples=300, deadline=None)
 
 
-def decoded_or_refused(codec: ModuleType, line: str) -> Message | None:
-    """The message `line` decodes to, checked to spell `line` exactly; None if refused."""
+def assert_exact_or_refused(codec: ModuleType, line: str) -> None:
+    """`line` decodes to a message that spells it exactly, or is refused with a WireError
+    (with a short detail), and nothing else happens."""
     try:
         message: Message = codec.decode(line)
     except WireError as error:
         assert len(str(error)) <= DETAIL_BOUND
-        return None
+        return
     assert message.encode() == line
-    return message
 
 
 def decoded_exactly(codec: ModuleType, line: str) -> type[Message]:
@@ -65,15 +66,22 @@ def test_every_message_of_a_codec_has_a_strategy(game: str) -> None:
     assert set(codec.MESSAGES) == set(strategies)
 
 
+@pytest.mark.parametrize("game", CODECS)
+def test_a_codec_has_a_message_per_row_of_its_spec_table(game: str) -> None:
+    """protocols/<game>.md, "Lines from the referee": the same lines, in the same order."""
+    text = (PROTOCOLS / f"{game}.md").read_text(encoding="utf-8")
+    table = text.split("## Lines from the referee", 1)[1].split("\n\n")[1].splitlines()
+    keywords = [row.split("`")[1].split()[0] for row in table[2:]]
+    assert keywords == [kind.KEYWORD for kind in CODECS[game][0].MESSAGES]
+
+
 @pytest.mark.parametrize("game, kind", CASES, ids=CASE_IDS)
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_decode_inverts_encode(game: str, kind: type[Message], data: st.DataObject) -> None:
     codec, strategies = CODECS[game]
     message = data.draw(strategies[kind])
-    line = message.encode()
-    assert codec.decode(line) == message
-    assert type(codec.decode(line)) is kind
+    assert codec.decode(message.encode()) == message  # a dataclass equals only its own type
 
 
 @pytest.mark.parametrize("game, kind", CASES, ids=CASE_IDS)
@@ -83,7 +91,7 @@ def test_a_damaged_line_decodes_to_exactly_itself_or_is_refused(
         game: str, kind: type[Message], data: st.DataObject) -> None:
     codec, strategies = CODECS[game]
     line = data.draw(strategies[kind]).encode()
-    decoded_or_refused(codec, data.draw(mutated(line)))
+    assert_exact_or_refused(codec, data.draw(mutated(line)))
 
 
 RAGE_GAME = "GAME rage protocol=2 seat=0 players=3 rounds=10 variants={} move_ms=1000 bank_ms=0"
@@ -125,7 +133,7 @@ def test_any_bytes_give_a_message_or_a_wire_error(game: str, raw: bytes) -> None
         line = decode_line(raw)
     except WireError:
         return
-    decoded_or_refused(codec, line)
+    assert_exact_or_refused(codec, line)
 
 
 @pytest.mark.parametrize("game", CODECS)
@@ -135,7 +143,7 @@ def test_known_keywords_with_hostile_words_are_refused_or_exact(
         game: str, data: st.DataObject) -> None:
     codec, _ = CODECS[game]
     keyword = data.draw(st.sampled_from([kind.KEYWORD for kind in codec.MESSAGES]))
-    decoded_or_refused(codec, f"{keyword} {data.draw(BOT_TEXT)}")
+    assert_exact_or_refused(codec, f"{keyword} {data.draw(BOT_TEXT)}")
 
 
 @pytest.mark.parametrize("game", CODECS)
@@ -180,8 +188,9 @@ def test_every_line_of_a_rage_game_decodes(variants: frozenset[Variant]) -> None
     lines = recorded(5, first_option, lambda players: RageMatch(
         players, RageConfig(5, variants), 11, TimeLimits()).run())
     kinds = {decoded_exactly(rage, line) for line in lines}
-    assert {rage.Game, rage.Round, rage.Hand, rage.Trump, rage.BidRequest, rage.Bid,
-            rage.PlayRequest, rage.Played, rage.Trick, rage.Score, rage.End} <= kinds
+    assert {rage.Game, rage.Round, rage.Hand, rage.Flip, rage.Trump, rage.BidRequest,
+            rage.Bid, rage.PlayRequest, rage.Played, rage.Trick, rage.Score, rage.End} <= kinds
+    assert (rage.Bids in kinds) is bool(variants & {Variant.HIDDEN_BID, Variant.SECRET_BID})
 
 
 @pytest.mark.parametrize("players, commands", [(1, True), (3, True), (4, False)])
@@ -190,8 +199,8 @@ def test_every_line_of_a_thegame_game_decodes(players: int, commands: bool) -> N
     lines = recorded(players, lambda seat: RandomBot().on_line, lambda seats: TheGameMatch(
         seats, config, 7, TimeLimits()).run())
     kinds = {decoded_exactly(thegame, line) for line in lines}
-    assert {thegame.Game, thegame.Hand, thegame.TurnRequest, thegame.Turned,
-            thegame.End} <= kinds
+    assert {thegame.Game, thegame.Hand, thegame.TurnRequest, thegame.Turned, thegame.Draw,
+            thegame.Drew, thegame.End} <= kinds
     assert (thegame.Commands in kinds) is commands
     assert (thegame.HintsRequest in kinds) is (players > 1)
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Rage bot: a uniformly random legal bid and play.
 
-It needs no game state: every BID? and PLAY? request lists the legal choices, so it
-speaks the protocol by hand (bots.sdk does the connection) and skips the SDK's tracking.
-Its generator is reseeded from each dealt hand, so the same deal always gets the same
-moves: games are reproducible whether the bot process is fresh or reused.
+It needs no game state: every BID? and PLAY? request lists the legal choices, so it skips
+the SDK's tracking and routes only the four lines it reads (bots.sdk decodes them and does
+the connection). Its generator is reseeded from each dealt hand, so the same deal always
+gets the same moves: games are reproducible whether the bot process is fresh or reused.
 """
 
 from __future__ import annotations
@@ -17,25 +17,33 @@ from pathlib import Path
 if not __package__:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bots.sdk import run_bot  # noqa: E402
-from protocols.rage import BID_REQUEST, PLAY_REQUEST  # noqa: E402
+from bots.sdk import MessageBot, run_bot  # noqa: E402
+from protocols import rage as codec  # noqa: E402
 
 
-class RandomBot:
+class RandomBot(MessageBot):
     def __init__(self) -> None:
+        super().__init__()
         self.seat = 0
         self.rng = random.Random(0)
+        self.route(codec.BidRequest, self._on_bid_request)
+        self.route(codec.PlayRequest, self._on_play_request)
+        self.route(codec.Game, self._on_game)
+        self.route(codec.Hand, self._on_hand)
 
-    def on_line(self, line: str) -> str | None:
-        keyword, _, rest = line.partition(" ")
-        if keyword == PLAY_REQUEST or keyword == BID_REQUEST:
-            return self.rng.choice(rest.split())
-        if keyword == "GAME":
-            self.seat = int(next(w for w in rest.split() if w.startswith("seat="))[5:])
-        elif keyword == "HAND":
-            digest = hashlib.sha256(f"{self.seat} {rest}".encode()).digest()
-            self.rng.seed(int.from_bytes(digest[:8], "big"))
-        return None
+    def _on_bid_request(self, request: codec.BidRequest) -> str:
+        return codec.bid_reply(self.rng.choice(request.bids))
+
+    def _on_play_request(self, request: codec.PlayRequest) -> str:
+        return codec.play_reply(self.rng.choice(request.plays))
+
+    def _on_game(self, message: codec.Game) -> None:
+        self.seat = message.seat
+
+    def _on_hand(self, message: codec.Hand) -> None:
+        faces = " ".join(card.face for card in message.cards)
+        digest = hashlib.sha256(f"{self.seat} {faces}".encode()).digest()
+        self.rng.seed(int.from_bytes(digest[:8], "big"))
 
 
 if __name__ == "__main__":

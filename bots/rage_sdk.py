@@ -1,18 +1,19 @@
 """Rage for Python bots: state tracking from the referee's lines, and the legal-move helper.
 
 Subclass RageBot and implement `choose_bid` and `choose_play`; the tracker keeps
-`self.game` up to date from every line the referee sends.
+`self.game` up to date from every line the referee sends, decoded by protocols/rage.py.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Sequence
 
+from bots.sdk import MessageBot
 from protocols import rage as codec
 from protocols.wire import WireError
 from referee.games.rage import Variant, legal_plays_for
-from referee.games.rage_cards import COLOURS, DECK, Card, Colour, Kind, Play, cards_from_faces
+from referee.games.rage_cards import COLOURS, DECK, Card, Colour, Kind, Play
 
 
 @dataclass
@@ -42,31 +43,31 @@ class RageGame:
         return legal_plays_for(self.hand, self.trick_plays)
 
 
-FACE_CARDS = {card.face: card for card in reversed(DECK)}  # a face's first copy
 # Every play by (card id, notation): a bot's per-line work builds no Play objects.
 _PLAY_OF = {(play.card.id, play.notation): play for play in (
     play for card in DECK for play in (
         [Play(card, colour) for colour in COLOURS] if card.kind is Kind.JOKER
         else [Play(card)]))}
 
-Handler = Callable[[codec.Message], None]
 
-
-def _ignore(message: codec.Message) -> None:
-    """The handler of lines a bot does not track."""
-
-
-def _cards(faces: Sequence[str]) -> list[Card]:
-    """Distinct physical cards for faces (copies of action cards share a face)."""
-    return cards_from_faces(" ".join(faces))[0]
-
-
-class RageBot:
-    """Base class: dispatches referee lines, tracks the game, asks the strategy for decisions."""
+class RageBot(MessageBot):
+    """Base class: decodes referee lines, tracks the game, asks the strategy for decisions."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.game = RageGame()
-        self._handlers: dict[str, Handler] = {}  # keyword -> `_on_<keyword>` or _ignore
+        self.route(codec.BidRequest, self._on_bid_request)
+        self.route(codec.PlayRequest, self._on_play_request)
+        self.route(codec.Game, self._on_game)
+        self.route(codec.Round, self._on_round)
+        self.route(codec.Hand, self._on_hand)
+        self.route(codec.Flip, self._on_flip)
+        self.route(codec.Trump, self._on_trump)
+        self.route(codec.Bid, self._on_bid)
+        self.route(codec.Bids, self._on_bids)
+        self.route(codec.Played, self._on_played)
+        self.route(codec.Trick, self._on_trick)
+        self.route(codec.Score, self._on_score)
 
     def choose_bid(self, legal: list[int]) -> int:
         raise NotImplementedError
@@ -74,84 +75,64 @@ class RageBot:
     def choose_play(self, legal: list[Play]) -> Play:
         raise NotImplementedError
 
-    def on_line(self, line: str) -> str | None:
-        keyword, _, rest = line.partition(" ")
-        words = rest.split()
-        if keyword == codec.PLAY_REQUEST:
-            return self.choose_play(self._offered(words)).notation
-        if keyword == codec.BID_REQUEST:
-            return str(self.choose_bid([int(w) for w in words]))
-        handler = self._handlers.get(keyword)
-        if handler is None:
-            handler = getattr(self, "_on_" + keyword.lower(), _ignore)
-            self._handlers[keyword] = handler
-        if handler is not _ignore:
-            handler(codec.Message(keyword, tuple(words)))
-        return None
+    def _on_bid_request(self, request: codec.BidRequest) -> str:
+        return codec.bid_reply(self.choose_bid(list(request.bids)))
 
-    def _offered(self, words: Sequence[str]) -> list[Play]:
+    def _on_play_request(self, request: codec.PlayRequest) -> str:
+        return codec.play_reply(self.choose_play(self._offered(request.plays)))
+
+    def _offered(self, plays: Sequence[Play]) -> list[Play]:
         """The plays a PLAY? request lists (the legal ones), made with this hand's cards."""
         hand_cards: dict[str, Card] = {}
         for card in self.game.hand:
             hand_cards.setdefault(card.face, card)
-        plays = []
-        for word in words:
-            held = hand_cards.get(word.partition(":")[0])
-            play = None if held is None else _PLAY_OF.get((held.id, word))
-            if play is None:
-                raise WireError(f"PLAY? offers {word!r}, which is not in the tracked hand")
-            plays.append(play)
-        return plays
+        offered = []
+        for play in plays:
+            held = hand_cards.get(play.card.face)
+            if held is None:
+                raise WireError(
+                    f"PLAY? offers {play.notation!r}, which is not in the tracked hand")
+            offered.append(_PLAY_OF[held.id, play.notation])
+        return offered
 
-    def _on_game(self, message: codec.Message) -> None:
-        settings = message.settings
-        players = int(settings["players"])
-        variants = settings["variants"]
-        self.game = RageGame(
-            seat=int(settings["seat"]), players=players,
-            variants=frozenset() if variants == "none"
-            else frozenset(Variant(v) for v in variants.split(",")),
-            totals=[0] * players)
+    def _on_game(self, message: codec.Game) -> None:
+        self.game = RageGame(seat=message.seat, players=message.players,
+                             variants=message.variants, totals=[0] * message.players)
 
-    def _on_round(self, message: codec.Message) -> None:
-        game, settings = self.game, message.settings
-        game.round_no, game.cards = int(message.words[0]), int(settings["cards"])
-        game.dealer = int(settings["dealer"])
+    def _on_round(self, message: codec.Round) -> None:
+        game = self.game
+        game.round_no, game.cards, game.dealer = message.round_no, message.cards, message.dealer
         game.bids = [None] * game.players
         game.tricks_won = [0] * game.players
         game.trick, game.seen, game.trump = [], [], None
 
-    def _on_hand(self, message: codec.Message) -> None:
-        self.game.hand = _cards(message.words)
+    def _on_hand(self, message: codec.Hand) -> None:
+        self.game.hand = list(message.cards)
 
-    def _on_flip(self, message: codec.Message) -> None:
-        self.game.seen.extend(_cards(message.words))
+    def _on_flip(self, message: codec.Flip) -> None:
+        self.game.seen.append(message.card)
 
-    def _on_trump(self, message: codec.Message) -> None:
-        self.game.trump = codec.parse_colour(message.words[0])
+    def _on_trump(self, message: codec.Trump) -> None:
+        self.game.trump = message.colour
 
-    def _on_bid(self, message: codec.Message) -> None:
-        self.game.bids[int(message.words[0])] = int(message.words[1])
+    def _on_bid(self, message: codec.Bid) -> None:
+        self.game.bids[message.seat] = message.bid
 
-    def _on_bids(self, message: codec.Message) -> None:
-        self.game.bids = [int(w) for w in message.words]
+    def _on_bids(self, message: codec.Bids) -> None:
+        self.game.bids = list(message.bids)
 
-    def _on_played(self, message: codec.Message) -> None:
-        seat, notation = int(message.words[0]), message.words[1]
-        face = notation.partition(":")[0]
-        game = self.game
-        if seat == game.seat:
-            card = next(c for c in game.hand if c.face == face)
+    def _on_played(self, message: codec.Played) -> None:
+        game, play = self.game, message.play
+        if message.seat == game.seat:  # our own copy of the card leaves our hand
+            card = next(c for c in game.hand if c.face == play.card.face)
             game.hand.remove(card)
-        else:
-            card = FACE_CARDS[face]
-        game.trick.append((seat, _PLAY_OF[card.id, notation]))
-        game.seen.append(card)
+            play = _PLAY_OF[card.id, play.notation]
+        game.trick.append((message.seat, play))
+        game.seen.append(play.card)
 
-    def _on_trick(self, message: codec.Message) -> None:
-        self.game.tricks_won[int(message.words[1])] += 1
+    def _on_trick(self, message: codec.Trick) -> None:
+        self.game.tricks_won[message.winner] += 1
         self.game.trick = []
 
-    def _on_score(self, message: codec.Message) -> None:
-        points = [int(p) for p in message.settings["points"].split(",")]
-        self.game.totals = [t + p for t, p in zip(self.game.totals, points)]
+    def _on_score(self, message: codec.Score) -> None:
+        self.game.totals = [t + p for t, p in zip(self.game.totals, message.points)]

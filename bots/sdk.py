@@ -1,9 +1,13 @@
-"""The Python bot SDK: connect, handshake, and the message loop.
+"""The Python bot SDK: connect, handshake, the message loop, and dispatch by message type.
 
 A bot is an object with `on_line(line) -> str | None`: it is given every referee line and
 returns the reply to requests (lines whose first word ends in '?'). `run_bot` does the rest:
 
     run_bot("mybot", "1.0", MyBot())
+
+`MessageBot` is the base of the game SDKs (bots/rage_sdk.py, bots/thegame_sdk.py): it
+decodes each line with the game's codec (protocols/<game>.py) and hands the typed message
+to the handler its subclass routed that message type to.
 
 It connects over ZeroMQ (a DEALER socket to $REFEREE_ENDPOINT) or, when the referee started
 it as `stdio:COMMAND`, over standard input and output. See protocols/README.md.
@@ -13,16 +17,43 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Protocol
+from typing import Any, Callable, Protocol, TypeVar
 
+from protocols.message import Bye, Message, decode_as
 from protocols.wire import (
     ENV_ENDPOINT, ENV_TOKEN, STDIO_ENDPOINT, format_hello, is_request,
 )
+
+M = TypeVar("M", bound=Message)
+BYE = Bye.line()
 
 
 class Bot(Protocol):
     def on_line(self, line: str) -> str | None:
         """Handle one referee line; return the reply if it is a request."""
+
+
+class MessageBot:
+    """Dispatches each referee line, decoded, to the handler routed to its message type.
+
+    Only routed lines are decoded (a bot ignores the rest), and a routed line that does not
+    decode raises the codec's WireError: the referee never sends one.
+    """
+
+    def __init__(self) -> None:
+        # keyword -> (message type, handler); Any: each pair's types agree, by `route`
+        self._routes: dict[str, tuple[type[Message], Callable[[Any], str | None]]] = {}
+
+    def route(self, kind: type[M], handler: Callable[[M], str | None]) -> None:
+        """Hand every `kind` line, decoded, to `handler`; a request's handler returns the reply."""
+        self._routes[kind.KEYWORD] = (kind, handler)
+
+    def on_line(self, line: str) -> str | None:
+        route = self._routes.get(line.partition(" ")[0])
+        if route is None:
+            return None
+        kind, handler = route
+        return handler(decode_as(kind, line))
 
 
 class Connection(Protocol):
@@ -92,7 +123,7 @@ def run_bot(name: str, version: str, bot: Bot) -> None:
     try:
         while (lines := connection.recv_lines()) is not None:
             for line in lines:
-                if line == "BYE":
+                if line == BYE:
                     return
                 reply = on_line(line)
                 if is_request(line):

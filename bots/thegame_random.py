@@ -17,6 +17,7 @@ if not __package__:
 
 from bots.sdk import run_bot  # noqa: E402
 from bots.thegame_sdk import TheGameBot, TurnRequest  # noqa: E402
+from protocols.thegame import Hand  # noqa: E402
 from referee.games.thegame import Turn  # noqa: E402
 
 
@@ -27,8 +28,8 @@ class RandomBot(TheGameBot):
         super().__init__()
         self.rng = random.Random(0)
 
-    def _on_hand(self, words: list[str]) -> None:
-        super()._on_hand(words)
+    def _on_hand(self, message: Hand) -> None:
+        super()._on_hand(message)
         deal = f"{self.game.seat} {' '.join(map(str, self.game.hand))}"
         self.rng.seed(int.from_bytes(hashlib.sha256(deal.encode()).digest()[:8], "big"))
 

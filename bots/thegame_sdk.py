@@ -1,25 +1,25 @@
 """The Game Extreme for Python bots: state tracking from the referee's lines, legal turns.
 
 Subclass TheGameBot and implement `choose_turn` (and `choose_hints` to talk); the tracker
-keeps `self.game` up to date from every line the referee sends. The legal-move helpers
-run the engine's own Position functions, so a bot judges turns exactly as the referee does.
+keeps `self.game` up to date from every line the referee sends, decoded by
+protocols/thegame.py. The legal-move helpers run the engine's own Position functions, so a
+bot judges turns exactly as the referee does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Callable
 
+from bots.sdk import MessageBot
 from protocols import thegame as codec
-from protocols.thegame import Hint, HintKind
-from protocols.wire import WireError, parse_key_values
+from protocols.thegame import End, Hint, HintKind
+from protocols.thegame import TurnRequest as TurnRequest  # what choose_turn is given
 from referee.games.thegame import (
     ASCENDING_START,
     DESCENDING_START,
     PILE_COUNT,
     PILE_NAMES,
-    EndReason,
     Placement,
     Position,
     Turn,
@@ -46,24 +46,6 @@ def starting_tops() -> list[int]:
     return [ASCENDING_START if is_ascending(p) else DESCENDING_START for p in range(PILE_COUNT)]
 
 
-@dataclass(frozen=True)
-class TurnRequest:
-    """A `TURN?` line: the minimum cards, the draw pile size and the pile tops."""
-
-    min_cards: int
-    draw_pile: int
-    tops: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class GameEnd:
-    """An `END` line: the team's result."""
-
-    won: bool
-    reason: EndReason
-    cards_left: int
-
-
 @dataclass
 class TheGameKnowledge:
     """What one seat knows, rebuilt from the lines it received."""
@@ -81,7 +63,7 @@ class TheGameKnowledge:
     hints: dict[int, tuple[Hint, ...]] = field(default_factory=dict)  # since the last turn
     last_turn_seat: int | None = None
     turns: int = 0
-    end: GameEnd | None = None
+    end: End | None = None
 
     @property
     def min_cards(self) -> int:
@@ -150,15 +132,23 @@ class TheGameKnowledge:
         return is_legal_turn_at(self.position(), turn)
 
 
-class TheGameBot:
-    """Base class: dispatches referee lines, tracks the game, asks the strategy for decisions."""
+class TheGameBot(MessageBot):
+    """Base class: decodes referee lines, tracks the game, asks the strategy for decisions."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.game = TheGameKnowledge()
-        self._handlers: dict[str, Callable[[list[str]], None]] = {
-            "GAME": self._on_game, "COMMANDS": self._on_commands, "HAND": self._on_hand,
-            "DRAW": self._on_draw, "DREW": self._on_drew, "TURNED": self._on_turned,
-            "OUT": self._on_out, "HINT": self._on_hint, "END": self._on_end}
+        self.route(codec.TurnRequest, self._on_turn_request)
+        self.route(codec.HintsRequest, self._on_hints_request)
+        self.route(codec.Game, self._on_game)
+        self.route(codec.Commands, self._on_commands)
+        self.route(codec.Hand, self._on_hand)
+        self.route(codec.Draw, self._on_draw)
+        self.route(codec.Drew, self._on_drew)
+        self.route(codec.Turned, self._on_turned)
+        self.route(codec.Out, self._on_out)
+        self.route(codec.Hinted, self._on_hinted)
+        self.route(codec.End, self._on_end)
 
     def choose_turn(self, request: TurnRequest) -> Turn:
         """The whole turn to play; `self.game` is up to date."""
@@ -176,76 +166,52 @@ class TheGameBot:
         """Shortcut for `self.game.legal_turns(max_cards)`."""
         return self.game.legal_turns(max_cards)
 
-    def on_line(self, line: str) -> str | None:
-        """Handle one referee line; return the reply if it is a request."""
-        words = line.split()
-        keyword = words.pop(0) if words else ""
-        if keyword == codec.TURN_REQUEST:
-            return codec.placements_text(self.choose_turn(self._on_turn_request(words)))
-        if keyword == codec.HINTS_REQUEST:
-            hints = self.choose_hints()[:codec.MAX_HINTS]
-            return " ".join(h.word for h in hints) if hints else "none"
-        handler = self._handlers.get(keyword)
-        if handler is not None:
-            handler(words)
-        return None
-
-    def _on_turn_request(self, words: list[str]) -> TurnRequest:
-        settings = parse_key_values(words)
-        request = TurnRequest(int(settings["min"]), int(settings["draw"]),
-                              tuple(int(settings[name]) for name in PILE_NAMES))
+    def _on_turn_request(self, request: TurnRequest) -> str:
         # the referee is the authority on the table; the tracked state should agree
         self.game.tops = list(request.tops)
         self.game.draw_pile_size = request.draw_pile
-        return request
+        return codec.turn_reply(self.choose_turn(request))
 
-    def _on_game(self, words: list[str]) -> None:
-        settings = parse_key_values(words[1:])
-        players, hand_size = int(settings["players"]), int(settings["hand"])
+    def _on_hints_request(self, request: codec.HintsRequest) -> str:
+        return codec.hints_reply(self.choose_hints()[:codec.MAX_HINTS])
+
+    def _on_game(self, message: codec.Game) -> None:
+        players, hand_size = message.players, message.hand_size
         self.game = TheGameKnowledge(
-            seat=int(settings["seat"]), players=players, hand_size=hand_size,
+            seat=message.seat, players=players, hand_size=hand_size,
             draw_pile_size=len(ALL_CARDS) - players * hand_size,
             hand_counts=[hand_size] * players)
 
-    def _on_commands(self, words: list[str]) -> None:
-        numbers = {Command(name): [int(n) for n in cards.split(",")]
-                   for name, cards in parse_key_values(words).items()}
-        self.game.commands = CommandMap.from_numbers(numbers)
+    def _on_commands(self, message: codec.Commands) -> None:
+        self.game.commands = message.commands
 
-    def _on_hand(self, words: list[str]) -> None:
-        self.game.hand = sorted(int(w) for w in words)
+    def _on_hand(self, message: codec.Hand) -> None:
+        self.game.hand = sorted(message.cards)
 
-    def _on_draw(self, words: list[str]) -> None:
-        self.game.hand = sorted(self.game.hand + [int(w) for w in words])
+    def _on_draw(self, message: codec.Draw) -> None:
+        self.game.hand = sorted(self.game.hand + list(message.cards))
 
-    def _on_drew(self, words: list[str]) -> None:
-        seat, count = int(words[0]), int(words[1])
-        self.game.hand_counts[seat] += count
-        self.game.draw_pile_size -= count
+    def _on_drew(self, message: codec.Drew) -> None:
+        self.game.hand_counts[message.seat] += message.count
+        self.game.draw_pile_size -= message.count
 
-    def _on_turned(self, words: list[str]) -> None:
-        game, seat = self.game, int(words[0])
-        turn = codec.parse_turn(" ".join(words[1:]))
-        for placement in turn:
+    def _on_turned(self, message: codec.Turned) -> None:
+        game, seat = self.game, message.seat
+        for placement in message.turn:
             game.tops[placement.pile] = placement.card
             game.played.add(placement.card)
             if seat == game.seat:
                 game.hand.remove(placement.card)
-        game.hand_counts[seat] -= len(turn)
+        game.hand_counts[seat] -= len(message.turn)
         game.last_turn_seat = seat
         game.turns += 1
         game.hints = {}  # hints are asked afresh before every turn
 
-    def _on_out(self, words: list[str]) -> None:
-        self.game.out.add(int(words[0]))
+    def _on_out(self, message: codec.Out) -> None:
+        self.game.out.add(message.seat)
 
-    def _on_hint(self, words: list[str]) -> None:
-        try:
-            self.game.hints[int(words[0])] = codec.parse_hints(" ".join(words[1:]))
-        except WireError:
-            pass  # the referee checked them; a newer vocabulary is simply not understood
+    def _on_hinted(self, message: codec.Hinted) -> None:
+        self.game.hints[message.seat] = message.hints
 
-    def _on_end(self, words: list[str]) -> None:
-        settings = parse_key_values(words)
-        self.game.end = GameEnd(settings["result"] == "won", EndReason(settings["reason"]),
-                                int(settings["left"]))
+    def _on_end(self, message: End) -> None:
+        self.game.end = message

@@ -1,29 +1,42 @@
-"""Rage protocol v2: pure codecs for every line, used by the referee and the Python bot SDK.
+"""Rage protocol v2: every line as a typed message, encoded by the referee and decoded by
+the Python bot SDK, and the parsers of the bots' replies.
 
-The spec for bot authors is protocols/rage.md; its example transcript is a test vector.
+The spec for bot authors is protocols/rage.md (its table "Lines from the referee" lists
+the messages below in order); its example transcript is a test vector. Decoding is strict
+(protocols/message.py): a line decodes only in the very spelling its encoder writes.
+
+Each message's static `line` formats it from plain values: the referee calls it, and
+builds no message objects.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, ClassVar, Self, Sequence
 
-from protocols.wire import (
-    PROTOCOL_VERSION, WireError, ascii_number, key_values, parse_key_values, quote,
+from protocols.message import (
+    SHARED_MESSAGES, Message, Numbers, decode_with, fields, game_settings, keyword_table,
+    member, number, number_words, numbers, settings,
 )
+from protocols.wire import PROTOCOL_VERSION, WireError, ascii_number, key_values, quote
 from referee.games.rage import (
     BidMade, BidsRevealed, CardPlayed, Event, Flipped, HandDealt, RoundScored,
-    RoundStarted, TrickWon, TrumpSet, Variant,
+    RoundStarted, TrickWon, TrumpReason, TrumpSet, Variant,
 )
-from referee.games.rage_cards import COLOURS, Colour, Play
+from referee.games.rage_cards import COLOURS, DECK, Card, Colour, Kind, Play, cards_from_faces
 
 GAME = "rage"
 BID_REQUEST = "BID?"
 PLAY_REQUEST = "PLAY?"
 MAX_BID_DIGITS = 3
 
-_FACES = {f"{c.value}{v}" for c in COLOURS for v in range(16)} | {"J", "NT", "TC", "+5", "-5"}
-_JOKER_PLAYS = {f"J:{c.value}" for c in COLOURS}
+# A face names the lowest-id copy of its card: copies of an action card are not told apart
+# on the wire (rage.md, Cards), so that is the copy a decoder gives.
+_CARD_OF_FACE: dict[str, Card] = {card.face: card for card in reversed(DECK)}
+_PLAY_OF_NOTATION: dict[str, Play] = {
+    play.notation: play for card in _CARD_OF_FACE.values() for play in (
+        [Play(card, colour) for colour in COLOURS] if card.kind is Kind.JOKER
+        else [Play(card)])}
 
 
 def _ints(values: Sequence[int]) -> str:
@@ -36,38 +49,314 @@ def variants_word(variants: frozenset[Variant]) -> str:
     return ",".join(names) if names else "none"
 
 
+def _variants(word: str) -> frozenset[Variant]:
+    """`none` or names, each once and in variants_word's order."""
+    if word == "none":
+        return frozenset()
+    variants = frozenset(member(Variant, name, "variant") for name in word.split(","))
+    if variants_word(variants) != word:
+        raise WireError(f"variants are listed once each, sorted: {quote(word)}")
+    return variants
+
+
+def _card(face: str) -> Card:
+    card = _CARD_OF_FACE.get(face)
+    if card is None:
+        raise WireError(f"not a card face: {quote(face)}")
+    return card
+
+
+def _cards(faces: Sequence[str]) -> tuple[Card, ...]:
+    """Distinct physical cards: a repeated action face takes the next copy in the deck."""
+    for face in faces:
+        _card(face)
+    try:
+        return tuple(cards_from_faces(" ".join(faces))[0])
+    except ValueError as error:  # more copies than the deck has
+        raise WireError(str(error)) from None
+
+
+def _play(notation: str) -> Play:
+    play = _PLAY_OF_NOTATION.get(notation)
+    if play is None:
+        raise WireError(f"not a play in the notation: {quote(notation)}")
+    return play
+
+
+def _plays(notations: Sequence[str]) -> tuple[Play, ...]:
+    try:  # once per decision, so one lookup per word and no call
+        return tuple([_PLAY_OF_NOTATION[notation] for notation in notations])
+    except KeyError as missing:
+        raise WireError(f"not a play in the notation: {quote(missing.args[0])}") from None
+
+
+# ---- the lines from the referee (rage.md, "Lines from the referee") -----------------
+
+@dataclass(frozen=True, slots=True)
+class Game(Message):
+    """`GAME rage protocol=2 seat=S players=N rounds=R variants=V move_ms=M bank_ms=B`."""
+
+    KEYWORD: ClassVar[str] = "GAME"
+    seat: int
+    players: int
+    rounds: int
+    variants: frozenset[Variant]
+    move_ms: int
+    bank_ms: int
+
+    @staticmethod
+    def line(seat: int, players: int, rounds: int, variants: frozenset[Variant],
+             move_ms: int, bank_ms: int) -> str:
+        return f"GAME {GAME} " + key_values({
+            "protocol": PROTOCOL_VERSION, "seat": seat, "players": players, "rounds": rounds,
+            "variants": variants_word(variants), "move_ms": move_ms, "bank_ms": bank_ms})
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Self:
+        seat, players, rounds, variants, move_ms, bank_ms = game_settings(
+            words, GAME, ("seat", "players", "rounds", "variants", "move_ms", "bank_ms"))
+        return cls(number(seat, "seat"), number(players, "players"),
+                   number(rounds, "rounds"), _variants(variants),
+                   number(move_ms, "move_ms"), number(bank_ms, "bank_ms"))
+
+
+@dataclass(frozen=True, slots=True)
+class Round(Message):
+    """`ROUND r cards=k dealer=d`."""
+
+    KEYWORD: ClassVar[str] = "ROUND"
+    round_no: int
+    cards: int
+    dealer: int
+
+    @staticmethod
+    def line(round_no: int, cards: int, dealer: int) -> str:
+        return f"ROUND {round_no} cards={cards} dealer={dealer}"
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Self:
+        round_no, *rest = fields(words, 3, cls.KEYWORD)
+        cards, dealer = settings(rest, ("cards", "dealer"))
+        return cls(number(round_no, "round"), number(cards, "cards"), number(dealer, "dealer"))
+
+
+@dataclass(frozen=True, slots=True)
+class Hand(Message):
+    """`HAND c1 c2 ...`: your cards for this round."""
+
+    KEYWORD: ClassVar[str] = "HAND"
+    cards: tuple[Card, ...]
+
+    @staticmethod
+    def line(cards: Sequence[Card]) -> str:
+        return " ".join(["HAND", *(card.face for card in cards)])
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Self:
+        return cls(_cards(words))
+
+
+@dataclass(frozen=True, slots=True)
+class Flip(Message):
+    """`FLIP c`: a card turned onto the trump pile."""
+
+    KEYWORD: ClassVar[str] = "FLIP"
+    card: Card
+
+    @staticmethod
+    def line(card: Card) -> str:
+        return f"FLIP {card.face}"
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Self:
+        return cls(_card(fields(words, 1, cls.KEYWORD)[0]))
+
+
+@dataclass(frozen=True, slots=True)
+class Trump(Message):
+    """`TRUMP x why`: the trump colour (None: `none`) and why it was set."""
+
+    KEYWORD: ClassVar[str] = "TRUMP"
+    colour: Colour | None
+    reason: TrumpReason
+
+    @staticmethod
+    def line(colour: Colour | None, reason: TrumpReason) -> str:
+        return f"TRUMP {colour.value if colour else 'none'} {reason}"
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Self:
+        colour, reason = fields(words, 2, cls.KEYWORD)
+        return cls(None if colour == "none" else member(Colour, colour, "colour"),
+                   member(TrumpReason, reason, "trump reason"))
+
+
+@dataclass(frozen=True, slots=True)
+class _BidList(Message):
+    """A keyword and bids: BID? and BIDS."""
+
+    bids: tuple[int, ...]
+
+    @classmethod
+    def line(cls, bids: Sequence[int]) -> str:
+        return " ".join([cls.KEYWORD, *(str(b) for b in bids)])
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Self:
+        return cls(number_words(words, "bid"))
+
+
+@dataclass(frozen=True, slots=True)
+class BidRequest(_BidList):
+    """`BID? b1 b2 ...`: a request; reply one of the listed bids."""
+
+    KEYWORD: ClassVar[str] = BID_REQUEST
+
+
+@dataclass(frozen=True, slots=True)
+class Bid(Numbers):
+    """`BID s b`: seat `s` bid `b`."""
+
+    KEYWORD: ClassVar[str] = "BID"
+    seat: int
+    bid: int
+
+
+@dataclass(frozen=True, slots=True)
+class Bids(_BidList):
+    """`BIDS b0 b1 ...`: every seat's bid, revealed."""
+
+    KEYWORD: ClassVar[str] = "BIDS"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayRequest(Message):
+    """`PLAY? p1 p2 ...`: a request; reply one of the listed plays."""
+
+    KEYWORD: ClassVar[str] = PLAY_REQUEST
+    plays: tuple[Play, ...]
+
+    @staticmethod
+    def line(plays: Sequence[Play]) -> str:
+        return " ".join([PLAY_REQUEST, *(p.notation for p in plays)])
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Self:
+        return cls(_plays(words))
+
+
+@dataclass(frozen=True, slots=True)
+class Played(Message):
+    """`PLAYED s p`: seat `s` played `p`."""
+
+    KEYWORD: ClassVar[str] = "PLAYED"
+    seat: int
+    play: Play
+
+    @staticmethod
+    def line(seat: int, play: Play) -> str:
+        return f"PLAYED {seat} {play.notation}"
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Self:
+        seat, play = fields(words, 2, cls.KEYWORD)
+        return cls(number(seat, "seat"), _play(play))
+
+
+@dataclass(frozen=True, slots=True)
+class Trick(Numbers):
+    """`TRICK t w`: trick `t` of the round was won by seat `w`."""
+
+    KEYWORD: ClassVar[str] = "TRICK"
+    trick_no: int
+    winner: int
+
+
+@dataclass(frozen=True, slots=True)
+class Score(Message):
+    """`SCORE r bids=.. tricks=.. points=..`: the round's scores, per seat."""
+
+    KEYWORD: ClassVar[str] = "SCORE"
+    round_no: int
+    bids: tuple[int, ...]
+    tricks: tuple[int, ...]
+    points: tuple[int, ...]
+
+    @staticmethod
+    def line(round_no: int, bids: Sequence[int], tricks: Sequence[int],
+             points: Sequence[int]) -> str:
+        return f"SCORE {round_no} " + key_values({
+            "bids": _ints(bids), "tricks": _ints(tricks), "points": _ints(points)})
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Self:
+        round_no, *rest = fields(words, 4, cls.KEYWORD)
+        bids, tricks, points = settings(rest, ("bids", "tricks", "points"))
+        score = cls(number(round_no, "round"), numbers(bids, "bids"),
+                    numbers(tricks, "tricks"), numbers(points, "points"))
+        if not len(score.bids) == len(score.tricks) == len(score.points):
+            raise WireError("a SCORE line has one bid, trick count and points per seat")
+        return score
+
+
+@dataclass(frozen=True, slots=True)
+class End(Message):
+    """`END totals=... places=...`: the game is over."""
+
+    KEYWORD: ClassVar[str] = "END"
+    totals: tuple[int, ...]
+    places: tuple[int, ...]
+
+    @staticmethod
+    def line(totals: Sequence[int], places: Sequence[int]) -> str:
+        return "END " + key_values({"totals": _ints(totals), "places": _ints(places)})
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Self:
+        totals, places = settings(words, ("totals", "places"))
+        end = cls(numbers(totals, "totals"), numbers(places, "places"))
+        if len(end.totals) != len(end.places):
+            raise WireError("an END line has one total and one place per seat")
+        return end
+
+
+MESSAGES: tuple[type[Message], ...] = (
+    Game, Round, Hand, Flip, Trump, BidRequest, Bid, Bids, PlayRequest, Played, Trick,
+    Score, End, *SHARED_MESSAGES)
+_BY_KEYWORD = keyword_table(MESSAGES)
+
+
+def decode(line: str) -> Message:
+    """Any line the referee sends a Rage bot, as its message; WireError for anything else."""
+    return decode_with(_BY_KEYWORD, line)
+
+
+# ---- the referee's encoders ---------------------------------------------------------
+
 def game_line(seat: int, players: int, variants: frozenset[Variant], rounds: int,
               move_ms: int, bank_ms: int) -> str:
     """The first line of every game: who you are and the settings."""
-    return f"GAME {GAME} " + key_values({
-        "protocol": PROTOCOL_VERSION, "seat": seat, "players": players, "rounds": rounds,
-        "variants": variants_word(variants), "move_ms": move_ms, "bank_ms": bank_ms})
-
-
-def _round_line(event: RoundStarted) -> str:
-    return f"ROUND {event.round_no} " + key_values({"cards": event.cards, "dealer": event.dealer})
+    return Game.line(seat, players, rounds, variants, move_ms, bank_ms)
 
 
 def _score_line(event: RoundScored) -> str:
     result = event.result
     seats = result.seats
-    return f"SCORE {result.round_no} " + key_values({
-        "bids": _ints([s.bid for s in seats]),
-        "tricks": _ints([s.tricks for s in seats]),
-        "points": _ints([s.total for s in seats])})
+    return Score.line(result.round_no, [s.bid for s in seats], [s.tricks for s in seats],
+                      [s.total for s in seats])
 
 
-# One encoder per event type: a dict lookup, where a match statement would try the
+# The line announcing each event type: a dict lookup, where a match statement would try the
 # cases in turn before the common CardPlayed.
 _ENCODERS: dict[type, Callable[[Any], str]] = {
-    CardPlayed: lambda e: f"PLAYED {e.seat} {e.play.notation}",
-    TrickWon: lambda e: f"TRICK {e.trick_no} {e.winner}",
-    BidMade: lambda e: f"BID {e.seat} {e.bid}",
-    RoundStarted: _round_line,
-    HandDealt: lambda e: " ".join(["HAND", *(c.face for c in e.cards)]),
-    Flipped: lambda e: f"FLIP {e.card.face}",
-    TrumpSet: lambda e: f"TRUMP {e.colour.value if e.colour else 'none'} {e.reason}",
-    BidsRevealed: lambda e: " ".join(["BIDS", *(str(b) for b in e.bids)]),
+    CardPlayed: lambda e: Played.line(e.seat, e.play),
+    TrickWon: lambda e: Trick.line(e.trick_no, e.winner),
+    BidMade: lambda e: Bid.line(e.seat, e.bid),
+    RoundStarted: lambda e: Round.line(e.round_no, e.cards, e.dealer),
+    HandDealt: lambda e: Hand.line(e.cards),
+    Flipped: lambda e: Flip.line(e.card),
+    TrumpSet: lambda e: Trump.line(e.colour, e.reason),
+    BidsRevealed: lambda e: Bids.line(e.bids),
     RoundScored: _score_line,
 }
 
@@ -78,16 +367,16 @@ def encode_event(event: Event) -> str | None:
     return None if encoder is None else encoder(event)
 
 
-def bid_request(legal: Sequence[int]) -> str:
-    return " ".join([BID_REQUEST, *(str(b) for b in legal)])
+bid_request = BidRequest.line  # (legal bids) -> the line
+play_request = PlayRequest.line  # (legal plays) -> the line
+end_line = End.line  # (totals, places) -> the line
 
 
-def play_request(legal: Sequence[Play]) -> str:
-    return " ".join([PLAY_REQUEST, *(p.notation for p in legal)])
+# ---- the bots' replies: encoders for bots, parsers for the referee ------------------
 
-
-def end_line(totals: Sequence[int], places: Sequence[int]) -> str:
-    return "END " + key_values({"totals": _ints(totals), "places": _ints(places)})
+def bid_reply(bid: int) -> str:
+    """A reply to BID?: the bid in digits."""
+    return str(bid)
 
 
 def parse_bid(reply: str) -> int:
@@ -98,38 +387,16 @@ def parse_bid(reply: str) -> int:
     return bid
 
 
+def play_reply(play: Play) -> str:
+    """A reply to PLAY?: the play in the notation (a Joker with its declared colour)."""
+    return play.notation
+
+
 def check_play_syntax(reply: str) -> str:
     """A play reply: one card in the notation (a Joker with `:colour`). WireError if malformed."""
     text = reply.strip()
-    if text in _JOKER_PLAYS or (text in _FACES and text != "J"):
+    if text in _PLAY_OF_NOTATION:
         return text
     if text == "J" or text.startswith("J:"):
         raise WireError(f"a Joker must declare a colour, e.g. J:r; got {quote(reply)}")
     raise WireError(f"not a card in the notation: {quote(reply)}")
-
-
-# ---- decoding, for bots -------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Message:
-    """A referee line split into its keyword and words, plus `k=v` settings where present."""
-
-    keyword: str
-    words: tuple[str, ...]
-
-    @property
-    def settings(self) -> dict[str, str]:
-        return parse_key_values([w for w in self.words if "=" in w])
-
-
-def parse_message(line: str) -> Message:
-    """Split any referee line; bots dispatch on `.keyword`."""
-    parts = line.split()
-    if not parts:
-        raise WireError("empty line")
-    return Message(parts[0], tuple(parts[1:]))
-
-
-def parse_colour(letter: str) -> Colour | None:
-    """`none` -> None, a colour letter -> the Colour."""
-    return None if letter == "none" else Colour(letter)

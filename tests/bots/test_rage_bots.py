@@ -12,6 +12,8 @@ from bots.rage_heuristic import HeuristicBot
 from bots.rage_random import RandomBot
 from bots.rage_sdk import RageBot
 from bots.sdk import Bot
+from protocols.message import decode_as
+from protocols.rage import PlayRequest
 from protocols.wire import WireError
 from referee.games.rage import RageConfig, Variant
 from referee.games.rage_cards import Play
@@ -86,7 +88,8 @@ def test_sdk_tracks_hand_trick_and_bids_like_the_referee() -> None:
                 assert [p.notation for p in self.game.trick_plays] == \
                     [p.notation for _, p in seen.trick]
                 assert self.game.trump == seen.trump
-                offered = self._offered(line.split()[1:])  # what the reply is chosen from
+                request = decode_as(PlayRequest, line)
+                offered = self._offered(request.plays)  # what the reply is chosen from
                 assert offered == self.game.legal_plays()
                 checked.append(1)
             return super().on_line(line)

@@ -212,17 +212,6 @@ def test_parse_key_values_reads_key_equals_value_words(words: list[str]) -> None
 
 
 @FUZZ
-@given(BOT_TEXT)
-def test_parse_message_splits_any_nonblank_line(line: str) -> None:
-    try:
-        message = rage.parse_message(line)
-    except WireError:
-        assert not line.split()
-    else:
-        assert [message.keyword, *message.words] == line.split()
-
-
-@FUZZ
 @given(st.sampled_from([kind.value for kind in FaultKind]),
        st.one_of(BOT_TEXT, BOT_TEXT.map(quote)))
 def test_error_line_is_always_one_sendable_line(kind: str, detail: str) -> None:

@@ -1,20 +1,22 @@
 """The example transcript in protocols/rage.md is a test vector.
 
 A scripted seat replays the bot lines (`<`) of the transcript; every referee line (`>`)
-it receives must match the spec byte for byte.
+it receives must match the spec byte for byte, and decode with protocols/rage.py.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from protocols import rage
 from referee.games.rage import RageConfig, RageState
 from referee.games.rage_cards import cards_from_faces
-from referee.players.player import FunctionPlayer
 from referee.matches.rage_match import RageMatch
+from referee.players.player import FunctionPlayer
 from referee.settings import TimeLimits
+from tests.protocols.transcript_support import (
+    bot_lines, decoded, exchanges, recording_seat, spec_transcript,
+)
 
-SPEC = Path(__file__).resolve().parents[2] / "protocols" / "rage.md"
+TRANSCRIPT = spec_transcript("rage.md")
 
 
 def prepared_state() -> RageState:
@@ -30,39 +32,36 @@ def first_option(line: str) -> str | None:
     return words[1] if words[0].endswith("?") else None
 
 
-def spec_transcript() -> list[str]:
-    text = SPEC.read_text(encoding="utf-8")
-    block = text.split("## Example transcript", 1)[1].split("```\n", 2)[1]
-    return block.splitlines()
-
-
-def run_transcript(bot_lines: list[str]) -> list[str]:
-    """Play the prepared game with seat 0 replaying `bot_lines`; its whole exchange."""
-    replies = iter(bot_lines)
+def run_transcript(replies: list[str]) -> list[str]:
+    """Play the prepared game with seat 0 replaying `replies`; its whole exchange."""
     seen: list[str] = []
-
-    def scripted(line: str) -> str | None:
-        seen.append("> " + line)
-        if not line.split()[0].endswith("?"):
-            return None
-        reply = next(replies)
-        seen.append("< " + reply)
-        return reply
-
-    players = [FunctionPlayer("transcript", scripted),
+    script = iter(replies)
+    players = [FunctionPlayer("transcript", recording_seat(lambda _: next(script), seen)),
                FunctionPlayer("first-1", first_option), FunctionPlayer("first-2", first_option)]
     RageMatch(players, RageConfig(3), 5, TimeLimits(), state=prepared_state()).run()
     return seen
 
 
 def test_spec_transcript_replays_byte_for_byte() -> None:
-    expected = spec_transcript()
-    bot_lines = [line[2:] for line in expected if line.startswith("< ")]
-    assert len(bot_lines) >= 4
-    assert run_transcript(bot_lines) == expected
+    replies = list(bot_lines(TRANSCRIPT))
+    assert len(replies) >= 4
+    assert run_transcript(replies) == TRANSCRIPT
 
 
 def test_transcript_shows_each_message_kind() -> None:
-    keywords = {line[2:].split()[0] for line in spec_transcript()}
-    assert {"GAME", "ROUND", "HAND", "FLIP", "TRUMP", "BID?", "BID", "PLAY?", "PLAYED",
-            "TRICK", "SCORE", "END"} <= keywords
+    kinds = {type(message) for message in decoded(rage, TRANSCRIPT)}
+    assert {rage.Game, rage.Round, rage.Hand, rage.Flip, rage.Trump, rage.BidRequest,
+            rage.Bid, rage.PlayRequest, rage.Played, rage.Trick, rage.Score, rage.End} <= kinds
+
+
+def test_each_reply_is_a_listed_option_the_sdk_writes_alike() -> None:
+    for request, reply in exchanges(TRANSCRIPT):
+        match rage.decode(request):
+            case rage.BidRequest(bids):
+                assert rage.parse_bid(reply) in bids
+                assert rage.bid_reply(rage.parse_bid(reply)) == reply
+            case rage.PlayRequest(plays):
+                assert rage.check_play_syntax(reply) == reply
+                assert reply in [rage.play_reply(play) for play in plays]
+            case other:
+                raise AssertionError(f"a reply to {other}")

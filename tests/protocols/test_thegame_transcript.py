@@ -1,23 +1,25 @@
 """The example transcript in protocols/thegame.md is a test vector.
 
 Seat 0 replays the bot lines (`<`) of the transcript; every referee line (`>`) it receives
-must match the spec byte for byte. Seat 1 is a small closest-card test double.
+must match the spec byte for byte, and decode with protocols/thegame.py. Seat 1 is a small
+closest-card test double.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Callable
-
+from protocols import thegame
 from protocols.thegame import placements_text
 from referee.games.thegame import (
     PILE_NAMES, Turn, TheGameConfig, TheGameState, is_ascending, shortest_legal_turns_at,
 )
+from referee.matches.thegame_match import TheGameMatch
 from referee.players.player import FunctionPlayer
 from referee.settings import TimeLimits
-from referee.matches.thegame_match import TheGameMatch
+from tests.protocols.transcript_support import (
+    bot_lines, decoded, exchanges, recording_seat, spec_transcript,
+)
 
-SPEC = Path(__file__).resolve().parents[2] / "protocols" / "thegame.md"
+TRANSCRIPT = spec_transcript("thegame.md")
 
 
 def prepared_state() -> TheGameState:
@@ -56,25 +58,13 @@ def double(match: list[TheGameMatch]) -> FunctionPlayer:
     return FunctionPlayer("double", handle)
 
 
-def spec_transcript() -> list[str]:
-    text = SPEC.read_text(encoding="utf-8")
-    block = text.split("## Example transcript", 1)[1].split("```\n", 2)[1]
-    return block.splitlines()
-
-
-def run_transcript(reply: Callable[[str], str]) -> list[str]:
+def run_transcript(replies: list[str]) -> list[str]:
+    """Play the prepared game with seat 0 replaying `replies`; its whole exchange."""
     seen: list[str] = []
+    script = iter(replies)
     match: list[TheGameMatch] = []
-
-    def seat0(line: str) -> str | None:
-        seen.append("> " + line)
-        if not line.split()[0].endswith("?"):
-            return None
-        answer = reply(line)
-        seen.append("< " + answer)
-        return answer
-
-    players = [FunctionPlayer("transcript", seat0), double(match)]
+    players = [FunctionPlayer("transcript", recording_seat(lambda _: next(script), seen)),
+               double(match)]
     match.append(TheGameMatch(players, TheGameConfig(2), 0, TimeLimits(),
                               state=prepared_state()))
     match[0].run()
@@ -82,12 +72,22 @@ def run_transcript(reply: Callable[[str], str]) -> list[str]:
 
 
 def test_spec_transcript_replays_byte_for_byte() -> None:
-    expected = spec_transcript()
-    replies = iter(line[2:] for line in expected if line.startswith("< "))
-    assert run_transcript(lambda _: next(replies)) == expected
+    assert run_transcript(list(bot_lines(TRANSCRIPT))) == TRANSCRIPT
 
 
 def test_transcript_shows_each_message_kind() -> None:
-    keywords = {line[2:].split()[0] for line in spec_transcript()}
-    assert {"GAME", "COMMANDS", "HAND", "HINTS?", "HINT", "TURN?", "TURNED", "DRAW",
-            "DREW", "END"} <= keywords
+    kinds = {type(message) for message in decoded(thegame, TRANSCRIPT)}
+    assert {thegame.Game, thegame.Commands, thegame.Hand, thegame.HintsRequest,
+            thegame.Hinted, thegame.TurnRequest, thegame.Turned, thegame.Draw, thegame.Drew,
+            thegame.Out, thegame.End} <= kinds
+
+
+def test_each_reply_reads_back_as_the_sdk_writes_it() -> None:
+    for request, reply in exchanges(TRANSCRIPT):
+        match thegame.decode(request):
+            case thegame.TurnRequest():
+                assert thegame.turn_reply(thegame.parse_turn(reply)) == reply
+            case thegame.HintsRequest():
+                assert thegame.hints_reply(thegame.parse_hints(reply)) == reply
+            case other:
+                raise AssertionError(f"a reply to {other}")

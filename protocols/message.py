@@ -1,0 +1,210 @@
+"""Typed messages: one frozen dataclass per kind of line, its encoder and decoder side by side.
+
+Decoding is strict: every field reader below accepts exactly the spelling its encoder
+writes (no `007`, no `-0`, no extra space, keys in their order). So every message has one
+spelling: `decode(encode(m)) == m`, and `encode(decode(line)) == line` for every line that
+decodes at all. Anything else, however hostile, is a WireError: the readers never let
+another exception through (tests/protocols/test_codecs.py fuzzes both properties).
+The lines every game shares (`ERROR`, `BYE`: protocols/README.md) are here too.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Callable, ClassVar, Self, TypeVar
+
+from protocols.wire import PROTOCOL_VERSION, WireError, error_line, quote
+from referee.errors import FaultKind
+
+# One spelling per number (no leading zeros, no -0), in ASCII digits (int() also reads
+# '٣'), and at most 9 digits: no number on the wire is larger, and int() of a huge text is slow.
+_NUMBER = re.compile(r"0|-?[1-9][0-9]{0,8}")
+# Most numbers are small (seats, bids, cards): those are looked up, not parsed.
+_SMALL: dict[str, int] = {str(n): n for n in range(1000)}
+_ENUM = TypeVar("_ENUM", bound=enum.Enum)
+
+
+class Message:
+    """A line of the protocol; subclasses are frozen dataclasses naming their KEYWORD."""
+
+    __slots__ = ()
+    KEYWORD: ClassVar[str]
+    __match_args__: ClassVar[tuple[str, ...]]  # the dataclass's fields, in order
+    # The line from the fields' values, in their order. Static, so that the referee formats
+    # its lines without building messages (some 400 a Rage game: bench/rage_referee.py).
+    line: ClassVar[Callable[..., str]]
+
+    def encode(self) -> str:
+        """The line, without a line break."""
+        return self.line(*[getattr(self, name) for name in self.__match_args__])
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Self:
+        """The message from the words after the keyword; WireError if they do not fit."""
+        raise NotImplementedError
+
+
+M = TypeVar("M", bound=Message)
+
+
+def decode_as(kind: type[M], line: str) -> M:
+    """`line` as a `kind` message: WireError unless it is exactly what `kind` encodes."""
+    keyword, space, rest = line.partition(" ")
+    if keyword != kind.KEYWORD:
+        raise WireError(f"expected a {kind.KEYWORD} line, got {quote(line)}")
+    # Split on single spaces: a doubled or trailing space leaves an empty word, refused.
+    return kind.from_words(rest.split(" ") if space else [])
+
+
+def check_spelling(message: M, words: Sequence[str]) -> M:
+    """`message` if it encodes back to its line; for the fields a reader cannot check alone
+    (an order, white space in free text)."""
+    if message.encode() != " ".join([message.KEYWORD, *words]):
+        raise WireError(f"not how the protocol writes a {message.KEYWORD} line")
+    return message
+
+
+def keyword_table(kinds: Iterable[type[Message]]) -> Mapping[str, type[Message]]:
+    """Keyword -> message type, for a game's `decode`."""
+    return {kind.KEYWORD: kind for kind in kinds}
+
+
+def decode_with(kinds: Mapping[str, type[Message]], line: str) -> Message:
+    """Any line of a game, given its keyword table; WireError for anything else."""
+    kind = kinds.get(line.partition(" ")[0])
+    if kind is None:
+        raise WireError(f"not a line of this protocol: {quote(line)}")
+    return decode_as(kind, line)
+
+
+# ---- field readers: each returns a value or raises WireError -------------------------
+
+def number(word: str, what: str) -> int:
+    """A whole number in ASCII digits, maybe negative (scores are)."""
+    value = _SMALL.get(word)
+    if value is not None:
+        return value
+    if _NUMBER.fullmatch(word) is None:
+        raise WireError(f"{what} must be a number, got {quote(word)}")
+    return int(word)
+
+
+def number_words(words: Sequence[str], what: str) -> tuple[int, ...]:
+    """One number a word (a BID? line's bids: one lookup each in the common case)."""
+    try:
+        return tuple([_SMALL[word] for word in words])
+    except KeyError:
+        return tuple(number(word, what) for word in words)
+
+
+def number_fields(words: Sequence[str], names: Sequence[str], keyword: str) -> list[int]:
+    """Exactly one number per name, e.g. `BID s b`."""
+    return [number(word, name) for word, name in zip(fields(words, len(names), keyword), names)]
+
+
+def numbers(text: str, what: str) -> tuple[int, ...]:
+    """Comma-separated numbers, at least one."""
+    return number_words(text.split(","), what)
+
+
+def in_range(word: str, what: str, low: int, high: int) -> int:
+    """A number from `low` to `high`."""
+    value = number(word, what)
+    if not low <= value <= high:
+        raise WireError(f"{what} must be {low} to {high}, got {value}")
+    return value
+
+
+def member(kind: type[_ENUM], word: str, what: str) -> _ENUM:
+    """The enum member whose value is `word`."""
+    try:
+        return kind(word)
+    except ValueError:
+        raise WireError(f"unknown {what} {quote(word)}") from None
+
+
+def fields(words: Sequence[str], count: int, what: str) -> Sequence[str]:
+    """Exactly `count` words."""
+    if len(words) != count:
+        raise WireError(f"a {what} line has {count} words after the keyword, got {len(words)}")
+    return words
+
+
+def settings(words: Sequence[str], keys: Sequence[str]) -> list[str]:
+    """The values of `key=value` words: exactly these keys, in this order."""
+    fields(words, len(keys), "+".join(keys))
+    values = []
+    for word, key in zip(words, keys):
+        name, sep, value = word.partition("=")
+        if name != key or not sep:
+            raise WireError(f"expected {key}=..., got {quote(word)}")
+        values.append(value)
+    return values
+
+
+def game_settings(words: Sequence[str], game: str, keys: Sequence[str]) -> list[str]:
+    """A GAME line's values after `protocol=2` (README.md, A bot's life): `keys` name them."""
+    if not words or words[0] != game:
+        raise WireError(f"not a game of {game}: {quote(' '.join(words[:1]))}")
+    protocol, *values = settings(words[1:], ["protocol", *keys])
+    if protocol != str(PROTOCOL_VERSION):
+        raise WireError(f"protocol {quote(protocol)}; this codec speaks {PROTOCOL_VERSION}")
+    return values
+
+
+@dataclass(frozen=True, slots=True)
+class Numbers(Message):
+    """A keyword and one number per field, e.g. `BID s b`: a subclass declares the fields."""
+
+    @classmethod
+    def line(cls, *values: int) -> str:
+        return " ".join([cls.KEYWORD, *map(str, values)])
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Self:
+        return cls(*number_fields(words, cls.__match_args__, cls.KEYWORD))
+
+
+# ---- the lines every game shares ----------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Error(Message):
+    """`ERROR <kind> <detail>`: you faulted (sent just before your process is stopped)."""
+
+    KEYWORD: ClassVar[str] = "ERROR"
+    kind: FaultKind
+    detail: str  # one space between words; cut short with "..." to fit a line
+
+    @staticmethod
+    def line(kind: FaultKind, detail: str) -> str:
+        return error_line(kind.value, detail)
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Self:
+        if not words:
+            raise WireError("an ERROR line names the fault's kind")
+        # the detail's spaces are single and the line not cut short only if it reads back
+        message = cls(member(FaultKind, words[0], "fault kind"), " ".join(words[1:]))
+        return check_spelling(message, words)
+
+
+@dataclass(frozen=True, slots=True)
+class Bye(Message):
+    """`BYE`: no more games, exit now."""
+
+    KEYWORD: ClassVar[str] = "BYE"
+
+    @staticmethod
+    def line() -> str:
+        return Bye.KEYWORD
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Self:
+        fields(words, 0, cls.KEYWORD)
+        return cls()
+
+
+SHARED_MESSAGES: tuple[type[Message], ...] = (Error, Bye)

@@ -71,7 +71,7 @@ class RemotePlayer(Player):
         token = secrets.token_hex(16)
         zmq_channel = None if cmd.stdio or hub is None else hub.channel(token)
         try:
-            process = _start(cmd, token, zmq_channel, limits, stderr, sandbox)
+            process = _start(cmd, label, token, zmq_channel, limits, stderr, sandbox)
         except BaseException:
             if zmq_channel is not None:
                 zmq_channel.close()
@@ -262,13 +262,13 @@ class RemotePlayer(Player):
                               line)
 
 
-def _start(cmd: BotCommand, token: str, channel: ZmqChannel | None, limits: ResourceLimits,
-           stderr: Path | None, sandbox: View | None) -> BotProcess:
+def _start(cmd: BotCommand, label: str, token: str, channel: ZmqChannel | None,
+           limits: ResourceLimits, stderr: Path | None, sandbox: View | None) -> BotProcess:
     """Spawn the bot, told where to connect: its own socket (in its sandbox), or stdio."""
     if sandbox is None:
         endpoint = STDIO_ENDPOINT if channel is None else channel.endpoint
         env = {**os.environ, "PATH": bot_path(), ENV_ENDPOINT: endpoint, ENV_TOKEN: token}
-        return BotProcess.spawn(cmd, env, limits, stderr)
+        return BotProcess.spawn(cmd, env, limits, stderr, label=label)
     folder = None if channel is None else channel.folder
     if channel is not None and folder is None:
         raise BotStartError("a sandboxed bot has no network: use the ipc transport")
@@ -281,7 +281,7 @@ def _start(cmd: BotCommand, token: str, channel: ZmqChannel | None, limits: Reso
     view = replace(sandbox, bot_folder=bot_folder(cmd, sandbox.cwd), socket_dir=folder,
                    secrets=hidden)
     env = {**sandbox_env(), "PATH": bot_path(), ENV_ENDPOINT: endpoint, ENV_TOKEN: token}
-    return BotProcess.spawn(cmd, env, limits, stderr, view)
+    return BotProcess.spawn(cmd, env, limits, stderr, view, label=label)
 
 
 def sandbox_env() -> dict[str, str]:

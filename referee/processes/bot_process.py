@@ -77,9 +77,11 @@ class BotProcess:
 
     @classmethod
     def spawn(cls, cmd: BotCommand, env: Mapping[str, str], limits: ResourceLimits,
-              stderr: Path | None, view: View | None = None) -> BotProcess:
+              stderr: Path | None, view: View | None = None,
+              label: str = "") -> BotProcess:
         """Start `cmd` in a new process group with `limits`, in the sandbox `view` (None:
-        no sandbox); stderr None goes to ours. Both capped (StderrSink).
+        no sandbox); stderr None goes to ours, each line led by `[label] `, so several
+        bots' output can be told apart there. Both capped (StderrSink).
 
         A stdio bot gets pipes on stdin and stdout. A ZeroMQ bot gets /dev/null as stdin
         and its stdout goes where its stderr goes, so it never mixes into our output.
@@ -93,7 +95,8 @@ class BotProcess:
         else:  # the bot's environment is the sandbox's (--setenv), bwrap's own is bare
             argv, env = bwrap_argv(replace(view, env=dict(env)), cmd.argv), _bare_env()
             guard = userns_guard()
-        sink = StderrSink(stderr if stderr is not None else _STDERR_FD)
+        sink = (StderrSink(stderr) if stderr is not None else
+                StderrSink(_STDERR_FD, prefix=f"[{label}] " if label else ""))
         try:
             popen = _popen(cmd, argv, env, sink.child_fd(),
                            child_setup(rlimits(limits, cgroup), os.getpid(), cgroup, guard))

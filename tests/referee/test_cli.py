@@ -192,3 +192,23 @@ def test_sample_bots_run_directly_as_executables() -> None:
     assert run.returncode == 0, run.stderr
     assert "fault" not in run.stderr
     assert "rage_heuristic" in run.stdout
+
+
+def test_play_prefixes_each_bots_stderr_with_its_name(tmp_path: Path) -> None:
+    """Issue 12: in `play`, bots' stderr shares the referee's; each line says whose it is."""
+    bot = tmp_path / "talker.py"
+    bot.write_text("import os, sys\n"
+                   "print('HELLO 2', os.environ['REFEREE_TOKEN'], 'talker 1', flush=True)\n"
+                   "print('thinking', 'hard', file=sys.stderr, flush=True)\n"
+                   "for line in sys.stdin:\n"
+                   "    words = line.split()\n"
+                   "    if words and words[0].endswith('?'):\n"
+                   "        print(words[1], flush=True)\n")
+    for path in (tmp_path.parent, tmp_path):  # a sandboxed bot runs as another user
+        path.chmod(0o755)
+    talker = f"stdio:python {bot}"
+    done = run_cli("play", "rage", "--seed", "3", f"eve={talker}", talker, talker)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    for name in ("eve", "talker-1", "talker-2"):
+        assert f"[{name}] thinking hard" in lines, done.stderr

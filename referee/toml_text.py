@@ -9,6 +9,7 @@ so that every file gives one clear error line, never a traceback.
 from __future__ import annotations
 
 import tomllib
+from pathlib import Path
 from typing import Any
 
 from referee.errors import ConfigError
@@ -26,3 +27,11 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
                           "within each other hundreds of levels deep).") from None
     except ValueError as error:
         raise ConfigError(f"{source}: unreadable TOML value ({str(error)[:120]}).") from None
+
+
+def read_text(path: Path, what: str) -> str:
+    """A UTF-8 input file's text; ConfigError 'cannot read WHAT PATH: why' if it has none."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"cannot read {what} {path}: {error}.") from None

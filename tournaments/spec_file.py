@@ -18,7 +18,7 @@ from referee.matches.game import GameOption, OptionKind
 from referee.registry import games
 from referee.registry.games import AnyGame
 from referee.settings import Clock, ResourceLimits, TimeLimits
-from referee.toml_text import parse_toml
+from referee.toml_text import parse_toml, read_text
 from tournaments.spec import (
     CLOCK_RULE, SIZE_KEY, BotEntry, SpecError, TournamentSpec,
 )
@@ -34,10 +34,7 @@ _SYNTAX_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 def load_tournament_file(path: str | Path) -> TournamentSpec:
     """Read a tournament TOML file; any problem is a ConfigError naming file, key and line."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"cannot read tournament file {path}: {error}.") from None
+    text = read_text(path, "tournament file")
     try:
         data = parse_toml(text, str(path))
     except tomllib.TOMLDecodeError as error:

@@ -11,7 +11,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from referee.errors import ConfigError
-from referee.toml_text import parse_toml
+from referee.toml_text import parse_toml, read_text
 
 LOWEST_CARD = 2
 HIGHEST_CARD = 99
@@ -97,11 +97,7 @@ class CommandMap:
 def load_command_map(path: str | Path) -> CommandMap:
     """Load and validate a mapping file (a `[commands]` table); ConfigError names file and key."""
     source = Path(path)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"command map {source}: cannot read the file ({exc})") from None
-    return parse_command_map(text, str(source))
+    return parse_command_map(read_text(source, "command map"), str(source))
 
 
 def parse_command_map(text: str, source: str) -> CommandMap:

@@ -59,15 +59,34 @@ class Table:
 
 
 def build_tables(game: AnyGame, records: Sequence[GameRecord],
-                 bots: Sequence[str] = ()) -> list[Table]:
+                 bots: Sequence[str] = (), references: Sequence[str] = ()) -> list[Table]:
     """The report of one tournament, by the game's kind of contest; `bots` lists bots to
-    show even without games."""
+    show even without games. In a gauntlet the ranking tables rank the candidates alone,
+    and the `references` follow in a table apart."""
     names = _bot_order(bots, records)
     if game.contest is Contest.COMPETITIVE:
         standings = competitive_standings(game.title, records, names)
         ranked = [str(row[1]) for row in standings.rows]
-        return [standings, head_to_head_table(records, ranked)]
-    return cooperative_tables(game.title, records, names)
+        return [*_apart(standings, references), head_to_head_table(records, ranked)]
+    solo, *rest = cooperative_tables(game.title, records, names)
+    return [*_apart(solo, references), *rest]
+
+
+def _apart(table: Table, references: Sequence[str]) -> list[Table]:
+    """`table` without the reference bots' rows (ranks recounted among the candidates),
+    then those rows in a table of their own; `table` itself without references."""
+    if not references:
+        return [table]
+    candidates = [row for row in table.rows if row[1] not in references]
+    ranked = [row for row in candidates if row[0] is not None]
+    ranks = competition_ranks(ranked, lambda row: row[0])
+    rows = tuple((rank,) + row[1:] for rank, row in zip(ranks, ranked))
+    rows += tuple(row for row in candidates if row[0] is None)
+    kept = tuple((None,) + row[1:] for row in table.rows if row[1] in references)
+    return [Table(f"{table.title}; candidates only, each played with the references",
+                  table.columns, rows),
+            Table("References (the bar every candidate played with; not ranked)",
+                  table.columns, kept)]
 
 
 # ---------------------------------------------------------------- competitive games

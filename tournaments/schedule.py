@@ -96,8 +96,47 @@ def cooperative_fixtures(game: str, n_bots: int, team_size: int, deals: int, see
     return fixtures
 
 
+def gauntlet_fixtures(game: str, contest: Contest, candidates: tuple[int, ...],
+                      references: tuple[int, ...], size: int, deals: int, seed: int,
+                      secret: bytes) -> list[Fixture]:
+    """Each candidate with the references only: in a competitive game at every table of
+    one candidate and size - 1 references, in every seat rotation; in a cooperative one
+    solo and in every team of one candidate and size - 1 references (the references also
+    solo, as a baseline). Every candidate meets the same deals, opponents and seats."""
+    others = [tuple(references[i] for i in group) for group in
+              (groups(len(references), size - 1) if size >= 2 else [])]
+    deal_width, bot_width = _width(deals), _width(len(candidates) + len(references))
+    group_width = _width(len(others))
+    fixtures = []
+    for deal in range(1, deals + 1):
+        prefix, seed_of_deal = f"{game}/d{deal:0{deal_width}d}", deal_seed(secret, seed, deal)
+        if contest is Contest.COOPERATIVE:
+            fixtures += [Fixture(f"{prefix}/solo/b{bot + 1:0{bot_width}d}", game, (bot,), deal,
+                                 0, seed_of_deal, FixtureKind.SOLO)
+                         for bot in (*candidates, *references)]
+        for bot in candidates:
+            for number, group in enumerate(others, start=1):
+                where = f"{prefix}/c{bot + 1:0{bot_width}d}/t{number:0{group_width}d}"
+                fixtures += _gauntlet_tables(game, contest, where, (bot, *group), deal,
+                                             seed_of_deal)
+    return fixtures
+
+
+def _gauntlet_tables(game: str, contest: Contest, where: str, table: tuple[int, ...],
+                     deal: int, seed: int) -> list[Fixture]:
+    if contest is Contest.COOPERATIVE:
+        return [Fixture(where, game, table, deal, 0, seed, FixtureKind.TEAM)]
+    size = len(table)
+    return [Fixture(f"{where}/r{rotation}", game,
+                    tuple(table[(seat + rotation) % size] for seat in range(size)), deal,
+                    rotation, seed, FixtureKind.TABLE) for rotation in range(size)]
+
+
 def fixtures_for(spec: TournamentSpec, secret: bytes) -> list[Fixture]:
     """The whole schedule of a tournament with its deal secret, in fixture order."""
+    if spec.references:
+        return gauntlet_fixtures(spec.game.name, spec.game.contest, spec.candidates,
+                                 spec.references, spec.size, spec.deals, spec.seed, secret)
     make = (competitive_fixtures if spec.game.contest is Contest.COMPETITIVE
             else cooperative_fixtures)
     return make(spec.game.name, len(spec.bots), spec.size, spec.deals, spec.seed, secret)

@@ -82,8 +82,9 @@ def _check_size(spec: TournamentSpec, max_games: int) -> None:
     if spec.games > max_games:
         raise ConfigError(
             f"this tournament would play {spec.games:,} games, more than --max-games "
-            f"{max_games:,}: give fewer bots or deals, a smaller table or team size, or "
-            "a larger --max-games")
+            f"{max_games:,}: to grade bots against a few, mark those --reference (each "
+            "other bot then plays with them only); or give fewer bots or deals, a smaller "
+            "table or team size, or a larger --max-games")
 
 
 def results_tables(db_path: Path, fmt: OutputFormat) -> str:
@@ -101,7 +102,9 @@ def _open(opener: Callable[[], ResultStore], path: Path) -> ResultStore:
 
 
 def _render(store: ResultStore, fmt: OutputFormat) -> str:
-    tables = build_tables(store.spec.game, store.records(), store.spec.bot_names)
+    spec = store.spec
+    tables = build_tables(spec.game, store.records(), spec.bot_names,
+                          [spec.bot_names[index] for index in spec.references])
     return render(tables, fmt)
 
 

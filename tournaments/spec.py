@@ -49,10 +49,19 @@ class SpecError(ConfigError):
 
 @dataclass(frozen=True)
 class BotEntry:
-    """A contestant: a unique name and the command that starts it."""
+    """A contestant: a unique name and the command that starts it. A reference bot sets
+    the bar: once a tournament has one, every other bot (a candidate) plays only with
+    references (a gauntlet)."""
 
     name: str
     command: str
+    reference: bool = False
+
+    def to_json(self) -> dict[str, object]:
+        entry: dict[str, object] = {"name": self.name, "command": self.command}
+        if self.reference:  # absent otherwise: round robins keep their fingerprints
+            entry["reference"] = True
+        return entry
 
 
 def default_size(game: AnyGame, n_bots: int) -> int:
@@ -129,6 +138,9 @@ class TournamentSpec:
     @property
     def games(self) -> int:
         """How many games the schedule holds, counted without building it."""
+        if self.references:
+            return gauntlet_count(self.game.contest, len(self.candidates),
+                                  len(self.references), self.size, self.deals)
         return game_count(self.game.contest, len(self.bots), self.size, self.deals)
 
     @property
@@ -136,11 +148,21 @@ class TournamentSpec:
         """Names in entry order; bot index i in a fixture is bot_names[i]."""
         return tuple(bot.name for bot in self.bots)
 
+    @property
+    def references(self) -> tuple[int, ...]:
+        """The indices of the reference bots; none for a round robin."""
+        return tuple(index for index, bot in enumerate(self.bots) if bot.reference)
+
+    @property
+    def candidates(self) -> tuple[int, ...]:
+        """The indices of the bots measured against the references (all, without any)."""
+        return tuple(index for index, bot in enumerate(self.bots) if not bot.reference)
+
     def definition(self) -> dict[str, object]:
         """What defines the results; not jobs, db path, output format, fresh_bots."""
         return {
             "game": self.game.name,
-            "bots": [{"name": bot.name, "command": bot.command} for bot in self.bots],
+            "bots": [bot.to_json() for bot in self.bots],
             "deals": self.deals, "seed": self.seed,
             "limits": self.time_limits.to_json(),
             "resources": self.resource_limits.to_json(),
@@ -156,7 +178,7 @@ class TournamentSpec:
         """Every field, for storing beside the results; `spec_from_json` inverts it."""
         return {
             "game": self.game.name,
-            "bots": [{"name": bot.name, "command": bot.command} for bot in self.bots],
+            "bots": [bot.to_json() for bot in self.bots],
             self.size_key: self.size, "deals": self.deals, "seed": self.seed,
             "limits": self.time_limits.to_json(), "resources": self.resource_limits.to_json(),
             **self.options.to_json(), "fresh_bots": self.fresh_bots,
@@ -170,7 +192,8 @@ def spec_from_json(data: dict[str, Any]) -> TournamentSpec:
     options = {option.name: _option_value(option, data[option.name])
                for option in game.options if option.name in data}
     return TournamentSpec.create(
-        game, tuple(BotEntry(bot["name"], bot["command"]) for bot in data["bots"]),
+        game, tuple(BotEntry(bot["name"], bot["command"], bot.get("reference", False))
+                    for bot in data["bots"]),
         size=data[SIZE_KEY[game.contest]], deals=data["deals"], seed=data["seed"],
         time_limits=TimeLimits.from_json(data["limits"]),
         resource_limits=ResourceLimits(**data["resources"]), options=options,
@@ -206,6 +229,15 @@ def game_count(contest: Contest, n_bots: int, size: int, deals: int) -> int:
     return (n_bots + teams) * deals
 
 
+def gauntlet_count(contest: Contest, candidates: int, references: int, size: int,
+                   deals: int) -> int:
+    """len(schedule.fixtures_for(spec, secret)) of a gauntlet, without building it."""
+    groups = group_count(references, size - 1) if size >= 2 else 0
+    if contest is Contest.COMPETITIVE:
+        return candidates * groups * size * deals
+    return (candidates + references + candidates * groups) * deals
+
+
 def least_bots(game: AnyGame) -> int:
     """Bots a tournament needs: two to compete, one to cooperate."""
     return 2 if game.contest is Contest.COMPETITIVE else 1
@@ -236,6 +268,8 @@ def _check_games(spec: TournamentSpec) -> None:
 
 def _check_bots(game: AnyGame, bots: tuple[BotEntry, ...]) -> None:
     least = least_bots(game)
+    if any(bot.reference for bot in bots) and all(bot.reference for bot in bots):
+        raise SpecError("bots", "every bot is a reference: a gauntlet needs a candidate")
     if len(bots) < least:
         raise SpecError("bots", f"a {game.name} tournament needs at least {least} bot"
                                 f"{'s' if least > 1 else ''}, not {len(bots)}")

@@ -25,7 +25,8 @@ from tournaments.spec import (
 from tournaments.toml_lines import TomlLines
 
 _COMMON_KEYS = {"game", "bots", "deals", "seed", "limits", "resources", "fresh_bots"}
-_BOT_KEYS = {"name", "command"}
+_BOT_KEYS = {"name", "command", "role"}
+_ROLES = ("candidate", "reference")
 _LIMIT_KEYS = tuple(item.name for item in fields(TimeLimits))
 _RESOURCE_KEYS = tuple(item.name for item in fields(ResourceLimits))
 _SYNTAX_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -137,7 +138,11 @@ class _FileReader:
                 self._fail(f"bot '{key}' must be a string, not {_describe(entry[key])}",
                            key, "bots", index)
             values.append(entry[key])
-        return BotEntry(values[0], values[1])
+        role = entry.get("role", "candidate")
+        if role not in _ROLES:
+            self._fail(f"bot 'role' must be \"candidate\" or \"reference\", not "
+                       f"{_describe(role)}", "role", "bots", index)
+        return BotEntry(values[0], values[1], reference=role == "reference")
 
     def _int(self, data: dict[str, Any], key: str, default: int) -> int:
         value = self._optional_int(data, key)

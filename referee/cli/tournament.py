@@ -30,7 +30,8 @@ from tournaments.session import (
 from tournaments.store import StoreFailure
 
 # Options that define a tournament beside the games' own: set in a file, not beside it.
-_DEFINING = ("deals", "seed", "table_size", "team_size", "startup_time", "move_time",
+_DEFINING = ("references", "deals", "seed", "table_size", "team_size", "startup_time",
+             "move_time",
              "time_bank", "clock", "max_memory", "max_cpu", "max_procs")
 _FORMATS = click.Choice([fmt.value for fmt in OutputFormat])
 
@@ -52,6 +53,9 @@ def tournament_command() -> click.Command:
 _tournament_options = compose(
     click.argument("game_or_file", metavar="GAME_OR_FILE"),
     click.argument("bots", nargs=-1),
+    click.option("--reference", "references", multiple=True, metavar="BOT",
+                 help="A reference bot (repeatable): each other BOT then plays only with "
+                      "references, on the same deals, opponents and seats (a gauntlet)."),
     click.option("--deals", type=Bounded(bounds.DEALS), default=None,
                  help="Deals every table plays (default 1, at most 100000)."),
     click.option("--seed", type=Bounded(bounds.SEED), default=None,
@@ -138,6 +142,8 @@ def _game(argument: str) -> AnyGame:
 
 def _flag(name: str) -> str:
     """The command-line spelling of an option's name."""
+    if name == "references":
+        return "--reference"
     for game in map(games.lookup, games.names()):
         for option in game.options:
             if option.name == name:
@@ -177,8 +183,10 @@ def _command_line_spec(game: AnyGame, bots: tuple[str, ...], fresh_bots: bool,
                              options["time_bank"], options["max_memory"],
                              options["max_cpu"], options["max_procs"], "ipc",
                              clock=options["clock"])
-    entries = tuple(BotEntry(spec.label, named(text)[1])
-                    for spec, text in zip(bot_specs(bots), bots))
+    references = tuple(options["references"])
+    texts = (*bots, *references)
+    entries = tuple(BotEntry(spec.label, named(text)[1], reference=index >= len(bots))
+                    for index, (spec, text) in enumerate(zip(bot_specs(texts), texts)))
     try:
         return TournamentSpec.create(
             game, entries, deals=options["deals"] or 1, seed=options["seed"] or 0,

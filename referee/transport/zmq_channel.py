@@ -19,7 +19,6 @@ import zmq
 from protocols.wire import MAX_LINE_BYTES
 from referee.errors import BotTimeout, ConfigError, OutputFlood, ProtocolError
 from referee.processes.bot_process import BotProcess
-from referee.transport.busy_wait import default_budget
 from referee.transport.channel import (
     DEFAULT_SEND_TIMEOUT, FALLBACK_SLICE, Channel, crash_fault, encode_lines, excerpt,
     timeout_ms,
@@ -49,21 +48,20 @@ class ZmqHub:
     thread (ZeroMQ sockets are not thread-safe): run one hub per match worker.
     """
 
-    def __init__(self, transport: str = "ipc", busy_wait: float | None = None) -> None:
-        """`ipc` (falling back to tcp where ipc is unavailable) or `tcp` on 127.0.0.1.
-        `busy_wait`: seconds a wait for a bot polls before it sleeps (see busy_wait.py;
-        None: the default for this process's CPUs)."""
+    def __init__(self, transport: str = "ipc") -> None:
+        """`ipc` (falling back to tcp where ipc is unavailable) or `tcp` on 127.0.0.1."""
         if transport not in TRANSPORTS:
             raise ConfigError(f"unknown bot transport {transport!r} (use 'ipc' or 'tcp')")
         self.transport = transport
-        self.busy_wait = default_budget() if busy_wait is None else busy_wait
         self._context = zmq.Context()
         self._tempdir: str | None = None
         self._channels: list[ZmqChannel] = []
 
-    def channel(self, token: str, process: BotProcess | None = None) -> ZmqChannel:
+    def channel(self, token: str, process: BotProcess | None = None,
+                busy_wait: float | None = None) -> ZmqChannel:
         """A new endpoint for the bot that will say HELLO with `token` (its first line);
-        its process may be attached now or, once started, later (attach)."""
+        its process may be attached now or, once started, later (attach). `busy_wait`:
+        as for every Channel."""
         socket: zmq.Socket[bytes] = self._context.socket(zmq.ROUTER)
         socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
         socket.setsockopt(zmq.LINGER, 0)
@@ -74,7 +72,7 @@ class ZmqHub:
             endpoint = f"tcp://127.0.0.1:{port}"
         else:
             endpoint = f"ipc://{folder}/{SOCKET_NAME}"
-        channel = ZmqChannel(self, socket, endpoint, folder, token)
+        channel = ZmqChannel(socket, endpoint, folder, token, busy_wait)
         if process is not None:
             channel.attach(process)
         self._channels = [c for c in self._channels if not c.closed]
@@ -140,9 +138,9 @@ class ZmqChannel(Channel):
     the HELLO an ipc endpoint's file is removed: nobody can connect any more.
     """
 
-    def __init__(self, hub: ZmqHub, socket: zmq.Socket[bytes], endpoint: str,
-                 folder: Path | None, token: str) -> None:
-        super().__init__(hub.busy_wait)
+    def __init__(self, socket: zmq.Socket[bytes], endpoint: str, folder: Path | None,
+                 token: str, busy_wait: float | None = None) -> None:
+        super().__init__(busy_wait)
         self.endpoint = endpoint
         self.folder = folder  # the ipc socket's own folder, shown to the bot's sandbox
         self._socket = socket

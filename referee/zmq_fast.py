@@ -1,21 +1,23 @@
 """The pyzmq calls on the hot path of every decision: send, recv and poll, behind one seam.
 
-Why: a fast bot's reply takes about as long as one libzmq call, and pyzmq's public layer
-doubles that. Its Socket.send checks for features the referee and the SDK never use (copy
-threshold, routing ids, groups); its Poller rebuilds a list on every poll; its
-getsockopt(EVENTS) and recv_multipart look options up in an enum; and its enum flags cost
-more in arithmetic than plain ints. So the referee's ZeroMQ channel and the bot SDK call
-the Cython backend directly (zmq.backend.Socket.send/recv, zmq.backend.zmq_poll), with
-plain-int flags, through this module only.
+Why: every decision is a few sends, receives and polls on each side, and with fast bots
+these calls are much of its cost. pyzmq's public layer adds to each one: Socket.send checks
+for features the referee and the SDK never use (copy threshold, routing ids, groups), a
+Poller rebuilds its list on every poll, and enum flags cost more in arithmetic than plain
+ints. So the referee's ZeroMQ channel and the bot SDK call the Cython backend directly
+(zmq.backend.Socket.send/recv, zmq.backend.zmq_poll), with plain-int flags, and only
+through this module.
 
 Those calls are private: a pyzmq release may move or change them. They are used only on
-the pyzmq major version they were measured with, MEASURED_MAJOR, and only where they are
-all there; anywhere else (FAST is False) the public API does the same job, slower. Both
+the pyzmq major version they were measured with (MEASURED_MAJOR) and only where they are
+all there; anywhere else FAST is False and the public API does the same job, slower. Both
 sets take the same arguments, so callers never know which they got.
 
-Measured with pyzmq 27.3.0 (libzmq 4.3.5), CPython 3.11, 2 vCPUs, in bench/rage_referee.py
-and bench/decision_legs.py. On another major, measure the backend calls again before
-moving MEASURED_MAJOR (setup.cfg's pyzmq range names the majors tried).
+Measured with pyzmq 27.3.0 (libzmq 4.3.5) on CPython 3.11 and 2 vCPUs: whole Rage games
+with referee and bots pinned to one CPU, as bench/rage_referee.py's first case, took a
+median 94 us per decision on the backend's calls and 107 us on the public ones (5 runs
+each, alternated). setup.cfg asks for pyzmq>=25,<28: 25.1.2 and 26.4.0 pass the transport
+tests on the public calls. Before moving MEASURED_MAJOR, measure again.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ class Calls(NamedTuple):
 
 
 def _public_poll(items: PollItems, timeout: int) -> list[tuple[Any, int]]:
+    """zmq_poll's job through the public Poller, which takes sockets and fds alike."""
     poller = zmq.Poller()
     for item, events in items:
         poller.register(item, events)
@@ -79,13 +82,14 @@ def backend_calls(version: tuple[object, ...], backend: ModuleType | None) -> Ca
     if version[:1] != (MEASURED_MAJOR,) or backend is None:
         return None
     try:
-        socket_class, poll = backend.Socket, backend.zmq_poll
-        send, recv = socket_class.send, socket_class.recv
+        socket_class = backend.Socket
+        calls = Calls(socket_class.send, socket_class.recv, backend.zmq_poll, fast=True)
     except AttributeError:
         return None
+    # The backend's methods are called on pyzmq's public sockets: they must inherit them.
     if not (isinstance(socket_class, type) and issubclass(zmq.Socket, socket_class)):
         return None
-    return Calls(send, recv, poll, fast=True)
+    return calls
 
 
 def choose(version: tuple[object, ...], backend: ModuleType | None) -> Calls:

@@ -195,9 +195,6 @@ def _plays_of(card: Card) -> tuple[Play, ...]:
 
 _PLAYS: tuple[tuple[Play, ...], ...] = tuple(_plays_of(c) for c in DECK)
 _PLAY: tuple[Play, ...] = tuple(plays[0] for plays in _PLAYS)
-# The card id of each canonical play (the Play objects legal_plays hands out), keyed by
-# id(): they live as long as the module, so their ids are never reused.
-_CANONICAL: dict[int, int] = {id(play): play.card.id for plays in _PLAYS for play in plays}
 # Copies of an action card share a face; legal_plays lists only the lowest id of each.
 _FACE_GROUP: tuple[int, ...] = tuple(
     next(o.id for o in DECK if o.face == c.face) for c in DECK)
@@ -205,18 +202,13 @@ _FACE_GROUP: tuple[int, ...] = tuple(
 
 # ---------------------------------------------------------------- pure rules
 
-def _follow_span(hand: Sequence[int], lead: int | None) -> tuple[int, int]:
-    """Slice of the sorted hand holding lead-colour cards; empty means free choice."""
-    if lead is None:
-        return 0, 0
+def _reneges(hand: Sequence[int], cid: int, lead: int) -> bool:
+    """Whether playing card `cid` from the sorted hand fails to follow the lead colour:
+    rulings R1, R2 allow another card only to a hand without that colour."""
+    if _CIDX[cid] == lead:
+        return False
     lo = bisect_left(hand, lead * VALUES_PER_COLOUR)
-    return lo, bisect_left(hand, (lead + 1) * VALUES_PER_COLOUR, lo)
-
-
-def _holds_colour(hand: Sequence[int], colour: int) -> bool:
-    """Whether the sorted hand holds a card of this colour."""
-    lo = bisect_left(hand, colour * VALUES_PER_COLOUR)
-    return lo < len(hand) and hand[lo] < (colour + 1) * VALUES_PER_COLOUR
+    return lo < len(hand) and hand[lo] < (lead + 1) * VALUES_PER_COLOUR
 
 
 def _hand_plays(hand: Sequence[int]) -> list[Play]:
@@ -237,9 +229,14 @@ def _hand_plays(hand: Sequence[int]) -> list[Play]:
 
 
 def _select_legal(hand: Sequence[int], plays: list[Play], lead: int | None) -> list[Play]:
-    """The legal part of `plays` (= _hand_plays(hand)), as a new list."""
+    """The legal part of `plays` (= _hand_plays(hand)), as a new list.
+
+    The one legal-play rule, for RageState.legal_plays and legal_plays_for alike: the
+    lead-colour cards are one run of the sorted hand.
+    """
     if lead is not None:
-        lo, hi = _follow_span(hand, lead)
+        lo = bisect_left(hand, lead * VALUES_PER_COLOUR)
+        hi = bisect_left(hand, (lead + 1) * VALUES_PER_COLOUR, lo)
         if lo < hi:  # rulings R1, R2: follow with a lead-colour card, nothing else
             return plays[lo:hi]
     return plays[:]
@@ -601,14 +598,7 @@ class RageState:
         if self._phase is not _PLAYING:
             return []
         seat = self._current
-        lead = self._lead
-        if lead is not None:  # _select_legal, inlined: this runs before every play
-            hand = self._hands[seat]
-            lo = bisect_left(hand, lead * VALUES_PER_COLOUR)
-            hi = bisect_left(hand, (lead + 1) * VALUES_PER_COLOUR, lo)
-            if lo < hi:  # rulings R1, R2: follow with a lead-colour card, nothing else
-                return self._plays[seat][lo:hi]
-        return self._plays[seat][:]
+        return _select_legal(self._hands[seat], self._plays[seat], self._lead)
 
     def fallback_bid(self) -> int:
         """The deterministic bid made for a faulty seat: the lowest legal bid."""
@@ -649,16 +639,16 @@ class RageState:
             raise RuleError(f"no play is due in phase {self._phase.value}")
         seat = self._current
         hand = self._hands[seat]
-        # Fast path for the plays legal_plays hands out: a canonical Play is a deck card
-        # with the right declaration, so only holding it and following (rulings R1, R2)
-        # are left to check. Any other play, legal or not, gets the full checks.
-        cid = _CANONICAL.get(id(play), -1)
-        pos = bisect_left(hand, cid)
+        # Fast path: a play of a held card, equal to one of that card's own plays (_PLAYS:
+        # a deck card, rightly declared), has only following left to check. legal_plays
+        # hands out those very objects, so `in` ends at its identity test. Any other play,
+        # legal or not, gets the full checks.
+        pos = bisect_left(hand, play.card.id)
         lead = self._lead
-        if (pos == len(hand) or hand[pos] != cid
-                or (lead is not None and _CIDX[cid] != lead and _holds_colour(hand, lead))):
+        if (pos == len(hand) or play not in _PLAYS[hand[pos]]
+                or (lead is not None and _reneges(hand, hand[pos], lead))):
             pos = self._checked_position(seat, hand, play)  # raises unless the play is legal
-            cid = hand[pos]
+        cid = hand[pos]
         del hand[pos]
         self._log.append((CardPlayed, seat, play))
         trick = self._trick
@@ -712,12 +702,10 @@ class RageState:
         elif play.declared is not None:
             raise RuleError(f"only a Joker declares a colour, not {card.face}")
         lead = self._lead
-        if lead is not None:
-            lo, hi = _follow_span(hand, lead)
-            if lo < hi and not lo <= pos < hi:  # rulings R1, R2
-                name = COLOURS[lead].name.lower()
-                raise RuleError(f"seat {seat} must follow {name}: it holds {name} cards, "
-                                f"so {play.notation} is not allowed")
+        if lead is not None and _reneges(hand, cid, lead):
+            name = COLOURS[lead].name.lower()
+            raise RuleError(f"seat {seat} must follow {name}: it holds {name} cards, "
+                            f"so {play.notation} is not allowed")
         return pos
 
     def _start_round(self, round_no: int, dealer: int, hands: list[list[int]],

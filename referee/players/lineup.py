@@ -180,7 +180,7 @@ class Lineup:
 
     def _zmq_hub(self) -> ZmqHub:
         if self._hub is None:
-            self._hub = ZmqHub(self.settings.transport, self.settings.busy_wait)
+            self._hub = ZmqHub(self.settings.transport)
         return self._hub
 
     def close(self) -> None:

@@ -64,12 +64,13 @@ class RemotePlayer(Player):
                listener: LineListener | None = None, busy_wait: float | None = None,
                sandbox: View | None = None) -> RemotePlayer:
         """Start the bot, in a sandbox shaped like `sandbox` (None: none), and complete its
-        handshake within times.startup, or raise its BotFault. `busy_wait` is for a stdio
-        bot; a ZeroMQ bot's is the hub's."""
+        handshake within times.startup, or raise its BotFault. `busy_wait`: seconds a wait
+        for the bot polls before it sleeps (referee/transport/busy_wait.py)."""
         if hub is None and not cmd.stdio:
             raise ValueError(f"the ZeroMQ bot {cmd.text!r} needs a ZmqHub")
         token = secrets.token_hex(16)
-        zmq_channel = None if cmd.stdio or hub is None else hub.channel(token)
+        zmq_channel = None if cmd.stdio or hub is None else hub.channel(
+            token, busy_wait=busy_wait)
         try:
             process = _start(cmd, label, token, zmq_channel, limits, stderr, sandbox)
         except BaseException:

@@ -19,12 +19,13 @@ import zmq
 from protocols.wire import MAX_LINE_BYTES
 from referee.errors import BotTimeout, ConfigError, OutputFlood, ProtocolError
 from referee.processes.bot_process import BotProcess
-from referee.transport.busy_wait import default_budget
 from referee.transport.channel import (
     DEFAULT_SEND_TIMEOUT, FALLBACK_SLICE, Channel, crash_fault, encode_lines, excerpt,
     timeout_ms,
 )
 from referee.transport.inbox import Inbox
+from referee.zmq_fast import NOBLOCK, POLLIN, SNDMORE
+from referee.zmq_fast import poll as zmq_poll, recv as zmq_recv, send as zmq_send
 
 # ZeroMQ silently disconnects a peer that sends a bigger frame. Well above MAX_LINE_BYTES,
 # so an over-long line is still seen and reported as a protocol error.
@@ -35,19 +36,7 @@ TRANSPORTS = ("ipc", "tcp")
 SOCKET_NAME = "bot"  # the ipc socket in each bot's own folder
 # Connections a bot may make to its endpoint before its HELLO: one, and reconnections.
 MAX_CONNECTIONS = 8
-
-
-# Plain ints: pyzmq's enum flags cost more in arithmetic than the calls they are for.
-# And the backend's calls: the sugar layer's send checks (copy threshold, routing ids,
-# groups) are for features this module does not use, its getsockopt wraps EVENTS in an
-# enum, its recv_multipart asks RCVMORE through that getsockopt, and its Poller rebuilds
-# a list per call: each costs as much as the call itself.
-_raw_send = zmq.backend.Socket.send
-_raw_recv = zmq.backend.Socket.recv
-_zmq_poll = zmq.backend.zmq_poll
-_NOBLOCK = int(zmq.NOBLOCK)
-_POLLIN = int(zmq.POLLIN)
-_MORE_NOBLOCK = int(zmq.NOBLOCK) | int(zmq.SNDMORE)
+_MORE_NOBLOCK = NOBLOCK | SNDMORE  # for a routing id: its message follows
 
 
 class ZmqHub:
@@ -59,21 +48,20 @@ class ZmqHub:
     thread (ZeroMQ sockets are not thread-safe): run one hub per match worker.
     """
 
-    def __init__(self, transport: str = "ipc", busy_wait: float | None = None) -> None:
-        """`ipc` (falling back to tcp where ipc is unavailable) or `tcp` on 127.0.0.1.
-        `busy_wait`: seconds a wait for a bot polls before it sleeps (see busy_wait.py;
-        None: the default for this process's CPUs)."""
+    def __init__(self, transport: str = "ipc") -> None:
+        """`ipc` (falling back to tcp where ipc is unavailable) or `tcp` on 127.0.0.1."""
         if transport not in TRANSPORTS:
             raise ConfigError(f"unknown bot transport {transport!r} (use 'ipc' or 'tcp')")
         self.transport = transport
-        self.busy_wait = default_budget() if busy_wait is None else busy_wait
         self._context = zmq.Context()
         self._tempdir: str | None = None
         self._channels: list[ZmqChannel] = []
 
-    def channel(self, token: str, process: BotProcess | None = None) -> ZmqChannel:
+    def channel(self, token: str, process: BotProcess | None = None,
+                busy_wait: float | None = None) -> ZmqChannel:
         """A new endpoint for the bot that will say HELLO with `token` (its first line);
-        its process may be attached now or, once started, later (attach)."""
+        its process may be attached now or, once started, later (attach). `busy_wait`:
+        as for every Channel."""
         socket: zmq.Socket[bytes] = self._context.socket(zmq.ROUTER)
         socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
         socket.setsockopt(zmq.LINGER, 0)
@@ -84,7 +72,7 @@ class ZmqHub:
             endpoint = f"tcp://127.0.0.1:{port}"
         else:
             endpoint = f"ipc://{folder}/{SOCKET_NAME}"
-        channel = ZmqChannel(self, socket, endpoint, folder, token)
+        channel = ZmqChannel(socket, endpoint, folder, token, busy_wait)
         if process is not None:
             channel.attach(process)
         self._channels = [c for c in self._channels if not c.closed]
@@ -150,9 +138,9 @@ class ZmqChannel(Channel):
     the HELLO an ipc endpoint's file is removed: nobody can connect any more.
     """
 
-    def __init__(self, hub: ZmqHub, socket: zmq.Socket[bytes], endpoint: str,
-                 folder: Path | None, token: str) -> None:
-        super().__init__(hub.busy_wait)
+    def __init__(self, socket: zmq.Socket[bytes], endpoint: str, folder: Path | None,
+                 token: str, busy_wait: float | None = None) -> None:
+        super().__init__(busy_wait)
         self.endpoint = endpoint
         self.folder = folder  # the ipc socket's own folder, shown to the bot's sandbox
         self._socket = socket
@@ -162,7 +150,7 @@ class ZmqChannel(Channel):
         self._connections = 0
         self._process: BotProcess | None = None
         self._inbox = Inbox()
-        self._ready = [(socket, _POLLIN)]  # for a poll that asks, without waiting
+        self._ready = [(socket, POLLIN)]  # for a poll that asks, without waiting
         self._poll_items: list[tuple[Any, int]] = []
         self._has_exit_fd = False
         self.rid: bytes | None = None
@@ -179,11 +167,11 @@ class ZmqChannel(Channel):
         self._poll_items = self._items()
 
     def _items(self) -> list[tuple[Any, int]]:
-        items: list[tuple[Any, int]] = [(self._socket, _POLLIN)]
+        items: list[tuple[Any, int]] = [(self._socket, POLLIN)]
         if self._monitor is not None:
-            items.append((self._monitor, _POLLIN))
+            items.append((self._monitor, POLLIN))
         fd = None if self._process is None else self._process.exit_fd()
-        return items if fd is None else [*items, (fd, _POLLIN)]
+        return items if fd is None else [*items, (fd, POLLIN)]
 
     def drain(self) -> None:
         """Move every frame that has arrived into the inbox (bounded pass)."""
@@ -192,7 +180,7 @@ class ZmqChannel(Channel):
             # Asking first is cheaper than the zmq.Again exception of an empty recv, and a
             # poll without waiting cheaper than getsockopt(EVENTS), which looks its option
             # up in an enum.
-            if self._socket.closed or not _zmq_poll(ready, 0):
+            if self._socket.closed or not zmq_poll(ready, 0):
                 return
             self.receive()
 
@@ -200,11 +188,11 @@ class ZmqChannel(Channel):
         """Move one message, known to be waiting, into the inbox."""
         socket = self._socket
         try:
-            rid = _raw_recv(socket, _NOBLOCK)  # the ROUTER's routing id: more follows
-            frame = _raw_recv(socket, _NOBLOCK, False)  # a Frame: `more` asks no option
+            rid = zmq_recv(socket, NOBLOCK)  # the ROUTER's routing id: more follows
+            frame = zmq_recv(socket, NOBLOCK, False)  # a Frame: `more` asks no option
             body = [frame.bytes]
             while frame.more:
-                frame = _raw_recv(socket, _NOBLOCK, False)
+                frame = zmq_recv(socket, NOBLOCK, False)
                 body.append(frame.bytes)
         except zmq.Again:
             return
@@ -229,7 +217,7 @@ class ZmqChannel(Channel):
     def _count_connections(self) -> None:
         """Take the monitor's events; past MAX_CONNECTIONS, close the endpoint as a flood."""
         monitor = self._monitor
-        while monitor is not None and _zmq_poll([(monitor, _POLLIN)], 0):
+        while monitor is not None and zmq_poll([(monitor, POLLIN)], 0):
             monitor.recv_multipart()
             self._connections += 1
         if self._connections > MAX_CONNECTIONS:
@@ -265,8 +253,8 @@ class ZmqChannel(Channel):
         socket, rid = self._socket, self.rid
         while True:
             try:
-                _raw_send(socket, rid, _MORE_NOBLOCK)
-                _raw_send(socket, frame, _NOBLOCK)
+                zmq_send(socket, rid, _MORE_NOBLOCK)
+                zmq_send(socket, frame, NOBLOCK)
                 return
             except zmq.Again:  # the bot has not read a whole queue of our lines
                 if deadline is None:
@@ -311,7 +299,7 @@ class ZmqChannel(Channel):
             timeout = min(timeout, FALLBACK_SLICE)
         arrived = exit_fired = False
         socket, monitor = self._socket, self._monitor
-        for item, _ in _zmq_poll(self._poll_items, timeout_ms(timeout)):
+        for item, _ in zmq_poll(self._poll_items, timeout_ms(timeout)):
             if item is socket:
                 arrived = True
             elif item is monitor:

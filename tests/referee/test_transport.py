@@ -427,8 +427,8 @@ time.sleep(30)
 
 def test_a_polling_zmq_channel_gets_early_and_late_lines_and_still_times_out(
         spawn: Spawn) -> None:
-    with ZmqHub(busy_wait=POLL) as hub:
-        channel = hub.channel(TOKEN)
+    with ZmqHub() as hub:
+        channel = hub.channel(TOKEN, busy_wait=POLL)
         channel.attach(spawn(argv_command("python", "-c", LATE_BOT, channel.endpoint, TOKEN)))
         assert channel.recv(soon(10)).startswith("HELLO 2")
         assert channel.recv(soon()) == "r0"

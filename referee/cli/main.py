@@ -53,7 +53,7 @@ cli.add_command(results_command)
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI; every error is one line. Exit codes: 0 done, 1 a failure
     while running (damaged results db, disk, workers, referee bug), 2 bad usage or input,
-    130 interrupted."""
+    130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."""
     raise_open_file_limit()
     signal.signal(signal.SIGTERM, _terminated)
     try:

@@ -18,6 +18,7 @@ from referee.processes.sandbox import SandboxSettings
 from tournaments.spec import TournamentSpec
 from tournaments.play import play_context, play_fixture
 from tournaments.progress import StderrProgress
+from tournaments.bot_report import all_faults, bot_games
 from tournaments.report import OutputFormat, build_tables, render
 from tournaments.runner import ExecutorFactory, run_tournament
 from tournaments.schedule import fixtures_for
@@ -87,10 +88,17 @@ def _check_size(spec: TournamentSpec, max_games: int) -> None:
             "table or team size, or a larger --max-games")
 
 
-def results_tables(db_path: Path, fmt: OutputFormat) -> str:
-    """The tables of a results db made earlier (finished or not)."""
+def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
+                   faults: bool = False) -> str:
+    """The tables of a results db made earlier (finished or not); with `bot`, that bot's
+    games instead, and with `faults`, every fault (ConfigError for an unknown bot)."""
     with _open(lambda: ResultStore.open_existing(db_path), db_path) as store:
-        return _render(store, fmt)
+        if bot is None and not faults:
+            return _render(store, fmt)
+        records, folder = store.records(), db_path.resolve().parent
+        tables = [] if bot is None else [bot_games(records, bot, store.spec.bot_names,
+                                                   folder)]
+        return render(tables + ([all_faults(records, folder)] if faults else []), fmt)
 
 
 def _open(opener: Callable[[], ResultStore], path: Path) -> ResultStore:

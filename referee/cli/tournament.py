@@ -117,10 +117,15 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
 @click.argument("db_path", metavar="DB", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
               help="Format of the tables.")
-def results_command(db_path: Path, fmt: str) -> None:
-    """Print the tables of a results DB again (finished or not)."""
+@click.option("--bot", default=None, metavar="NAME",
+              help="That bot's games instead: seat, opponents, score, place, its fault "
+                   "with the offending line, and each game's log.")
+@click.option("--faults", is_flag=True, help="Every fault of the tournament, with its "
+                                             "offending line and game log.")
+def results_command(db_path: Path, fmt: str, bot: str | None, faults: bool) -> None:
+    """Print the tables of a results DB again (finished or not), or one bot's games."""
     try:
-        click.echo(results_tables(db_path, OutputFormat(fmt)), nl=False)
+        click.echo(results_tables(db_path, OutputFormat(fmt), bot, faults), nl=False)
     except StoreFailure as error:
         raise click.ClickException(str(error)) from error  # exit 1: a damaged db
 

@@ -359,3 +359,24 @@ def _running(marker: str) -> bool:
         except OSError:
             continue
     return False
+
+
+def test_results_for_one_bot_show_its_games_faults_and_logs(tmp_path: Path) -> None:
+    """Issue 12: 'why did my bot fault?' One command shows a bot's games, each fault with
+    its kind, detail and offending line, and the log of each game, which exists."""
+    db = tmp_path / "b.sqlite"
+    bob = "stdio:sh -c 'echo HELLO 2 $REFEREE_TOKEN bob 1; read l; read l; echo nonsense'"
+    code, _, err = run_main(["tournament", "rage", "--db", str(db), "--table-size", "3",
+                             f"alice={RANDOM}", f"carol={HEURISTIC}", f"bob={bob}"])
+    assert code == 0, err
+    code, out, err = run_main(["results", str(db), "--bot", "bob", "--format", "json"])
+    assert code == 0, err
+    games = json.loads(out)["Games of bob (3 seats played)"]
+    assert len(games) == 3 and all(game["place"] == 3 for game in games)
+    assert all(game["fault"].startswith("protocol") and "nonsense" in game["fault"]
+               for game in games), games
+    assert all(Path(game["log"]).is_file() for game in games)
+    code, out, _ = run_main(["results", str(db), "--faults", "--format", "csv"])
+    rows = list(csv.reader(io.StringIO(out)))
+    assert code == 0 and sum(row[2:3] == ["bob"] for row in rows) == 3, out
+    assert_bad_input(["results", str(db), "--bot", "dave"], "no bot 'dave'", "alice")

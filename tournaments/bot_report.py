@@ -1,0 +1,66 @@
+"""Reports for one bot and for the faults: what a student (or an organiser) needs to see
+why a bot placed where it did, with the log of each game at hand."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from referee.errors import ConfigError, Fault
+from tournaments.records import GameRecord
+from tournaments.report import Cell, Column, Table
+
+_LINE_SHOWN = 120  # characters of an offending line in a table cell
+
+
+def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
+              folder: Path) -> Table:
+    """Every game `bot` played: seat, the others at the table, score, place, its fault
+    (kind, detail and the offending line) and the game's log. ConfigError for a name
+    that is not a bot of the tournament, naming those that are."""
+    if bot not in bots:
+        raise ConfigError(f"no bot {bot!r} in this tournament (its bots: "
+                          f"{', '.join(bots)})")
+    rows: list[tuple[Cell, ...]] = []
+    for record in records:
+        for seat, name in enumerate(record.bots):
+            if name == bot:
+                rows.append(_game_row(record, seat, folder))
+    columns = (Column("game"), Column("seat"), Column("with"), Column("score"),
+               Column("place"), Column("fault"), Column("log"))
+    return Table(f"Games of {bot} ({len(rows)} seats played)", columns, tuple(rows))
+
+
+def all_faults(records: Sequence[GameRecord], folder: Path) -> Table:
+    """Every fault of the tournament, game by game, with the offending line and the log."""
+    rows = tuple((record.fixture_id, fault.seat, fault.bot, fault.kind.value, fault.detail,
+                  _shown(fault.line), _log(record, folder))
+                 for record in records for fault in record.faults)
+    columns = (Column("game"), Column("seat"), Column("bot"), Column("kind"),
+               Column("detail"), Column("line"), Column("log"))
+    return Table(f"Faults ({len(rows)})", columns, rows)
+
+
+def _game_row(record: GameRecord, seat: int, folder: Path) -> tuple[Cell, ...]:
+    others = ", ".join(f"{s}:{name}" for s, name in enumerate(record.bots) if s != seat)
+    fault = next((f for f in record.faults if f.seat == seat), None)
+    return (record.fixture_id, seat, others or "alone", record.scores[seat],
+            record.places[seat], _fault_words(fault), _log(record, folder))
+
+
+def _fault_words(fault: Fault | None) -> str:
+    if fault is None:
+        return "none"
+    line = f" (line: {_shown(fault.line)})" if fault.line is not None else ""
+    return f"{fault.kind.value}: {fault.detail}{line}"
+
+
+def _shown(line: str | None) -> str | None:
+    if line is None:
+        return None
+    return repr(line[:_LINE_SHOWN]) + ("..." if len(line) > _LINE_SHOWN else "")
+
+
+def _log(record: GameRecord, folder: Path) -> str | None:
+    """The game log's path as the user can open it: beside the db."""
+    return None if record.log_path is None else str(folder / record.log_path)

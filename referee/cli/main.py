@@ -17,7 +17,7 @@ from referee.cli.errors import Stopped
 from referee.cli.options import describe_os_error
 from referee.cli.play import play
 from referee.cli.replay import replay_command
-from referee.cli.tournament import results_command, tournament_command
+from referee.cli.tournament import rerun_command, results_command, tournament_command
 from referee.errors import BotStartError, ConfigError
 from referee.processes.rlimits import raise_open_file_limit
 
@@ -48,6 +48,7 @@ def cli() -> None:
 cli.add_command(play)
 cli.add_command(replay_command)
 cli.add_command(results_command)
+cli.add_command(rerun_command)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -57,7 +58,9 @@ def main(argv: list[str] | None = None) -> None:
     raise_open_file_limit()
     signal.signal(signal.SIGTERM, _terminated)
     try:
-        cli.main(args=argv, prog_name="referee", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="referee", standalone_mode=False)
+        if isinstance(code, int) and code:  # an Exit(code) comes back as the result here
+            sys.exit(code)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
     except click.Abort:

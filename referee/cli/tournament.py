@@ -23,6 +23,7 @@ from referee.registry.games import AnyGame
 from tournaments.spec import SIZE_KEY, BotEntry, SpecError, TournamentSpec
 from tournaments.spec_file import load_tournament_file
 from tournaments.report import OutputFormat
+from tournaments.rerun import rerun
 from tournaments.runner import Interrupted, PlayFailed, WorkersKeepDying
 from tournaments.session import (
     DEFAULT_MAX_GAMES, RunOptions, default_jobs, results_tables, run_session,
@@ -128,6 +129,24 @@ def results_command(db_path: Path, fmt: str, bot: str | None, faults: bool) -> N
         click.echo(results_tables(db_path, OutputFormat(fmt), bot, faults), nl=False)
     except StoreFailure as error:
         raise click.ClickException(str(error)) from error  # exit 1: a damaged db
+
+
+@click.command("rerun")
+@click.argument("db_path", metavar="DB", type=click.Path(exists=True, dir_okay=False,
+                                                          path_type=Path))
+@click.argument("game_id", metavar="GAME_ID")
+@sandbox_options
+def rerun_command(db_path: Path, game_id: str, sandbox: str,
+                  sandbox_dirs: tuple[Path, ...]) -> None:
+    """Play the stored game GAME_ID of DB again, with its deal and seats, and say whether
+    it reproduced the stored result (exit 0) or not (exit 1)."""
+    try:
+        again = rerun(db_path, game_id, sandbox_settings(sandbox, sandbox_dirs))
+    except StoreFailure as error:
+        raise click.ClickException(str(error)) from error
+    click.echo(again.verdict())
+    if not again.reproduced:
+        raise click.exceptions.Exit(1)
 
 
 def _is_file(argument: str) -> bool:

@@ -380,3 +380,41 @@ def test_results_for_one_bot_show_its_games_faults_and_logs(tmp_path: Path) -> N
     rows = list(csv.reader(io.StringIO(out)))
     assert code == 0 and sum(row[2:3] == ["bob"] for row in rows) == 3, out
     assert_bad_input(["results", str(db), "--bot", "dave"], "no bot 'dave'", "alice")
+
+
+def test_rerun_reproduces_a_stored_game_and_says_so(tmp_path: Path) -> None:
+    """Issue 12: `referee rerun DB GAME_ID` plays one stored game again with its deal and
+    seats; the sample bots are deterministic, so it reproduces, and the stored log is
+    untouched."""
+    db = tmp_path / "r.sqlite"
+    code, _, err = run_main(["tournament", "rage", "--db", str(db), "--table-size", "3",
+                             f"a={RANDOM}", f"b={HEURISTIC}", f"c={RANDOM}"])
+    assert code == 0, err
+    game = "rage/d01/t01/r1"
+    stored_log = tmp_path / "r-logs" / "rage_d01_t01_r1.jsonl"
+    before = stored_log.read_bytes()
+    code, out, err = run_main(["rerun", str(db), game])
+    assert code == 0 and out.startswith(f"{game}: reproduced"), out + err
+    assert stored_log.read_bytes() == before
+    assert (tmp_path / "r-logs-rerun" / "rage_d01_t01_r1.jsonl").is_file()
+    assert_bad_input(["rerun", str(db), "rage/d09/t01/r0"], "no stored game")
+
+
+def test_rerun_says_when_a_game_differs(tmp_path: Path) -> None:
+    coin = tmp_path / "coin.py"  # a bot that plays by chance: its games do not repeat
+    coin.write_text("import os, random, sys\n"
+                    "print('HELLO 2', os.environ['REFEREE_TOKEN'], 'coin 1', flush=True)\n"
+                    "for line in sys.stdin:\n"
+                    "    words = line.split()\n"
+                    "    if words and words[0].endswith('?'):\n"
+                    "        print(random.SystemRandom().choice(words[1:]), flush=True)\n")
+    for path in (tmp_path.parent, tmp_path):  # a sandboxed bot runs as another user
+        path.chmod(0o755)
+    db = tmp_path / "c.sqlite"
+    coins = [f"{name}=stdio:python {coin}" for name in "xyz"]
+    code, _, err = run_main(["tournament", "rage", "--db", str(db), "--table-size", "3",
+                             *coins])
+    assert code == 0, err
+    verdicts = [run_main(["rerun", str(db), f"rage/d01/t01/r{r}"]) for r in range(3)]
+    # three chance-played games of 10 rounds: at least one comes out otherwise
+    assert any(code == 1 and "differs" in out for code, out, _ in verdicts), verdicts

@@ -35,7 +35,7 @@ class Rerun:
 
 
 def rerun(db_path: Path, fixture_id: str, sandbox: SandboxSettings) -> Rerun:
-    """Play the stored game `fixture_id` of the db again. ConfigError if it has none."""
+    """Play the stored game `fixture_id` of the db again, with bots of its own. ConfigError if it has none."""
     with ResultStore.open_existing(db_path) as store:
         spec, secret = store.spec, store.deal_secret
         stored = next((r for r in store.records() if r.fixture_id == fixture_id), None)
@@ -47,7 +47,7 @@ def rerun(db_path: Path, fixture_id: str, sandbox: SandboxSettings) -> Rerun:
     logs = context.logs.with_name(context.logs.name + "-rerun")
     context = replace(context, logs=logs, secrets=(logs, *context.secrets))
     try:
-        replayed = play_fixture(fixture, replace(context, spec=replace(spec, fresh_bots=True)))
+        replayed = play_fixture(fixture, context)
     finally:
         close_worker_pool()
     return Rerun(stored, replayed, db_path.resolve().parent / (replayed.log_path or ""))

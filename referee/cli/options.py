@@ -179,7 +179,7 @@ def given_options(game: GameDefinition[Any, Any], values: dict[str, Any]) -> dic
     given = {}
     for option in game.options:
         value = values.pop(option.name, option.default)
-        if value != option.default and value != ():
+        if value != option.default:
             given[option.name] = value
     return given
 

@@ -16,7 +16,7 @@ from referee.cli.options import (
     per_game_options, sandbox_options, sandbox_settings,
 )
 from referee.errors import ConfigError
-from referee.matches.game import Contest
+from referee.matches.game import GameOption
 from referee.players.lineup import bot_specs, named
 from referee.registry import games
 from referee.registry.games import AnyGame
@@ -164,15 +164,18 @@ def _game(argument: str) -> AnyGame:
                                ) from None
 
 
+def _games_options() -> list[tuple[AnyGame, GameOption]]:
+    """Every registered game's own options, each with its game."""
+    return [(game, option) for game in map(games.lookup, games.names())
+            for option in game.options]
+
+
 def _flag(name: str) -> str:
     """The command-line spelling of an option's name."""
     if name == "references":
         return "--reference"
-    for game in map(games.lookup, games.names()):
-        for option in game.options:
-            if option.name == name:
-                return option.flag
-    return "--" + name.replace("_", "-")
+    flags = {option.name: option.flag for _, option in _games_options()}
+    return flags.get(name, "--" + name.replace("_", "-"))
 
 
 def _file_spec(path: Path, bots: tuple[str, ...], fresh_bots: bool) -> TournamentSpec:
@@ -180,9 +183,7 @@ def _file_spec(path: Path, bots: tuple[str, ...], fresh_bots: bool) -> Tournamen
     if bots:
         raise click.UsageError("a tournament file lists its own bots: give no BOT arguments")
     ctx = click.get_current_context()
-    game_options = [option.name for name in games.names()
-                    for option in games.lookup(name).options]
-    for name in (*_DEFINING, *game_options):
+    for name in (*_DEFINING, *(option.name for _, option in _games_options())):
         if ctx.get_parameter_source(name) not in (click.core.ParameterSource.DEFAULT, None):
             raise click.UsageError(f"{_flag(name)} cannot be combined with a tournament "
                                    f"file: set it in {path}")
@@ -195,13 +196,7 @@ def _file_spec(path: Path, bots: tuple[str, ...], fresh_bots: bool) -> Tournamen
 def _command_line_spec(game: AnyGame, bots: tuple[str, ...], fresh_bots: bool,
                        options: dict[str, Any]) -> TournamentSpec:
     _refuse_other_games_options(game, options)
-    size_key = SIZE_KEY[game.contest]
-    other_size = SIZE_KEY[Contest.COOPERATIVE if game.contest is Contest.COMPETITIVE
-                          else Contest.COMPETITIVE]
-    if options[other_size] is not None:
-        owner = "cooperative games (thegame)" if other_size == "team_size" \
-            else "competitive games (rage)"
-        raise click.UsageError(f"{_flag(other_size)} applies to {owner}, not {game.name}")
+    _refuse_other_contests_size(game, options)
     game_options = option_values(game, dict(options))  # a conflict in the flags' words
     launch = launch_settings(options["startup_time"], options["move_time"],
                              options["time_bank"], options["max_memory"],
@@ -214,7 +209,7 @@ def _command_line_spec(game: AnyGame, bots: tuple[str, ...], fresh_bots: bool,
     try:
         return TournamentSpec.create(
             game, entries, deals=options["deals"] or 1, seed=options["seed"] or 0,
-            size=options[size_key], time_limits=launch.times, resource_limits=launch.limits,
+            size=options[SIZE_KEY[game.contest]], time_limits=launch.times, resource_limits=launch.limits,
             options=dict(game_options.items), fresh_bots=fresh_bots)
     except SpecError as error:
         raise click.UsageError(_spec_message(error)) from None
@@ -222,11 +217,21 @@ def _command_line_spec(game: AnyGame, bots: tuple[str, ...], fresh_bots: bool,
 
 def _refuse_other_games_options(game: AnyGame, options: dict[str, Any]) -> None:
     own = {option.name for option in game.options}
-    for name in games.names():
-        for option in games.lookup(name).options:
-            if option.name not in own and options.get(option.name) not in (None, False, ()):
-                raise click.UsageError(f"{option.flag} applies to {name} tournaments, "
-                                       f"not {game.name}")
+    for owner, option in _games_options():
+        if option.name not in own and options.get(option.name, option.default) != \
+                option.default:
+            raise click.UsageError(f"{option.flag} applies to {owner.name} tournaments, "
+                                   f"not {game.name}")
+
+
+def _refuse_other_contests_size(game: AnyGame, options: dict[str, Any]) -> None:
+    """--table-size sizes competitive games, --team-size cooperative ones."""
+    for contest, key in SIZE_KEY.items():
+        if contest is not game.contest and options[key] is not None:
+            owners = ", ".join(name for name in games.names()
+                               if games.lookup(name).contest is contest)
+            raise click.UsageError(f"{_flag(key)} applies to {contest.value} games "
+                                   f"({owners}), not {game.name}")
 
 
 def _spec_message(error: SpecError) -> str:

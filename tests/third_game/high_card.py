@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocols.wire import WireError, ascii_number
-from referee.errors import ConfigError, Fault, RuleError
+from referee.errors import Fault, RuleError
 from referee.matches.game import Contest, Echo, GameDefinition, Options, Outcome
 from referee.matches.game_log import DecidedBy, GameLog
 from referee.matches.match import Match
@@ -110,8 +110,7 @@ class HighCard(GameDefinition[Config, Result]):
         pass  # no options
 
     def configure(self, players: int, options: Options) -> Config:
-        if players not in self.seats:
-            raise ConfigError(f"High Card takes 2 to 4 players, not {players}")
+        self.check_players(players)
         return Config(players)
 
     def log_settings(self, config: Config, times: TimeLimits) -> dict[str, object]:

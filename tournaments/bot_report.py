@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from protocols.wire import quote
 from referee.errors import ConfigError, Fault
 from tournaments.records import GameRecord
 from tournaments.report import Cell, Column, Table
@@ -56,9 +57,7 @@ def _fault_words(fault: Fault | None) -> str:
 
 
 def _shown(line: str | None) -> str | None:
-    if line is None:
-        return None
-    return repr(line[:_LINE_SHOWN]) + ("..." if len(line) > _LINE_SHOWN else "")
+    return None if line is None else quote(line, _LINE_SHOWN)
 
 
 def _log(record: GameRecord, folder: Path) -> str | None:

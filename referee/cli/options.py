@@ -124,6 +124,12 @@ def sandbox_settings(sandbox: str, sandbox_dirs: Sequence[Path],
     return SandboxSettings(mode, extra_dirs=tuple(p.resolve() for p in sandbox_dirs))
 
 
+# `--fail-on-fault`: a run in which any bot faulted exits with this (CI gates on it).
+FAULTED_EXIT = 1
+fail_on_fault_option = click.option(
+    "--fail-on-fault", is_flag=True,
+    help=f"Exit with {FAULTED_EXIT} if any bot faulted (the results are kept as usual).")
+
 game_options = compose(
     click.option("--seed", type=Bounded(bounds.SEED), default=None,
                  help="Seed of the deal, printed (default: a secret random one, "

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import click
 
 from referee.cli.options import (
-    bot_limit_options, game_options, launch_settings, option_values, per_game_options,
+    FAULTED_EXIT, bot_limit_options, fail_on_fault_option, game_options, launch_settings, option_values, per_game_options,
     sandbox_options, sandbox_settings,
 )
 from referee.errors import ConfigError, Fault
@@ -48,20 +48,24 @@ def play_command(game: AnyGame) -> click.Command:
     @click.command(game.name, help=f"Referee one game of {game.title} for "
                                    f"{game.seats.start} to {most} BOTs.")
     @click.argument("bots", nargs=-1, required=True)
+    @fail_on_fault_option
     @per_game_options(game)
     @game_options
     @bot_limit_options
     @sandbox_options
-    def command(bots: tuple[str, ...], seed: int | None, log_path: Path | None,
-                log_times: bool, sandbox: str, sandbox_dirs: tuple[Path, ...],
-                **rest: Any) -> None:
+    def command(bots: tuple[str, ...], fail_on_fault: bool, seed: int | None,
+                log_path: Path | None, log_times: bool, sandbox: str,
+                sandbox_dirs: tuple[Path, ...], **rest: Any) -> None:
         game.check_players(len(bots))
         options = option_values(game, rest)
         config = game.configure(len(bots), options)
         launch = _play_launch(rest, sandbox, sandbox_dirs, log_path)
         result = play_game(game, bot_specs(bots), config, seed, launch,
                            LogOptions(log_path, log_times), click.echo)
-        report_faults(game.outcome(result).faults)
+        faults = game.outcome(result).faults
+        report_faults(faults)
+        if fail_on_fault and faults:
+            raise click.exceptions.Exit(FAULTED_EXIT)
 
     return command
 

@@ -212,3 +212,24 @@ def test_play_prefixes_each_bots_stderr_with_its_name(tmp_path: Path) -> None:
     lines = done.stderr.splitlines()
     for name in ("eve", "talker-1", "talker-2"):
         assert f"[{name}] thinking hard" in lines, done.stderr
+
+
+FAULT_BOT = ROOT / "tests" / "referee" / "fault_bots" / "misbehave.py"
+
+
+@pytest.mark.parametrize("flag, code", [([], 0), (["--fail-on-fault"], 1)])
+def test_fail_on_fault_turns_a_faulted_game_into_exit_1(flag: list[str], code: int) -> None:
+    """Issue 13: CI can gate `play` on faults; without the flag a faulted game is still a
+    game that was refereed to its end (exit 0)."""
+    crasher = f"{sys.executable} {FAULT_BOT} exit"
+    done = run_cli("play", "rage", "--seed", "4", *flag, crasher,
+                   "./bots/rage_random.py", "./bots/rage_random.py")
+    assert done.returncode == code, done.stderr
+    assert "fault: seat 0" in done.stderr and "crash" in done.stderr
+
+
+def test_fail_on_fault_passes_a_clean_game() -> None:
+    done = run_cli("play", "thegame", "--seed", "4", "--fail-on-fault",
+                   "./bots/thegame_heuristic.py")
+    assert done.returncode == 0, done.stderr
+    assert "fault" not in done.stderr

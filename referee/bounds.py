@@ -95,3 +95,5 @@ DEALS = Bound(1, 100_000, "deals")
 JOBS = Bound(1, 1024, "workers")
 MAX_GAMES = 1_000_000
 MAX_GAMES_OPTION = Bound(1, MAX_GAMES, "games")
+DISQUALIFY_AFTER = Bound(1, MAX_GAMES, "faulted games")
+STANDINGS_EVERY = Bound(1, MAX_GAMES, "games")

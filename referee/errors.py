@@ -14,6 +14,9 @@ class FaultKind(enum.Enum):
     PROTOCOL = "protocol"
     ILLEGAL = "illegal"
     FLOOD = "flood"
+    # A tournament's --disqualify-after: the bot faulted in too many games to be seated,
+    # so its process was not started for this one.
+    DISQUALIFIED = "disqualified"
 
 
 class BotFault(Exception):
@@ -49,6 +52,10 @@ class IllegalMove(BotFault):
 
 class OutputFlood(BotFault):
     kind = FaultKind.FLOOD
+
+
+class BotDisqualified(BotFault):
+    kind = FaultKind.DISQUALIFIED
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,10 @@ class FaultPolicy:
 
     on_fault: OnFault
     faulted_place_last: bool = True  # a faulted seat places after every seat that did not
+    # A tournament seats a bot with this many faulted games no more (None: never); its
+    # later games fault at once (FaultKind.DISQUALIFIED). Read by the tournament's
+    # coordinator, not by a match loop.
+    disqualify_after: int | None = None
 
     def require(self, game: str, supported: OnFault) -> None:
         """ConfigError unless this policy's on_fault is the one `game` can play."""

@@ -22,7 +22,7 @@ from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Collection, Sequence
 
 from referee.matches.game_log import GameLog
 from referee.matches.play import write_header
@@ -32,6 +32,7 @@ from referee.players.lineup import (
 from referee.players.player import Player
 from referee.players.remote_player import RemotePlayer
 from referee.processes.sandbox import SandboxSettings
+from tournaments.disqualify import disqualified_player
 from tournaments.records import GameRecord
 from tournaments.schedule import Fixture
 from tournaments.spec import TournamentSpec
@@ -111,12 +112,15 @@ class BotPool:
         self._idle: dict[SeatKey, RemotePlayer] = {}
         self.started = 0  # bot processes started so far (for tests and the bench)
 
-    def take(self, keys: Sequence[SeatKey]) -> list[Player]:
-        """A player per seat: an idle bot still running, else a newly started one."""
+    def take(self, keys: Sequence[SeatKey],
+             disqualified: Collection[int] = ()) -> list[Player]:
+        """A player per seat: an idle bot still running, else a newly started one; for a
+        `disqualified` bot, a seat that faults at once, with no process."""
         players: list[Player] = []
         try:
             for key in keys:
-                players.append(self._take(key))
+                players.append(self._bench(key) if key[0] in disqualified
+                               else self._take(key))
         except BaseException:
             self.discard(players)
             raise
@@ -145,6 +149,13 @@ class BotPool:
         for player in idle:
             player.close()
         self._lineup.close()
+
+    def _bench(self, key: SeatKey) -> Player:
+        idle = self._idle.pop(key, None)
+        if idle is not None:  # it will not play again: no process left waiting
+            idle.close()
+        return disqualified_player(self.context.bots[key[0]].label,
+                                   self.context.spec.fault_policy.disqualify_after)
 
     def _take(self, key: SeatKey) -> Player:
         player = self._idle.pop(key, None)
@@ -189,7 +200,7 @@ def play_fixture(fixture: Fixture, context: PlayContext) -> GameRecord:
     keys = seat_keys(fixture.seats)
     log_path = context.logs / log_name(fixture.fixture_id)
     with closing(GameLog.open(log_path, context.log_times)) as log:
-        players = pool.take(keys)
+        players = pool.take(keys, fixture.disqualified)
         try:
             record = _play(fixture, context, players, log)
         except BaseException:

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 import time
 from collections.abc import Callable
 from typing import Protocol, TextIO
 
 from tournaments.records import GameRecord
+
+STEPS = 20  # off a terminal, a line at least at every 5% of the schedule
+BAR_WIDTH = 20  # the bar's cells where the terminal is wide enough
+MIN_BAR = 5  # a narrower bar says nothing: drop it instead
 
 
 class Progress(Protocol):
@@ -24,17 +30,20 @@ class Progress(Protocol):
 
 
 class StderrProgress:
-    """done/total, faults and ETA. On a terminal one line redrawn in place; elsewhere
-    (CI logs, files) a line at the start, every `interval` seconds, and at the end."""
+    """done/total, faults and ETA. On a terminal one line redrawn in place, fitted to the
+    terminal's width; elsewhere (CI logs, files) a line at the start, then after a game
+    once `interval` seconds have passed or the schedule is another 5% done, and at the end."""
 
-    def __init__(self, label: str, stream: TextIO | None = None, interval: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, label: str, stream: TextIO | None = None, interval: float = 10.0,
+                 clock: Callable[[], float] = time.monotonic,
+                 width: Callable[[], int] | None = None) -> None:
         self.label = label
         self.stream = stream if stream is not None else sys.stderr
         self.interval = interval
         self.clock = clock
+        self.width = width or (lambda: terminal_width(self.stream))
         self.live = self.stream.isatty()
-        self.total = self.done = self.faults = self.resumed = 0
+        self.total = self.done = self.faults = self.resumed = self.shown_step = 0
         self.started = self.last_shown = 0.0
 
     def start(self, total: int, done: int, faults: int) -> None:
@@ -48,6 +57,16 @@ class StderrProgress:
         self.done += 1
         self.faults += len(record.faults)
         self._show(force=self.done == self.total)
+
+    def interject(self, text: str) -> None:
+        """Show `text` (whole lines) between progress lines; on a terminal the bar is
+        cleared first and drawn again below it."""
+        if self.live:
+            self.stream.write("\r\x1b[K")
+        self.stream.write(text if text.endswith("\n") else text + "\n")
+        if self.live:
+            self._show(force=True)
+        self.stream.flush()
 
     def finish(self) -> None:
         """End the line on a terminal; elsewhere show the final count if not yet shown."""
@@ -63,21 +82,47 @@ class StderrProgress:
         return (f"{self.label}: {self.done}/{self.total} games{resumed}, "
                 f"{self.faults} fault{'s' if self.faults != 1 else ''}, ETA {self._eta()}")
 
-    def bar(self, width: int = 20) -> str:
+    def short_line(self) -> str:
+        """The status for a narrow terminal, e.g. "37/160, 2 faults, ETA 2m10s"."""
+        return (f"{self.done}/{self.total}, {self.faults} fault"
+                f"{'s' if self.faults != 1 else ''}, ETA {self._eta()}")
+
+    def bar(self, width: int = BAR_WIDTH) -> str:
         """The share done as a bar, e.g. "[#####---------------]"."""
         filled = width * self.done // self.total if self.total else width
         return "[" + "#" * filled + "-" * (width - filled) + "]"
 
+    def fitted(self, width: int) -> str:
+        """The bar and status in fewer than `width` columns (writing the last column makes
+        some terminals wrap): the bar narrows, then goes, then the status shortens."""
+        room = max(width - 1, 1)
+        for text in (self.line(), self.short_line()):
+            cells = min(BAR_WIDTH, room - len(text) - 3)  # "[", "] " around the cells
+            if cells >= MIN_BAR:
+                return f"{self.bar(cells)} {text}"
+            if len(text) <= room:
+                return text
+        return self.short_line()[:room]
+
     def _show(self, force: bool) -> None:
         now = self.clock()
-        if not force and now - self.last_shown < (0.1 if self.live else self.interval):
+        if not force and not self._due(now):
             return
-        self.last_shown = now
+        self.last_shown, self.shown_step = now, self._step()
         if self.live:  # carriage return, clear the line, redraw with a bar
-            self.stream.write(f"\r\x1b[K{self.bar()} {self.line()}")
+            self.stream.write(f"\r\x1b[K{self.fitted(self.width())}")
         else:
             self.stream.write(self.line() + "\n")
         self.stream.flush()
+
+    def _due(self, now: float) -> bool:
+        if self.live:
+            return now - self.last_shown >= 0.1
+        return now - self.last_shown >= self.interval or self._step() > self.shown_step
+
+    def _step(self) -> int:
+        """How many 5% steps of the schedule are done."""
+        return STEPS * self.done // self.total if self.total else STEPS
 
     def _eta(self) -> str:
         played = self.done - self.resumed
@@ -87,6 +132,39 @@ class StderrProgress:
             return "?"
         seconds = (self.clock() - self.started) / played * (self.total - self.done)
         return format_duration(seconds)
+
+
+class StandingsEvery:
+    """A Progress that also shows the current standings every `every` games stored in
+    this run (not after the last game: the tables follow then)."""
+
+    def __init__(self, progress: StderrProgress, every: int,
+                 standings: Callable[[], str]) -> None:
+        self.progress = progress
+        self.every = every
+        self.standings = standings
+        self.stored = 0
+
+    def start(self, total: int, done: int, faults: int) -> None:
+        self.progress.start(total, done, faults)
+
+    def advance(self, record: GameRecord) -> None:
+        self.progress.advance(record)
+        self.stored += 1
+        if self.stored % self.every == 0 and self.progress.done < self.progress.total:
+            self.progress.interject(self.standings())
+
+    def finish(self) -> None:
+        self.progress.finish()
+
+
+def terminal_width(stream: TextIO) -> int:
+    """The columns of the terminal `stream` writes to, read afresh (it may be resized);
+    else $COLUMNS or 80."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError):  # no file descriptor, or no terminal
+        return shutil.get_terminal_size().columns
 
 
 def format_duration(seconds: float) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from referee.errors import ConfigError
 from referee.processes.sandbox import SandboxSettings
+from tournaments.disqualify import disqualified_bots
 from tournaments.play import close_worker_pool, play_context, play_fixture
 from tournaments.records import GameRecord
 from tournaments.schedule import fixtures_for
@@ -43,6 +44,8 @@ def rerun(db_path: Path, fixture_id: str, sandbox: SandboxSettings) -> Rerun:
         raise ConfigError(f"no stored game {fixture_id!r} in {db_path} (`referee results "
                           f"{db_path} --faults` or a game log's name gives the ids)")
     fixture = next(f for f in fixtures_for(spec, secret) if f.fixture_id == fixture_id)
+    # A bot disqualified then is seated so again: no process of it played that game.
+    fixture = replace(fixture, disqualified=disqualified_bots(stored, spec.bot_names))
     context = play_context(spec, db_path, sandbox=sandbox)
     logs = context.logs.with_name(context.logs.name + "-rerun")
     context = replace(context, logs=logs, secrets=(logs, *context.secrets))

@@ -10,6 +10,7 @@ from concurrent.futures import (
 from typing import TypeVar
 
 from referee.errors import ConfigError
+from tournaments.disqualify import Disqualification
 from tournaments.spec import TournamentSpec
 from tournaments.progress import Progress
 from tournaments.records import GameRecord
@@ -67,7 +68,9 @@ def run_tournament(spec: TournamentSpec, fixtures: Sequence[Fixture], store: Res
     interruption (Ctrl-C, SIGKILL) loses at most the games in flight. On a play error the
     games already running are still stored, then PlayFailed is raised. A worker that dies
     breaks its pool: the games it lost are played again in a new pool, up to
-    MAX_POOL_RESTARTS times per run, then WorkersKeepDying is raised.
+    MAX_POOL_RESTARTS times per run, then WorkersKeepDying is raised. Under the spec's
+    disqualify_after, a bot with that many faulted games is seated as disqualified in
+    every game submitted afterwards (tournaments/disqualify.py).
     """
     if store.fingerprint != spec.fingerprint():
         raise ConfigError(f"{store.path} holds a different tournament than the one to run")
@@ -75,12 +78,14 @@ def run_tournament(spec: TournamentSpec, fixtures: Sequence[Fixture], store: Res
         raise ConfigError(f"jobs must be at least 1, not {jobs}")
     done = store.done()
     pending = [fixture for fixture in fixtures if fixture.fixture_id not in done]
+    stored = store.records() if done else []
     if progress is not None:
-        faults = sum(len(record.faults) for record in store.records()) if done else 0
+        faults = sum(len(record.faults) for record in stored)
         progress.start(len(fixtures), len(fixtures) - len(pending), faults)
+    bench = Disqualification(spec.fault_policy.disqualify_after, spec.bot_names, stored)
     try:
         if pending:
-            _run(pending, store, play, context, jobs, executor_factory, progress)
+            _run(pending, store, play, context, jobs, executor_factory, progress, bench)
     except KeyboardInterrupt as stop:  # SIGTERM arrives as one too (referee.cli.main)
         raise Interrupted(len(store.done()), len(fixtures), str(stop) or "SIGINT") from None
     finally:
@@ -90,13 +95,17 @@ def run_tournament(spec: TournamentSpec, fixtures: Sequence[Fixture], store: Res
 
 def _run(pending: list[Fixture], store: ResultStore, play: PlayFunction[C], context: C,
          jobs: int, executor_factory: ExecutorFactory | None,
-         progress: Progress | None) -> None:
+         progress: Progress | None, bench: Disqualification) -> None:
     queue = deque(pending)
     breaks = 0
+    # A game submitted ahead of a free worker keeps it busy, but is seated before the
+    # games in flight are counted: under disqualification no game runs ahead, so with one
+    # job a bot plays exactly its allowed faulted games.
+    window = jobs if bench.after is not None else 2 * jobs
     while queue:
         executor = (executor_factory or _process_pool)(jobs)
         try:
-            lost = _drain(executor, queue, store, play, context, 2 * jobs, progress)
+            lost = _drain(executor, queue, store, play, context, window, progress, bench)
         except BaseException:  # KeyboardInterrupt too: drop queued games, keep the store as is
             executor.shutdown(wait=False, cancel_futures=True)
             raise
@@ -110,7 +119,7 @@ def _run(pending: list[Fixture], store: ResultStore, play: PlayFunction[C], cont
 
 def _drain(executor: Executor, queue: deque[Fixture], store: ResultStore,
            play: PlayFunction[C], context: C, window: int,
-           progress: Progress | None) -> list[Fixture]:
+           progress: Progress | None, bench: Disqualification) -> list[Fixture]:
     """Play from `queue` until it is empty or the pool breaks; return the games the broken
     pool lost (the queue keeps the games not yet started)."""
     # At most `window` games are submitted at a time, so stopping cancels little.
@@ -119,7 +128,7 @@ def _drain(executor: Executor, queue: deque[Fixture], store: ResultStore,
     lost: list[Fixture] = []
     while True:
         while failure is None and not lost and len(running) < window and queue:
-            fixture = queue.popleft()
+            fixture = bench.seat(queue.popleft())
             try:
                 running[executor.submit(play, fixture, context)] = fixture
             except BrokenExecutor:
@@ -137,8 +146,10 @@ def _drain(executor: Executor, queue: deque[Fixture], store: ResultStore,
             except PlayFailed as error:
                 failure = failure or error
                 continue
-            if store.add(record) and progress is not None:
-                progress.advance(record)
+            if store.add(record):
+                bench.count(record)
+                if progress is not None:
+                    progress.advance(record)
     if failure is not None:
         raise failure
     return sorted(lost, key=lambda fixture: fixture.fixture_id)  # ids sort as fixtures do

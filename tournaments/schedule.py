@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import hmac
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations, combinations_with_replacement
 
 from referee.matches.game import Contest
@@ -28,7 +28,8 @@ class FixtureKind(enum.StrEnum):
 
 @dataclass(frozen=True)
 class Fixture:
-    """One game to play: bot index per seat, the deal and its seed."""
+    """One game to play: bot index per seat, the deal and its seed; and, set when it is
+    submitted, the bots seated as disqualified (tournaments/disqualify.py)."""
 
     fixture_id: str
     game: str  # the game's name
@@ -37,6 +38,7 @@ class Fixture:
     rotation: int  # Rage: seat s holds table[(s + rotation) % size]; 0 otherwise
     seed: int
     kind: FixtureKind
+    disqualified: frozenset[int] = field(default=frozenset())
 
 
 def deal_seed(secret: bytes, seed: int, deal: int) -> int:

@@ -17,9 +17,9 @@ from referee.errors import ConfigError
 from referee.processes.sandbox import SandboxSettings
 from tournaments.spec import TournamentSpec
 from tournaments.play import play_context, play_fixture
-from tournaments.progress import StderrProgress
+from tournaments.progress import Progress, StandingsEvery, StderrProgress
 from tournaments.bot_report import all_faults, bot_games
-from tournaments.report import OutputFormat, build_tables, render
+from tournaments.report import OutputFormat, Table, build_tables, render
 from tournaments.runner import ExecutorFactory, run_tournament
 from tournaments.schedule import fixtures_for
 from tournaments.store import ResultStore, default_db_path
@@ -49,6 +49,7 @@ class RunOptions:
     persistent_bots: bool = False  # sandboxed bots play many games (they can remember)
     max_games: int = DEFAULT_MAX_GAMES  # a bigger schedule is refused before it starts
     executor_factory: ExecutorFactory | None = None  # None: pinned_process_pool
+    standings_every: int | None = None  # with progress: the standings every N games
 
 
 def run_session(spec: TournamentSpec, options: RunOptions,
@@ -73,7 +74,7 @@ def run_session(spec: TournamentSpec, options: RunOptions,
         err.write(f"{spec.game.name}: {len(fixtures):,} games scheduled, {left:,} to play\n")
         # More workers than games left would only start idle processes.
         jobs = max(1, min(options.jobs, left))
-        progress = StderrProgress(spec.game.name, err) if options.progress else None
+        progress = _progress(store, options, err)
         run_tournament(spec, fixtures, store, play_fixture, context, jobs,
                        options.executor_factory or pinned_process_pool, progress)
         return _render(store, options.fmt)
@@ -109,11 +110,25 @@ def _open(opener: Callable[[], ResultStore], path: Path) -> ResultStore:
         raise ConfigError(f"cannot use {path} as a results db: {error}") from None
 
 
+def _progress(store: ResultStore, options: RunOptions, err: TextIO) -> Progress | None:
+    if not options.progress:
+        return None
+    shown = StderrProgress(store.spec.game.name, err)
+    if options.standings_every is None:
+        return shown
+    return StandingsEvery(shown, options.standings_every,
+                          lambda: render(_tables(store)[:1], OutputFormat.TEXT))
+
+
 def _render(store: ResultStore, fmt: OutputFormat) -> str:
+    return render(_tables(store), fmt)
+
+
+def _tables(store: ResultStore) -> list[Table]:
+    """The report of the games stored so far; the ranking table first."""
     spec = store.spec
-    tables = build_tables(spec.game, store.records(), spec.bot_names,
-                          [spec.bot_names[index] for index in spec.references])
-    return render(tables, fmt)
+    return build_tables(spec.game, store.records(), spec.bot_names,
+                        [spec.bot_names[index] for index in spec.references])
 
 
 def cpu_shares(cpus: Sequence[int], jobs: int) -> list[frozenset[int]]:

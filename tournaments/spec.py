@@ -12,7 +12,7 @@ import hashlib
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -21,7 +21,7 @@ from referee.bounds import Bound
 from referee.errors import ConfigError
 from referee.matches.game import Contest, GameOption, OptionError, OptionKind, Options
 from referee.registry.games import AnyGame, lookup
-from referee.settings import Clock, ResourceLimits, TimeLimits
+from referee.settings import Clock, FaultPolicy, ResourceLimits, TimeLimits
 
 _TIME_BOUNDS = {"startup": bounds.STARTUP_SECONDS, "move": bounds.MOVE_SECONDS,
                 "bank": bounds.BANK_SECONDS, "tolerance": bounds.TOLERANCE_SECONDS}
@@ -96,13 +96,15 @@ class TournamentSpec:
     resource_limits: ResourceLimits = field(default_factory=ResourceLimits)
     options: Options = Options()  # the game's own options, complete
     fresh_bots: bool = False  # start new bot processes for every game
+    disqualify_after: int | None = None  # faulted games that end a bot's tournament
 
     @classmethod
     def create(cls, game: AnyGame | str, bots: tuple[BotEntry, ...], *, deals: int = 1,
                seed: int = 0, size: int | None = None, time_limits: TimeLimits | None = None,
                resource_limits: ResourceLimits | None = None,
                options: Mapping[str, Any] | None = None,
-               fresh_bots: bool = False) -> TournamentSpec:
+               fresh_bots: bool = False,
+               disqualify_after: int | None = None) -> TournamentSpec:
         """A validated spec; a size left as None gets its default."""
         if isinstance(game, str):
             game = _game(game)
@@ -115,7 +117,7 @@ class TournamentSpec:
             size=default_size(game, len(bots)) if size is None else size,
             deals=deals, seed=seed, time_limits=time_limits or TimeLimits(),
             resource_limits=resource_limits or ResourceLimits(), options=values,
-            fresh_bots=fresh_bots)
+            fresh_bots=fresh_bots, disqualify_after=disqualify_after)
 
     def __post_init__(self) -> None:
         _check_bots(self.game, self.bots)
@@ -128,6 +130,9 @@ class TournamentSpec:
             raise SpecError(error.option, str(error)) from None
         _check_limits(self.time_limits)
         _check_resources(self.resource_limits)
+        if self.disqualify_after is not None:
+            _check_number("disqualify_after", self.disqualify_after,
+                          bounds.DISQUALIFY_AFTER, "faults")
         _check_games(self)
 
     @property
@@ -142,6 +147,11 @@ class TournamentSpec:
             return gauntlet_count(self.game.contest, len(self.candidates),
                                   len(self.references), self.size, self.deals)
         return game_count(self.game.contest, len(self.bots), self.size, self.deals)
+
+    @property
+    def fault_policy(self) -> FaultPolicy:
+        """The game's fault policy with this tournament's disqualification."""
+        return replace(self.game.fault_policy, disqualify_after=self.disqualify_after)
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -168,6 +178,7 @@ class TournamentSpec:
             "resources": self.resource_limits.to_json(),
             self.size_key: self.size,
             **self.game.option_identity(self.options),
+            **self._faults_json(),
         }
 
     def fingerprint(self) -> str:
@@ -182,7 +193,15 @@ class TournamentSpec:
             self.size_key: self.size, "deals": self.deals, "seed": self.seed,
             "limits": self.time_limits.to_json(), "resources": self.resource_limits.to_json(),
             **self.options.to_json(), "fresh_bots": self.fresh_bots,
+            **self._faults_json(),
         }
+
+    def _faults_json(self) -> dict[str, object]:
+        """The [faults] table; absent when unset, so older tournaments keep their
+        fingerprint."""
+        if self.disqualify_after is None:
+            return {}
+        return {"faults": {"disqualify_after": self.disqualify_after}}
 
 
 def spec_from_json(data: dict[str, Any]) -> TournamentSpec:
@@ -197,7 +216,8 @@ def spec_from_json(data: dict[str, Any]) -> TournamentSpec:
         size=data[SIZE_KEY[game.contest]], deals=data["deals"], seed=data["seed"],
         time_limits=TimeLimits.from_json(data["limits"]),
         resource_limits=ResourceLimits(**data["resources"]), options=options,
-        fresh_bots=data["fresh_bots"])
+        fresh_bots=data["fresh_bots"],
+        disqualify_after=data.get("faults", {}).get("disqualify_after"))
 
 
 def _option_value(option: GameOption, value: Any) -> Any:

@@ -24,11 +24,13 @@ from tournaments.spec import (
 )
 from tournaments.toml_lines import TomlLines
 
-_COMMON_KEYS = {"game", "bots", "deals", "seed", "limits", "resources", "fresh_bots"}
+_COMMON_KEYS = {"game", "bots", "deals", "seed", "limits", "resources", "fresh_bots",
+                "faults"}
 _BOT_KEYS = {"name", "command", "role"}
 _ROLES = ("candidate", "reference")
 _LIMIT_KEYS = tuple(item.name for item in fields(TimeLimits))
 _RESOURCE_KEYS = tuple(item.name for item in fields(ResourceLimits))
+_FAULT_KEYS = ("disqualify_after",)
 _SYNTAX_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
@@ -79,7 +81,8 @@ class _FileReader:
                 time_limits=self._limits(data), resource_limits=self._resources(data),
                 options={option.name: self._option(data, option) for option in game.options
                          if option.name in data},
-                fresh_bots=self._bool(data, "fresh_bots"))
+                fresh_bots=self._bool(data, "fresh_bots"),
+                disqualify_after=self._disqualify_after(data))
         except SpecError as error:
             table = "bots" if error.bot is not None else error.table
             self._fail(str(error), error.key, table, error.bot)
@@ -210,6 +213,13 @@ class _FileReader:
             self._fail(f"time limit 'clock' {CLOCK_RULE}, not {_describe(value)}", "clock",
                        "limits")
         return Clock(value)
+
+    def _disqualify_after(self, data: dict[str, Any]) -> int | None:
+        value = self._subtable(data, "faults", _FAULT_KEYS).get("disqualify_after")
+        if value is not None and type(value) is not int:
+            self._fail(f"'disqualify_after' must be a whole number of faulted games, not "
+                       f"{_describe(value)}", "disqualify_after", "faults")
+        return value
 
     def _resources(self, data: dict[str, Any]) -> ResourceLimits:
         table = self._subtable(data, "resources", _RESOURCE_KEYS)

@@ -33,7 +33,7 @@ from tournaments.store import StoreFailure
 # Options that define a tournament beside the games' own: set in a file, not beside it.
 _DEFINING = ("references", "deals", "seed", "table_size", "team_size", "startup_time",
              "move_time",
-             "time_bank", "clock", "max_memory", "max_cpu", "max_procs")
+             "time_bank", "clock", "max_memory", "max_cpu", "max_procs", "disqualify_after")
 _FORMATS = click.Choice([fmt.value for fmt in OutputFormat])
 
 
@@ -71,6 +71,14 @@ _tournament_options = compose(
     click.option("--max-games", type=Bounded(bounds.MAX_GAMES_OPTION),
                  default=DEFAULT_MAX_GAMES, show_default=True,
                  help="Refuse a schedule of more games than this, before it starts."),
+    click.option("--disqualify-after", type=Bounded(bounds.DISQUALIFY_AFTER), default=None,
+                 metavar="N",
+                 help="A bot with N faulted games plays no further games: its process is "
+                      "not started again, and its remaining games count as faulted "
+                      "(\"disqualified\")."),
+    click.option("--standings-every", type=Bounded(bounds.STANDINGS_EVERY), default=None,
+                 metavar="N",
+                 help="Print the standings so far to standard error every N games."),
     click.option("--jobs", type=Bounded(bounds.JOBS), default=None,
                  help="Games played at once (default: one per core)."),
     click.option("--fresh-bots", is_flag=True, help="Start new bot processes for every game."),
@@ -90,7 +98,8 @@ _tournament_options = compose(
 def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_games: int,
                 fresh_bots: bool, persistent_bots: bool, db_path: Path | None, fmt: str,
                 transport: str, busy_wait_us: int | None, sandbox: str,
-                sandbox_dirs: tuple[Path, ...], **options: Any) -> None:
+                sandbox_dirs: tuple[Path, ...], standings_every: int | None,
+                **options: Any) -> None:
     """Play a round-robin tournament. GAME_OR_FILE is a game (rage, thegame) or a
     tournament .toml file (which lists its own bots); a BOT is a command line, or
     stdio:COMMAND.
@@ -105,7 +114,8 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
     run = RunOptions(db_path, jobs or default_jobs(), OutputFormat(fmt), transport=transport,
                      busy_wait=busy_wait_seconds(busy_wait_us),
                      sandbox=sandbox_settings(sandbox, sandbox_dirs, spec.time_limits.clock),
-                     persistent_bots=persistent_bots, max_games=max_games)
+                     persistent_bots=persistent_bots, max_games=max_games,
+                     standings_every=standings_every)
     try:
         click.echo(run_session(spec, run), nl=False)
     except Interrupted as stop:
@@ -210,7 +220,8 @@ def _command_line_spec(game: AnyGame, bots: tuple[str, ...], fresh_bots: bool,
         return TournamentSpec.create(
             game, entries, deals=options["deals"] or 1, seed=options["seed"] or 0,
             size=options[SIZE_KEY[game.contest]], time_limits=launch.times, resource_limits=launch.limits,
-            options=dict(game_options.items), fresh_bots=fresh_bots)
+            options=dict(game_options.items), fresh_bots=fresh_bots,
+            disqualify_after=options["disqualify_after"])
     except SpecError as error:
         raise click.UsageError(_spec_message(error)) from None
 

@@ -17,10 +17,6 @@ from pathlib import Path
 from referee.errors import ConfigError
 from tournaments.store import check_results_db, logs_dir
 
-# What SQLite may keep beside a db: a hot journal must move with its db, or it would be
-# rolled back into the new db made under the old name.
-_COMPANIONS = ("-journal", "-wal", "-shm")
-
 
 def back_up(db_path: Path, now: datetime | None = None) -> Path | None:
     """Move the db, its SQLite companions and its logs folder into a new backup folder and
@@ -28,11 +24,10 @@ def back_up(db_path: Path, now: datetime | None = None) -> Path | None:
     db or cannot be moved."""
     if not db_path.exists():
         return None
-    check_results_db(db_path)
-    companions = [db_path.with_name(db_path.name + end) for end in _COMPANIONS]
+    check_results_db(db_path)  # opening it rolls back a hot journal: no journal is left
     try:
         folder = _new_folder(db_path, now or datetime.now())
-        for path in (db_path, *companions, logs_dir(db_path)):
+        for path in (db_path, logs_dir(db_path)):
             if path.exists():
                 os.rename(path, folder / path.name)
     except OSError as error:

@@ -114,7 +114,7 @@ def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
     (ConfigError for an unknown bot)."""
     with _open(lambda: ResultStore.open_existing(db_path), db_path) as store:
         if bot is None and not faults:
-            return render([*_tables(store), bots_table(store.spec, store.bots())], fmt)
+            return _render(store, fmt)
         records, folder = store.records(), db_path.resolve().parent
         tables: list[Table] = []
         if bot is not None:
@@ -134,13 +134,12 @@ def _open(opener: Callable[[], ResultStore], path: Path) -> ResultStore:
 
 
 def _render(store: ResultStore, fmt: OutputFormat) -> str:
-    return render(_tables(store), fmt)
-
-
-def _tables(store: ResultStore) -> list[Table]:
+    """The tournament's tables, then where its bots came from: the same after a run and
+    from `referee results`."""
     spec = store.spec
-    return build_tables(spec.game, store.records(), spec.bot_names,
-                        [spec.bot_names[index] for index in spec.references])
+    tables = build_tables(spec.game, store.records(), spec.bot_names,
+                          [spec.bot_names[index] for index in spec.references])
+    return render([*tables, bots_table(spec, store.bots())], fmt)
 
 
 def cpu_shares(cpus: Sequence[int], jobs: int) -> list[frozenset[int]]:

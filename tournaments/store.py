@@ -330,7 +330,8 @@ def _read_meta(conn: sqlite3.Connection, path: Path) -> dict[str, str] | None:
             raise ConfigError(f"{path} is not a results db made by this tool (it has tables "
                               f"{', '.join(sorted(tables))})")
         if "meta" not in tables:
-            _check_tables(conn, path, tables, _SCHEMAS[SCHEMA_VERSION])  # says what lacks
+            raise DamagedResults(f"{path} is a damaged results db: it has tables "
+                                 f"{', '.join(sorted(tables))}, and no meta")
         _check_columns(conn, path, "meta", _SCHEMA_1["meta"])
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         missing = _META_KEYS - meta.keys()

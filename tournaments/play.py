@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Collection, Sequence
 
+from referee import __version__
 from referee.matches.game_log import GameLog
 from referee.matches.play import write_header
 from referee.players.lineup import (
@@ -33,7 +34,7 @@ from referee.players.player import Player
 from referee.players.remote_player import RemotePlayer
 from referee.processes.sandbox import SandboxSettings
 from tournaments.disqualify import disqualified_player
-from tournaments.records import GameRecord
+from tournaments.records import BotHashes, GameRecord
 from tournaments.schedule import Fixture
 from tournaments.spec import TournamentSpec
 from tournaments.store import logs_dir
@@ -56,6 +57,9 @@ class PlayContext:
     sandbox: SandboxSettings = SandboxSettings()
     persistent_bots: bool = False  # reuse sandboxed bots across games (they can remember)
     secrets: tuple[Path, ...] = ()  # the results db and logs: no bot may see them
+    # Per bot, the sha256 of its files, hashed once by the coordinator before any game
+    # (tournaments/provenance.py) and stamped on each record here; empty: not kept.
+    hashes: tuple[BotHashes, ...] = ()
 
     def launch_settings(self) -> LaunchSettings:
         spec = self.spec
@@ -219,5 +223,11 @@ def _play(fixture: Fixture, context: PlayContext, players: list[Player],
                  [context.bots[bot] for bot in fixture.seats], players)
     outcome = game.outcome(game.run(players, config, fixture.seed, spec.time_limits, log))
     names = tuple(spec.bot_names[bot] for bot in fixture.seats)
+    hashes = tuple(context.hashes[bot] for bot in fixture.seats) if context.hashes else None
+    # HELLO's words are known here only, where the bots ran (None: it never said one).
+    hellos = tuple((p.hello.name, p.hello.version) if isinstance(p, RemotePlayer) else None
+                   for p in players)
     return GameRecord(fixture.fixture_id, game.name, fixture.seed, names, outcome.scores,
-                      outcome.places, outcome.faults, **outcome.details)
+                      outcome.places, outcome.faults, **outcome.details,
+                      seats=tuple(fixture.seats), hashes=hashes, hellos=hellos,
+                      referee_version=__version__)

@@ -20,7 +20,8 @@ def record_problem(record: GameRecord, fixture_id: object, spec: TournamentSpec,
         return f"fixture id {record.fixture_id!r} is not a game of this tournament"
     if record.game != spec.game.name:
         return f"game {record.game!r} is not {spec.game.name!r}"
-    return _seats_problem(record, spec) or _optional_problem(record)
+    return (_seats_problem(record, spec) or _optional_problem(record)
+            or _provenance_problem(record, spec))
 
 
 def _seats_problem(record: GameRecord, spec: TournamentSpec) -> str | None:
@@ -61,3 +62,26 @@ def _optional_problem(record: GameRecord) -> str | None:
 def _ints(values: object, count: int) -> bool:
     return (isinstance(values, tuple) and len(values) == count
             and all(type(value) is int for value in values))
+
+
+def _provenance_problem(record: GameRecord, spec: TournamentSpec) -> str | None:
+    """The provenance fields, absent (None) in records made before they were kept."""
+    seats, hashes, hellos = record.seats, record.hashes, record.hellos
+    names = spec.bot_names
+    if seats is not None and not (
+            _ints(seats, len(record.bots)) and all(0 <= bot < len(names) for bot in seats)
+            and tuple(names[bot] for bot in seats) == record.bots):
+        return f"seats {seats!r} are not the indices of bots {record.bots!r}"
+    if hashes is not None and not (
+            isinstance(hashes, tuple) and len(hashes) == len(record.bots)
+            and all(isinstance(h.executable, str) and isinstance(h.script, (str, type(None)))
+                    for h in hashes)):
+        return f"hashes {hashes!r} are malformed"
+    if hellos is not None and not (
+            isinstance(hellos, tuple) and len(hellos) == len(record.bots)
+            and all(hello is None or all(isinstance(word, str) for word in hello)
+                    for hello in hellos)):
+        return f"hellos {hellos!r} are malformed"
+    if not isinstance(record.referee_version, (str, type(None))):
+        return f"referee_version {record.referee_version!r} has the wrong type"
+    return None

@@ -9,6 +9,22 @@ from referee.errors import Fault, FaultKind
 
 
 @dataclass(frozen=True)
+class BotHashes:
+    """sha256 (hex) of the files a bot runs: its executable, and its script if it has one
+    (tournaments/provenance.py)."""
+
+    executable: str
+    script: str | None = None
+
+    def to_json(self) -> dict[str, str | None]:
+        return {"executable": self.executable, "script": self.script}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BotHashes:
+        return cls(executable=data["executable"], script=data["script"])
+
+
+@dataclass(frozen=True)
 class GameRecord:
     """One finished game. Per-seat tuples are indexed by seat."""
 
@@ -25,6 +41,13 @@ class GameRecord:
     cards_played: tuple[int, ...] | None = None
     hints_given: tuple[int, ...] | None = None
     log_path: str | None = None
+    # Provenance, None in records made before it was kept: the bot index of each seat
+    # (into the tournament's bots), the files each seat's bot ran, the name and version
+    # each said in HELLO (None for a bot that never did), and the referee's version.
+    seats: tuple[int, ...] | None = None
+    hashes: tuple[BotHashes, ...] | None = None
+    hellos: tuple[tuple[str, str] | None, ...] | None = None
+    referee_version: str | None = None
 
     def to_json(self) -> dict[str, object]:
         """A JSON-ready dict; `from_json` inverts it."""
@@ -36,6 +59,11 @@ class GameRecord:
             "cards_played": _list_or_none(self.cards_played),
             "hints_given": _list_or_none(self.hints_given),
             "log_path": self.log_path,
+            "seats": _list_or_none(self.seats),
+            "hashes": None if self.hashes is None else [h.to_json() for h in self.hashes],
+            "hellos": None if self.hellos is None else [
+                None if hello is None else list(hello) for hello in self.hellos],
+            "referee_version": self.referee_version,
         }
 
     @classmethod
@@ -50,6 +78,10 @@ class GameRecord:
             cards_played=_tuple_or_none(data["cards_played"]),
             hints_given=_tuple_or_none(data["hints_given"]),
             log_path=data["log_path"],
+            seats=_tuple_or_none(data.get("seats")),
+            hashes=_hashes(data.get("hashes")),
+            hellos=_hellos(data.get("hellos")),
+            referee_version=data.get("referee_version"),
         )
 
 
@@ -65,3 +97,19 @@ def _list_or_none(values: tuple[int, ...] | None) -> list[int] | None:
 
 def _tuple_or_none(values: list[int] | None) -> tuple[int, ...] | None:
     return None if values is None else tuple(values)
+
+
+def _hashes(data: list[dict[str, Any]] | None) -> tuple[BotHashes, ...] | None:
+    return None if data is None else tuple(BotHashes.from_json(item) for item in data)
+
+
+def _hellos(data: list[list[str] | None] | None) -> tuple[tuple[str, str] | None, ...] | None:
+    if data is None:
+        return None
+    return tuple(None if hello is None else _pair(hello) for hello in data)
+
+
+def _pair(words: list[str]) -> tuple[str, str]:
+    if len(words) != 2:
+        raise ValueError(f"{words!r} is not a name and a version")
+    return words[0], words[1]

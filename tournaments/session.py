@@ -8,7 +8,7 @@ import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -18,7 +18,10 @@ from referee.processes.sandbox import SandboxSettings
 from tournaments.spec import TournamentSpec
 from tournaments.play import play_context, play_fixture
 from tournaments.progress import Progress, StandingsEvery, StderrProgress
+from tournaments.backup import back_up
 from tournaments.bot_report import all_faults, bot_games
+from tournaments.bots_table import bots_table
+from tournaments.provenance import bots_provenance
 from tournaments.report import OutputFormat, Table, build_tables, render
 from tournaments.runner import ExecutorFactory, run_tournament
 from tournaments.schedule import fixtures_for
@@ -50,6 +53,7 @@ class RunOptions:
     max_games: int = DEFAULT_MAX_GAMES  # a bigger schedule is refused before it starts
     executor_factory: ExecutorFactory | None = None  # None: pinned_process_pool
     standings_every: int | None = None  # with progress: the standings every N games
+    restart: bool = False  # move an existing db and its logs to a backup, start over
 
 
 def run_session(spec: TournamentSpec, options: RunOptions,
@@ -57,7 +61,8 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     """Play every game of `spec` not yet stored, then return the rendered tables.
 
     Progress goes to `stream` (standard error by default). A db holding a different
-    tournament is refused with a ConfigError; running again on the same db resumes.
+    tournament, or a bot whose files changed since, is refused with a ConfigError;
+    running again on the same db resumes; `options.restart` starts over.
     """
     if options.jobs < 1:
         raise ConfigError(f"jobs must be at least 1, not {options.jobs}")
@@ -65,10 +70,17 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     db_path = options.db_path or default_db_path(spec)
     context = play_context(spec, db_path, options.transport, busy_wait=options.busy_wait,
                            sandbox=options.sandbox, persistent_bots=options.persistent_bots)
+    bots = bots_provenance(spec.bots, context.bots)  # every file read before any game
+    context = replace(context, hashes=tuple(bot.hashes for bot in bots))
     err = stream if stream is not None else sys.stderr
+    if options.restart:
+        _restart(db_path, err)
     with _open(lambda: ResultStore(db_path, spec), db_path) as store:
         # The db's secret: a resumed run plays the deals the interrupted one began.
         fixtures = fixtures_for(spec, store.deal_secret)
+        if store.claim_bots(bots):
+            err.write(f"note: {db_path} was made before bots' files were recorded: they "
+                      "are recorded as they are now, so its earlier games are unchecked\n")
         err.write(f"results: {db_path} (game logs in {context.logs.name}/)\n")
         left = len(fixtures) - len(store.done())
         err.write(f"{spec.game.name}: {len(fixtures):,} games scheduled, {left:,} to play\n")
@@ -78,6 +90,13 @@ def run_session(spec: TournamentSpec, options: RunOptions,
         run_tournament(spec, fixtures, store, play_fixture, context, jobs,
                        options.executor_factory or pinned_process_pool, progress)
         return _render(store, options.fmt)
+
+
+def _restart(db_path: Path, err: TextIO) -> None:
+    folder = back_up(db_path)
+    if folder is not None:
+        err.write(f"restart: the old results are kept in {folder}/ (`referee results "
+                  f"{folder / db_path.name}` shows them)\n")
 
 
 def _check_size(spec: TournamentSpec, max_games: int) -> None:
@@ -91,15 +110,20 @@ def _check_size(spec: TournamentSpec, max_games: int) -> None:
 
 def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
                    faults: bool = False) -> str:
-    """The tables of a results db made earlier (finished or not); with `bot`, that bot's
-    games instead, and with `faults`, every fault (ConfigError for an unknown bot)."""
+    """The tables of a results db made earlier (finished or not) and its bots; with
+    `bot`, that bot's provenance and games instead, and with `faults`, every fault
+    (ConfigError for an unknown bot)."""
     with _open(lambda: ResultStore.open_existing(db_path), db_path) as store:
         if bot is None and not faults:
             return _render(store, fmt)
         records, folder = store.records(), db_path.resolve().parent
-        tables = [] if bot is None else [bot_games(records, bot, store.spec.bot_names,
-                                                   folder)]
-        return render(tables + ([all_faults(records, folder)] if faults else []), fmt)
+        tables: list[Table] = []
+        if bot is not None:
+            games = bot_games(records, bot, store.spec.bot_names, folder)  # checks the name
+            tables += [bots_table(store.spec, store.bots(), only=bot), games]
+        if faults:
+            tables.append(all_faults(records, folder))
+        return render(tables, fmt)
 
 
 def _open(opener: Callable[[], ResultStore], path: Path) -> ResultStore:
@@ -121,7 +145,9 @@ def _progress(store: ResultStore, options: RunOptions, err: TextIO) -> Progress 
 
 
 def _render(store: ResultStore, fmt: OutputFormat) -> str:
-    return render(_tables(store), fmt)
+    """The tournament's tables, then where its bots came from: the same after a run and
+    from `referee results`."""
+    return render([*_tables(store), bots_table(store.spec, store.bots())], fmt)
 
 
 def _tables(store: ResultStore) -> list[Table]:

@@ -6,13 +6,17 @@ rollback journal rather than WAL: the results stay one self-contained file that 
 copied or mailed while no run is going, and it works on network file systems, where a
 cluster executor's results may live. synchronous=FULL makes a commit survive a power cut
 too; its few fsyncs per game cost nothing next to a game between processes.
+
+Schema 2 added the bots table (tournaments/bots_db.py). A schema-1 db still reads, its
+bots without files or hashes; resuming it adds the table and records the bots' files as
+they are then (`claim_bots`), which cannot vouch for the games played before.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import TracebackType
@@ -21,17 +25,24 @@ from typing import Any
 from referee.errors import ConfigError
 from referee.writable import check_writable_folder, make_folder
 from tournaments.spec import TournamentSpec, canonical_json, spec_from_json
+from tournaments.bots_db import (
+    changed_bot, create_bots_table, insert_bot, note_hellos, read_bots,
+)
+from tournaments.bots_db import COLUMNS as BOTS_COLUMNS
+from tournaments.provenance import BotProvenance
 from tournaments.records import GameRecord
 from tournaments.record_check import record_problem
 from tournaments.schedule import fixture_ids
 from tournaments.secret import META_KEY, new_secret, secret_from_text, secret_to_text
 
-SCHEMA_VERSION = "1"
-_COLUMNS = {"meta": {"key", "value"}, "games": {"fixture_id", "fixture_index", "record"}}
-_TABLES = set(_COLUMNS)
+SCHEMA_VERSION = "2"
+_SCHEMA_1 = {"meta": {"key", "value"}, "games": {"fixture_id", "fixture_index", "record"}}
+# The tables, with their columns, of each schema this tool reads.
+_SCHEMAS = {"1": _SCHEMA_1, SCHEMA_VERSION: {**_SCHEMA_1, "bots": BOTS_COLUMNS}}
+_TABLES = set(_SCHEMAS[SCHEMA_VERSION])
 _META_KEYS = {"schema", "fingerprint", "definition", "spec"}
 # Errors decoding what a row holds: bad JSON, missing keys, values of the wrong type.
-_DECODE_ERRORS = (ValueError, KeyError, TypeError, AttributeError)
+_DECODE_ERRORS = (ValueError, LookupError, TypeError, AttributeError)
 
 
 class StoreFailure(Exception):
@@ -77,6 +88,8 @@ def check_logs_dir(db_path: Path) -> Path:
 class ResultStore:
     """Results of one tournament definition, keyed by fixture id, read in fixture order."""
 
+    _schema: str  # the db's schema: "1" until claim_bots adds the bots table
+
     def __init__(self, path: str | Path, spec: TournamentSpec) -> None:
         """Open or make the store, refusing one of another tournament (ConfigError);
         OSError or sqlite3.Error if the db or the game-logs folder beside it cannot be
@@ -109,6 +122,7 @@ class ResultStore:
                 raise ConfigError(f"{path} is an empty results db: it holds no tournament")
             # No fingerprint check here: the definition is the one stored.
             store.spec = _stored_spec(path, meta["spec"])
+            store._schema = meta["schema"]
         except BaseException:
             store._conn.close()
             raise
@@ -131,6 +145,43 @@ class ResultStore:
                               "tournament again with another --db")
         return secret_from_text(str(row[0]))
 
+    def bots(self) -> dict[str, BotProvenance]:
+        """The bots table by bot name: empty for a schema-1 db, which has none.
+        DamagedResults for a row that cannot be read."""
+        if self._schema == "1":
+            return {}
+        with _reading(self.path):
+            return self._stored_bots()
+
+    def claim_bots(self, bots: Sequence[BotProvenance]) -> bool:
+        """Record each bot's files, or check them against those recorded: ConfigError
+        naming a bot whose files changed since. A schema-1 db gets its bots table here.
+        True if bots were recorded only now, after games were stored: those games'
+        bots cannot be checked."""
+        with _reading(self.path), self._transaction():
+            if self._schema == "1":
+                create_bots_table(self._conn)
+                self._conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'",
+                                   (SCHEMA_VERSION,))
+            stored = self._stored_bots()
+            for bot in bots:
+                if bot.name not in stored:
+                    insert_bot(self._conn, bot)
+                elif (change := changed_bot(stored[bot.name], bot)) is not None:
+                    raise ConfigError(
+                        f"bot {bot.name!r} changed since {self.path} was made: {change}; "
+                        "--restart starts over (keeping the old results as a backup), or "
+                        "give another --db")
+            late = any(bot.name not in stored for bot in bots) and bool(self.done())
+        self._schema = SCHEMA_VERSION
+        return late
+
+    def _stored_bots(self) -> dict[str, BotProvenance]:
+        try:
+            return read_bots(self._conn)
+        except ValueError as error:
+            raise DamagedResults(f"{self.path} is a damaged results db: {error}") from None
+
     def done(self) -> set[str]:
         """Ids of the fixtures already stored."""
         with _reading(self.path):
@@ -147,6 +198,8 @@ class ResultStore:
         try:
             with self._transaction():
                 _insert(self._conn, index, record)
+                if self._schema != "1":
+                    note_hellos(self._conn, record)
         except sqlite3.IntegrityError:
             return False
         except (sqlite3.OperationalError, OSError) as error:
@@ -221,6 +274,7 @@ class ResultStore:
                 _create(self._conn, spec, definition)
             elif meta["fingerprint"] != spec.fingerprint():
                 raise ConfigError(_mismatch(self.path, meta["definition"], definition))
+            self._schema = SCHEMA_VERSION if meta is None else meta["schema"]
 
 
 def _fixture_indexes(spec: TournamentSpec) -> dict[str, int]:
@@ -275,29 +329,39 @@ def _read_meta(conn: sqlite3.Connection, path: Path) -> dict[str, str] | None:
         if not tables & _TABLES:
             raise ConfigError(f"{path} is not a results db made by this tool (it has tables "
                               f"{', '.join(sorted(tables))})")
-        _check_tables(conn, path, tables)
+        if "meta" not in tables:
+            raise DamagedResults(f"{path} is a damaged results db: it has tables "
+                                 f"{', '.join(sorted(tables))}, and no meta")
+        _check_columns(conn, path, "meta", _SCHEMA_1["meta"])
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-    missing = _META_KEYS - meta.keys()
-    if missing or not all(isinstance(meta[key], str) for key in _META_KEYS):
-        raise DamagedResults(f"{path} is a damaged results db: its meta table lacks "
-                             f"{', '.join(sorted(missing)) or 'text values'}")
-    if meta["schema"] != SCHEMA_VERSION:
-        raise ConfigError(f"{path} has results schema {meta['schema']!r}, this tool "
-                          f"reads schema {SCHEMA_VERSION}")
+        missing = _META_KEYS - meta.keys()
+        if missing or not all(isinstance(meta[key], str) for key in _META_KEYS):
+            raise DamagedResults(f"{path} is a damaged results db: its meta table lacks "
+                                 f"{', '.join(sorted(missing)) or 'text values'}")
+        if meta["schema"] not in _SCHEMAS:
+            raise ConfigError(f"{path} has results schema {meta['schema']!r}, this tool "
+                              f"reads schemas {', '.join(sorted(_SCHEMAS))}")
+        _check_tables(conn, path, tables, _SCHEMAS[meta["schema"]])
     return meta
 
 
-def _check_tables(conn: sqlite3.Connection, path: Path, tables: set[str]) -> None:
-    """DamagedResults unless exactly our tables with our columns are there."""
-    if tables != _TABLES:
+def _check_tables(conn: sqlite3.Connection, path: Path, tables: set[str],
+                  schema: dict[str, set[str]]) -> None:
+    """DamagedResults unless exactly the tables of `schema` with their columns are there."""
+    if tables != set(schema):
         raise DamagedResults(f"{path} is a damaged results db: it has tables "
-                             f"{', '.join(sorted(tables))}, not {', '.join(sorted(_TABLES))}")
-    for table, wanted in _COLUMNS.items():
-        columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-        if columns != wanted:
-            raise DamagedResults(f"{path} is a damaged results db: table {table} has "
-                                 f"columns {', '.join(sorted(columns))}, not "
-                                 f"{', '.join(sorted(wanted))}")
+                             f"{', '.join(sorted(tables))}, not {', '.join(sorted(schema))}")
+    for table, wanted in schema.items():
+        _check_columns(conn, path, table, wanted)
+
+
+def _check_columns(conn: sqlite3.Connection, path: Path, table: str,
+                   wanted: set[str]) -> None:
+    columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+    if columns != wanted:
+        raise DamagedResults(f"{path} is a damaged results db: table {table} has "
+                             f"columns {', '.join(sorted(columns))}, not "
+                             f"{', '.join(sorted(wanted))}")
 
 
 def _stored_spec(path: Path, text: str) -> TournamentSpec:
@@ -313,6 +377,7 @@ def _create(conn: sqlite3.Connection, spec: TournamentSpec, definition: str) -> 
     conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     conn.execute("CREATE TABLE games (fixture_id TEXT PRIMARY KEY, "
                  "fixture_index INTEGER NOT NULL UNIQUE, record TEXT NOT NULL)")
+    create_bots_table(conn)
     conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", [
         ("schema", SCHEMA_VERSION), ("fingerprint", spec.fingerprint()),
         ("definition", definition), ("spec", canonical_json(spec.to_json())),
@@ -329,3 +394,18 @@ def _mismatch(path: Path, stored: str, wanted: str) -> str:
     differing = sorted(key for key in old.keys() | new.keys() if old.get(key) != new.get(key))
     return (f"{path} holds a different tournament (it differs in "
             f"{', '.join(differing)}); use another --db or the same definition")
+
+
+def check_results_db(path: Path) -> None:
+    """ConfigError unless `path` holds results of this tool, damaged or empty ones too
+    (what `--restart` may move aside: never another file given as --db by mistake)."""
+    try:
+        conn = _connect(path)
+    except DamagedResults:
+        return
+    try:
+        _read_meta(conn, path)
+    except DamagedResults:
+        pass
+    finally:
+        conn.close()

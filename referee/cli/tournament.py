@@ -88,6 +88,9 @@ _tournament_options = compose(
     click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
                  default=None, help="Results db (default results/<game>-<fingerprint>.sqlite); "
                                     "the same db again resumes."),
+    click.option("--restart", is_flag=True,
+                 help="Start over: move an existing --db and its game logs into a backup "
+                      "folder beside it (<db>.bak-DATE-TIME/), printed, then play afresh."),
     click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
                  help="Format of the tables."),
     bot_limit_options,
@@ -96,7 +99,8 @@ _tournament_options = compose(
 
 
 def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_games: int,
-                fresh_bots: bool, persistent_bots: bool, db_path: Path | None, fmt: str,
+                fresh_bots: bool, persistent_bots: bool, db_path: Path | None,
+                restart: bool, fmt: str,
                 transport: str, busy_wait_us: int | None, sandbox: str,
                 sandbox_dirs: tuple[Path, ...], standings_every: int | None,
                 **options: Any) -> None:
@@ -105,7 +109,8 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
     stdio:COMMAND.
 
     Tables go to standard output, progress to standard error. Running the same command
-    again on the same --db resumes where it stopped.
+    again on the same --db resumes where it stopped, unless a bot's executable or script
+    changed since (then --restart starts over).
     """
     if _is_file(game_or_file):
         spec = _file_spec(Path(game_or_file), bots, fresh_bots)
@@ -115,7 +120,7 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
                      busy_wait=busy_wait_seconds(busy_wait_us),
                      sandbox=sandbox_settings(sandbox, sandbox_dirs, spec.time_limits.clock),
                      persistent_bots=persistent_bots, max_games=max_games,
-                     standings_every=standings_every)
+                     standings_every=standings_every, restart=restart)
     try:
         click.echo(run_session(spec, run), nl=False)
     except Interrupted as stop:

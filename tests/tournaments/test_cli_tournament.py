@@ -135,7 +135,8 @@ def test_a_thegame_tournament_reports_solo_and_team_tables(tmp_path: Path) -> No
                    "--format", "json", *SLACK, *bots)
     assert done.returncode == 0, done.stderr
     tables = json.loads(done.stdout)
-    solo, teams, _ = tables.values()
+    solo, teams, _, bots_table = tables.values()
+    assert [row["bot"] for row in bots_table] == ["thegame_random", "thegame_heuristic"]
     assert {row["bot"]: row["games"] for row in solo} == {"thegame_random": 2,
                                                           "thegame_heuristic": 2}
     assert [(row["team"], row["games"]) for row in teams] == [

@@ -25,6 +25,9 @@ class GameRecord:
     cards_played: tuple[int, ...] | None = None
     hints_given: tuple[int, ...] | None = None
     log_path: str | None = None
+    # Per seat, the file of the bot's stderr in this game (relative to the db's folder
+    # like log_path), None where it wrote nothing; None for records older than these.
+    stderr_paths: tuple[str | None, ...] | None = None
 
     def to_json(self) -> dict[str, object]:
         """A JSON-ready dict; `from_json` inverts it."""
@@ -36,6 +39,7 @@ class GameRecord:
             "cards_played": _list_or_none(self.cards_played),
             "hints_given": _list_or_none(self.hints_given),
             "log_path": self.log_path,
+            "stderr_paths": None if self.stderr_paths is None else list(self.stderr_paths),
         }
 
     @classmethod
@@ -50,6 +54,7 @@ class GameRecord:
             cards_played=_tuple_or_none(data["cards_played"]),
             hints_given=_tuple_or_none(data["hints_given"]),
             log_path=data["log_path"],
+            stderr_paths=_paths_or_none(data.get("stderr_paths")),
         )
 
 
@@ -64,4 +69,8 @@ def _list_or_none(values: tuple[int, ...] | None) -> list[int] | None:
 
 
 def _tuple_or_none(values: list[int] | None) -> tuple[int, ...] | None:
+    return None if values is None else tuple(values)
+
+
+def _paths_or_none(values: list[str | None] | None) -> tuple[str | None, ...] | None:
     return None if values is None else tuple(values)

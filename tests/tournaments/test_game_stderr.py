@@ -214,3 +214,16 @@ def test_malformed_stderr_paths_are_a_damaged_db(tmp_path: Path, value: str) -> 
     code, out, err = run_main(["results", str(db), "--faults"])
     assert code == 1 and out == "" and len(err.strip().splitlines()) == 1, err
     assert "damaged results db" in err and "Traceback" not in err
+
+
+def test_a_bot_that_dies_at_start_leaves_its_words_in_the_games_file(tmp_path: Path) -> None:
+    db = tmp_path / "d.sqlite"
+    dead = "stdio:sh -c 'echo cannot find my model >&2; exit 3'"
+    random_bot = "python " + str(ROOT / "bots" / "rage_random.py")
+    code, _, err = run_main(["tournament", "rage", "--db", str(db), "--table-size", "3",
+                             f"alice={random_bot}", f"carol={random_bot}", f"dead={dead}"])
+    assert code == 0, err
+    code, out, err = run_main(["results", str(db), "--faults", "--format", "json"])
+    faults = json.loads(out)["Faults (3)"]
+    assert code == 0 and {fault["bot"] for fault in faults} == {"dead"}, out
+    assert all(Path(f["stderr"]).read_text() == "cannot find my model\n" for f in faults)

@@ -1,5 +1,6 @@
 """Reports for one bot and for the faults: what a student (or an organiser) needs to see
-why a bot placed where it did, with the log of each game at hand."""
+why a bot placed where it did, with the log of each game and the bot's stderr in it at
+hand."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ _LINE_SHOWN = 120  # characters of an offending line in a table cell
 def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
               folder: Path) -> Table:
     """Every game `bot` played: seat, the others at the table, score, place, its fault
-    (kind, detail and the offending line) and the game's log. ConfigError for a name
+    (kind, detail and the offending line), the game's log and the bot's stderr file in
+    that game. ConfigError for a name
     that is not a bot of the tournament, naming those that are."""
     if bot not in bots:
         raise ConfigError(f"no bot {bot!r} in this tournament (its bots: "
@@ -28,17 +30,18 @@ def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
             if name == bot:
                 rows.append(_game_row(record, seat, folder))
     columns = (Column("game"), Column("seat"), Column("with"), Column("score"),
-               Column("place"), Column("fault"), Column("log"))
+               Column("place"), Column("fault"), Column("log"), Column("stderr"))
     return Table(f"Games of {bot} ({len(rows)} seats played)", columns, tuple(rows))
 
 
 def all_faults(records: Sequence[GameRecord], folder: Path) -> Table:
-    """Every fault of the tournament, game by game, with the offending line and the log."""
+    """Every fault of the tournament, game by game, with the offending line, the log and
+    the faulty bot's stderr file in that game."""
     rows = tuple((record.fixture_id, fault.seat, fault.bot, fault.kind.value, fault.detail,
-                  _shown(fault.line), _log(record, folder))
+                  _shown(fault.line), _log(record, folder), _stderr(record, fault.seat, folder))
                  for record in records for fault in record.faults)
     columns = (Column("game"), Column("seat"), Column("bot"), Column("kind"),
-               Column("detail"), Column("line"), Column("log"))
+               Column("detail"), Column("line"), Column("log"), Column("stderr"))
     return Table(f"Faults ({len(rows)})", columns, rows)
 
 
@@ -46,7 +49,8 @@ def _game_row(record: GameRecord, seat: int, folder: Path) -> tuple[Cell, ...]:
     others = ", ".join(f"{s}:{name}" for s, name in enumerate(record.bots) if s != seat)
     fault = next((f for f in record.faults if f.seat == seat), None)
     return (record.fixture_id, seat, others or "alone", record.scores[seat],
-            record.places[seat], _fault_words(fault), _log(record, folder))
+            record.places[seat], _fault_words(fault), _log(record, folder),
+            _stderr(record, seat, folder))
 
 
 def _fault_words(fault: Fault | None) -> str:
@@ -63,3 +67,12 @@ def _shown(line: str | None) -> str | None:
 def _log(record: GameRecord, folder: Path) -> str | None:
     """The game log's path as the user can open it: beside the db."""
     return None if record.log_path is None else str(folder / record.log_path)
+
+
+def _stderr(record: GameRecord, seat: int, folder: Path) -> str | None:
+    """The seat's stderr file in the game, beside the db; "none" if the bot wrote nothing,
+    None (n/a) for a game recorded before these files were kept."""
+    if record.stderr_paths is None:
+        return None
+    path = record.stderr_paths[seat]
+    return "none" if path is None else str(folder / path)

@@ -11,6 +11,8 @@ reused and fresh ones play the same games.
 
 Game logs and bots' stderr go to the logs folder beside the results db; a record's
 log_path is relative to the db's folder, so the results stay valid when moved together.
+During a game, each seat's stderr goes to a file of that game (its last 64 KiB, made only
+if the bot wrote something); between games, a reused bot's goes to its bot's own file.
 """
 
 from __future__ import annotations
@@ -90,8 +92,15 @@ def log_name(fixture_id: str) -> str:
 
 
 def stderr_path(context: PlayContext, bot: str) -> Path:
-    """Where a bot's standard error (and a ZeroMQ bot's stdout) goes: one file per bot."""
+    """Where a bot's standard error (and a ZeroMQ bot's stdout) goes outside games: one
+    file per bot."""
     return context.logs / f"{bot}.stderr"
+
+
+def game_stderr_name(log: str, seat: int, bot: str) -> str:
+    """The file of one seat's stderr in one game, beside the game's log `log`, e.g.
+    rage_d01_t02_r3.seat1.alice.stderr."""
+    return f"{Path(log).stem}.seat{seat}.{safe_word(bot)}.stderr"
 
 
 def seat_keys(seats: Sequence[int]) -> list[SeatKey]:
@@ -116,15 +125,16 @@ class BotPool:
         self._idle: dict[SeatKey, RemotePlayer] = {}
         self.started = 0  # bot processes started so far (for tests and the bench)
 
-    def take(self, keys: Sequence[SeatKey],
+    def take(self, keys: Sequence[SeatKey], game_stderr: Sequence[Path],
              disqualified: Collection[int] = ()) -> list[Player]:
-        """A player per seat: an idle bot still running, else a newly started one; for a
+        """A player per seat: an idle bot still running, else a newly started one, its
+        stderr sent to that seat's file of `game_stderr` until give_back; for a
         `disqualified` bot, a seat that faults at once, with no process."""
         players: list[Player] = []
         try:
-            for key in keys:
+            for key, path in zip(keys, game_stderr, strict=True):
                 players.append(self._bench(key) if key[0] in disqualified
-                               else self._take(key))
+                               else self._take(key, path))
         except BaseException:
             self.discard(players)
             raise
@@ -132,10 +142,12 @@ class BotPool:
 
     def give_back(self, keys: Sequence[SeatKey], players: Sequence[Player],
                   faulted: frozenset[int]) -> None:
-        """Keep the bots that may play on; close the faulted ones (and all, if fresh)."""
+        """Keep the bots that may play on, their stderr drained into the game's files and
+        sent back to their own; close the faulted ones (and all, if fresh)."""
         for seat, (key, player) in enumerate(zip(keys, players)):
             # A FaultedPlayer (it never started) is tried again next game.
             if self._reuse and seat not in faulted and isinstance(player, RemotePlayer):
+                player.process.redirect_stderr(None)
                 self._idle[key] = player
             else:
                 player.close()
@@ -161,15 +173,16 @@ class BotPool:
         return disqualified_player(self.context.bots[key[0]].label,
                                    self.context.spec.fault_policy.disqualify_after)
 
-    def _take(self, key: SeatKey) -> Player:
+    def _take(self, key: SeatKey, game_stderr: Path) -> Player:
         player = self._idle.pop(key, None)
         if player is not None and not player.process.exited():
+            player.process.redirect_stderr(game_stderr)
             return player
         if player is not None:  # died between games: start another, as fresh bots would
             player.close()
         spec = self.context.bots[key[0]]
         self.started += 1
-        return self._lineup.launch(spec, stderr_path(self.context, spec.label))
+        return self._lineup.launch(spec, stderr_path(self.context, spec.label), game_stderr)
 
 
 _local = threading.local()
@@ -203,16 +216,33 @@ def play_fixture(fixture: Fixture, context: PlayContext) -> GameRecord:
     pool = worker_pool(context)
     keys = seat_keys(fixture.seats)
     log_path = context.logs / log_name(fixture.fixture_id)
+    game_stderr = _game_stderr(context, fixture, log_path)
     with closing(GameLog.open(log_path, context.log_times)) as log:
-        players = pool.take(keys, fixture.disqualified)
+        players = pool.take(keys, game_stderr, fixture.disqualified)
         try:
             record = _play(fixture, context, players, log)
         except BaseException:
             pool.discard(players)
             raise
     pool.give_back(keys, players, frozenset(fault.seat for fault in record.faults))
-    relative = f"{context.logs.name}/{log_path.name}"  # beside the db, wherever that is
-    return replace(record, log_path=relative)
+    return replace(record, log_path=_relative(context, log_path),
+                   stderr_paths=tuple(_relative(context, path) if path.is_file() else None
+                                      for path in game_stderr))
+
+
+def _relative(context: PlayContext, path: Path) -> str:
+    """`path` in the logs folder, from the db's folder: valid wherever the two move."""
+    return f"{context.logs.name}/{path.name}"
+
+
+def _game_stderr(context: PlayContext, fixture: Fixture, log_path: Path) -> list[Path]:
+    """Each seat's stderr file for the game, none of them there yet: a game played again
+    (resumed after a crash) must not show the earlier try's output."""
+    paths = [context.logs / game_stderr_name(log_path.name, seat, context.bots[bot].label)
+             for seat, bot in enumerate(fixture.seats)]
+    for path in paths:
+        path.unlink(missing_ok=True)
+    return paths
 
 
 def _play(fixture: Fixture, context: PlayContext, players: list[Player],

@@ -52,6 +52,8 @@ def _optional_problem(record: GameRecord) -> str | None:
         "hints_given": (record.hints_given, record.hints_given is None
                         or _ints(record.hints_given, len(record.bots))),
         "log_path": (record.log_path, isinstance(record.log_path, (str, type(None)))),
+        "stderr_paths": (record.stderr_paths, record.stderr_paths is None
+                         or _paths(record.stderr_paths, len(record.bots))),
     }
     for name, (value, good) in checks.items():
         if not good:
@@ -85,3 +87,8 @@ def _provenance_problem(record: GameRecord, spec: TournamentSpec) -> str | None:
     if not isinstance(record.referee_version, (str, type(None))):
         return f"referee_version {record.referee_version!r} has the wrong type"
     return None
+
+
+def _paths(values: object, count: int) -> bool:
+    return (isinstance(values, tuple) and len(values) == count
+            and all(isinstance(value, (str, type(None))) for value in values))

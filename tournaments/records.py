@@ -48,6 +48,9 @@ class GameRecord:
     hashes: tuple[BotHashes, ...] | None = None
     hellos: tuple[tuple[str, str] | None, ...] | None = None
     referee_version: str | None = None
+    # Per seat, the file of the bot's stderr in this game (relative to the db's folder
+    # like log_path), None where it wrote nothing; None for records older than these.
+    stderr_paths: tuple[str | None, ...] | None = None
 
     def to_json(self) -> dict[str, object]:
         """A JSON-ready dict; `from_json` inverts it."""
@@ -64,6 +67,7 @@ class GameRecord:
             "hellos": None if self.hellos is None else [
                 None if hello is None else list(hello) for hello in self.hellos],
             "referee_version": self.referee_version,
+            "stderr_paths": None if self.stderr_paths is None else list(self.stderr_paths),
         }
 
     @classmethod
@@ -82,6 +86,7 @@ class GameRecord:
             hashes=_hashes(data.get("hashes")),
             hellos=_hellos(data.get("hellos")),
             referee_version=data.get("referee_version"),
+            stderr_paths=_paths_or_none(data.get("stderr_paths")),
         )
 
 
@@ -113,3 +118,7 @@ def _pair(words: list[str]) -> tuple[str, str]:
     if len(words) != 2:
         raise ValueError(f"{words!r} is not a name and a version")
     return words[0], words[1]
+
+
+def _paths_or_none(values: list[str | None] | None) -> tuple[str | None, ...] | None:
+    return None if values is None else tuple(values)

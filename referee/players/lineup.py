@@ -159,15 +159,17 @@ class Lineup:
     def sandboxed(self) -> bool:
         return self._view is not None
 
-    def launch(self, spec: BotSpec, stderr: Path | None = None) -> Player:
+    def launch(self, spec: BotSpec, stderr: Path | None = None,
+               game_stderr: Path | None = None) -> Player:
         """A started bot, or a FaultedPlayer if it faulted while starting. Its stderr goes
-        to `stderr`, else to the settings' (else to ours)."""
+        to `stderr`, else to the settings' (else to ours); first to `game_stderr`, if
+        given, until BotProcess.redirect_stderr(None)."""
         s = self.settings
         hub = None if spec.command.stdio else self._zmq_hub()
         try:
             player: Player = RemotePlayer.launch(
                 spec.command, spec.label, hub, s.times, s.limits, stderr or s.stderr,
-                busy_wait=s.busy_wait, sandbox=self._view)
+                busy_wait=s.busy_wait, sandbox=self._view, game_stderr=game_stderr)
         except BotFault as error:
             player = FaultedPlayer(spec.label, error)
         # Closed players are dropped: a tournament worker launches thousands.

@@ -62,17 +62,20 @@ class RemotePlayer(Player):
     def launch(cls, cmd: BotCommand, label: str, hub: ZmqHub | None, times: TimeLimits,
                limits: ResourceLimits, stderr: Path | None = None,
                listener: LineListener | None = None, busy_wait: float | None = None,
-               sandbox: View | None = None) -> RemotePlayer:
+               sandbox: View | None = None, game_stderr: Path | None = None
+               ) -> RemotePlayer:
         """Start the bot, in a sandbox shaped like `sandbox` (None: none), and complete its
         handshake within times.startup, or raise its BotFault. `busy_wait`: seconds a wait
-        for the bot polls before it sleeps (referee/transport/busy_wait.py)."""
+        for the bot polls before it sleeps (referee/transport/busy_wait.py). Its stderr
+        goes to `game_stderr` first, if given (BotProcess.spawn)."""
         if hub is None and not cmd.stdio:
             raise ValueError(f"the ZeroMQ bot {cmd.text!r} needs a ZmqHub")
         token = secrets.token_hex(16)
         zmq_channel = None if cmd.stdio or hub is None else hub.channel(
             token, busy_wait=busy_wait)
         try:
-            process = _start(cmd, label, token, zmq_channel, limits, stderr, sandbox)
+            process = _start(cmd, label, token, zmq_channel, limits,
+                             (stderr, game_stderr), sandbox)
         except BaseException:
             if zmq_channel is not None:
                 zmq_channel.close()
@@ -264,12 +267,15 @@ class RemotePlayer(Player):
 
 
 def _start(cmd: BotCommand, label: str, token: str, channel: ZmqChannel | None,
-           limits: ResourceLimits, stderr: Path | None, sandbox: View | None) -> BotProcess:
-    """Spawn the bot, told where to connect: its own socket (in its sandbox), or stdio."""
+           limits: ResourceLimits, stderr: tuple[Path | None, Path | None],
+           sandbox: View | None) -> BotProcess:
+    """Spawn the bot, told where to connect: its own socket (in its sandbox), or stdio;
+    `stderr`: where its stderr goes, and where it goes first (BotProcess.spawn)."""
+    home, game = stderr
     if sandbox is None:
         endpoint = STDIO_ENDPOINT if channel is None else channel.endpoint
         env = {**os.environ, "PATH": bot_path(), ENV_ENDPOINT: endpoint, ENV_TOKEN: token}
-        return BotProcess.spawn(cmd, env, limits, stderr, label=label)
+        return BotProcess.spawn(cmd, env, limits, home, label=label, game_stderr=game)
     folder = None if channel is None else channel.folder
     if channel is not None and folder is None:
         raise BotStartError("a sandboxed bot has no network: use the ipc transport")
@@ -282,7 +288,7 @@ def _start(cmd: BotCommand, label: str, token: str, channel: ZmqChannel | None,
     view = replace(sandbox, bot_folder=bot_folder(cmd, sandbox.cwd), socket_dir=folder,
                    secrets=hidden)
     env = {**sandbox_env(), "PATH": bot_path(), ENV_ENDPOINT: endpoint, ENV_TOKEN: token}
-    return BotProcess.spawn(cmd, env, limits, stderr, view, label=label)
+    return BotProcess.spawn(cmd, env, limits, home, view, label=label, game_stderr=game)
 
 
 def sandbox_env() -> dict[str, str]:

@@ -78,10 +78,11 @@ class BotProcess:
     @classmethod
     def spawn(cls, cmd: BotCommand, env: Mapping[str, str], limits: ResourceLimits,
               stderr: Path | None, view: View | None = None,
-              label: str = "") -> BotProcess:
+              label: str = "", game_stderr: Path | None = None) -> BotProcess:
         """Start `cmd` in a new process group with `limits`, in the sandbox `view` (None:
         no sandbox); stderr None goes to ours, each line led by `[label] `, so several
-        bots' output can be told apart there. Both capped (StderrSink).
+        bots' output can be told apart there. Both capped (StderrSink). With
+        `game_stderr`, the output goes there until redirect_stderr(None) (see that).
 
         A stdio bot gets pipes on stdin and stdout. A ZeroMQ bot gets /dev/null as stdin
         and its stdout goes where its stderr goes, so it never mixes into our output.
@@ -98,6 +99,8 @@ class BotProcess:
         sink = (StderrSink(stderr) if stderr is not None else
                 StderrSink(_STDERR_FD, prefix=f"[{label}] " if label else ""))
         try:
+            if game_stderr is not None:  # from the first byte: a crash at start-up too
+                sink.redirect(game_stderr)
             popen = _popen(cmd, argv, env, sink.child_fd(),
                            child_setup(rlimits(limits, cgroup), os.getpid(), cgroup, guard))
         except BaseException:
@@ -109,6 +112,12 @@ class BotProcess:
         process = cls(popen, cmd, tag, cgroup, sink)
         REGISTRY.add(process)
         return process
+
+    def redirect_stderr(self, game_stderr: Path | None) -> int:
+        """Send the bot's stderr from now on to a game's own file, which keeps its last
+        64 KiB, or for None back to where it first went; what the pipe holds goes to the
+        old place first (StderrSink.redirect). Returns the bytes the game's file received."""
+        return 0 if self._sink is None else self._sink.redirect(game_stderr)
 
     @property
     def stdin(self) -> IO[bytes] | None:

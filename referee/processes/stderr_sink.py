@@ -13,10 +13,18 @@ daemon thread per process reads every sink's pipe with `selectors`; a forked chi
 its own when it makes its first sink. Writing to the destination never raises: an error
 is counted, and the bytes are dropped.
 
+A bot process that plays many games can have each game's output kept apart:
+`redirect(path)` sends what follows to a file of its own, which keeps only the last
+`tail` bytes behind the marker (written when the visit ends; no file if the bot wrote
+nothing), and `redirect(None)` ends that visit and returns to the sink's own destination,
+whose head and tail budget spans the whole process, so no file grows without bound.
+
 Use:
     sink = StderrSink(path)                      # or StderrSink(2, prefix="[alice] ")
     popen = subprocess.Popen(argv, stderr=sink.child_fd(), ...)
     sink.started()                               # the child has its copy now
+    sink.redirect(game_path)                     # a game starts: its own file
+    sink.redirect(None)                          # it ends: drained, back to `path`
     ...                                          # kill the bot's processes
     sink.close()                                 # marker and tail; never blocks for long
 """
@@ -39,6 +47,7 @@ _DRAIN_READS = 16  # close() reads at most this much: a live writer could refill
 _MAX_LINE = 4096  # prefix mode holds back a partial line up to this long, then breaks it
 _SELECT_RETRY = 0.05  # after an unexpected select() error: no busy loop
 _FILE_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+_VISIT_FLAGS = os.O_WRONLY | os.O_TRUNC | os.O_CREAT | os.O_CLOEXEC  # a game played again
 
 
 class StderrSink:
@@ -47,25 +56,18 @@ class StderrSink:
     def __init__(self, destination: str | os.PathLike[str] | int, *, prefix: str = "",
                  head: int = DEFAULT_HEAD, tail: int = DEFAULT_TAIL) -> None:
         """Destination: a path (opened to append; ours to close) or an fd (not ours)."""
-        if head < 0 or tail < 0:
-            raise ValueError(f"head and tail must not be negative (got {head}, {tail})")
-        self._head = head
-        self._tail = tail
-        self._lines = _Lines(prefix.encode())
-        self._ring = bytearray()  # the last `tail` bytes after the head
-        self._total = 0  # bytes read from the pipe
-        self._passed = 0  # of those, passed through as the head
-        self._cut = 0  # of those, dropped
-        self._errors = 0
-        self._last_error: OSError | None = None
+        _check_sizes(head, tail)
+        self._stats = _Stats()
         self._pid = os.getpid()  # a forked child's copy of the sink must not act
-        self._lock = threading.Lock()  # the reader thread and close(): one at a time
+        self._lock = threading.Lock()  # the reader thread, redirect() and close(): one at a time
         self._done = threading.Event()  # the tail is written: EOF or close()
         read_fd, write_fd = os.pipe2(os.O_CLOEXEC)  # the child gets its copy by dup2
         os.set_blocking(read_fd, False)  # the child's end stays blocking, as bots expect
         self._read_fd: int | None = read_fd
         self._write_fd: int | None = write_fd
-        self._dest_fd, self._owns_dest = self._open(destination)
+        self._home = _Output(destination, self._stats, _FILE_FLAGS, prefix=prefix.encode(),
+                             head=head, tail=tail)
+        self._out = self._home  # where bytes go now: home, or a redirect's visit
         try:
             self._collector = _collector()
             self._collector.register(read_fd, self)
@@ -83,22 +85,22 @@ class StderrSink:
     @property
     def total_bytes(self) -> int:
         """Bytes the bot wrote that were read so far."""
-        return self._total
+        return self._stats.total
 
     @property
     def cut_bytes(self) -> int:
-        """Bytes dropped between the head and the tail so far."""
-        return self._cut
+        """Bytes dropped between the head and the tail so far (every destination)."""
+        return self._stats.cut
 
     @property
     def write_errors(self) -> int:
         """Failed opens and writes of the destination (swallowed, not raised)."""
-        return self._errors
+        return self._stats.errors
 
     @property
     def last_error(self) -> OSError | None:
         """The latest of those errors, if any."""
-        return self._last_error
+        return self._stats.last_error
 
     def child_fd(self) -> int:
         """The pipe's write end: the child's stderr (and a ZeroMQ bot's stdout)."""
@@ -115,6 +117,30 @@ class StderrSink:
         """Wait up to `timeout` seconds for EOF (or close()); True if the tail is written."""
         return self._done.wait(timeout)
 
+    def redirect(self, destination: str | os.PathLike[str] | None, *,
+                 tail: int = DEFAULT_TAIL) -> int:
+        """Send what the bot writes from now on to the file `destination` (a visit), or
+        for None back to the sink's own destination. What the pipe holds goes to the
+        current one first; a visit it ends gets its marker and tail written and is closed.
+
+        A visit's file keeps the last `tail` bytes, behind the marker if any were cut; it is
+        made (replacing an older one) only once the bot wrote something. After EOF or
+        close() nothing more arrives. Returns the bytes the ended visit received (0 if
+        there was none)."""
+        _check_sizes(0, tail)
+        if os.getpid() != self._pid:
+            return 0  # a forked child's copy: the parent's sink, not ours to move
+        with self._lock:
+            if self._read_fd is not None and self._read(_DRAIN_READS):
+                self._end()
+            ended = self._out
+            self._out = self._home if destination is None else _Output(
+                destination, self._stats, _VISIT_FLAGS, head=0, tail=tail, lazy=True)
+            if ended is self._home:
+                return 0
+            ended.finish()  # a no-op if EOF or close() finished it already
+            return ended.total
+
     def close(self) -> None:
         """Read what the pipe holds without blocking, write marker and tail, close. Idempotent."""
         if os.getpid() != self._pid:
@@ -124,10 +150,8 @@ class StderrSink:
             return
         with self._lock:
             if self._read_fd is not None:
-                # Unregister first: the reader thread must not see the fd once closed.
-                self._collector.unregister(self._read_fd)
                 self._read(_DRAIN_READS)
-                self._finish()
+                self._end()
             self._close_write_end()
 
     def _on_readable(self) -> None:
@@ -136,8 +160,7 @@ class StderrSink:
             if self._read_fd is None:
                 return  # closed meanwhile
             if self._read(_READS_PER_WAKE):
-                self._collector.unregister(self._read_fd)
-                self._finish()
+                self._end()
 
     def _read(self, limit: int) -> bool:
         """Up to `limit` non-blocking reads, each taken in; True at end of file."""
@@ -151,69 +174,19 @@ class StderrSink:
                 return True  # cannot happen to a pipe we own; treat as the end
             if not data:
                 return True
-            self._take(data)
+            self._stats.total += len(data)
+            self._out.take(data)
         return False
 
-    def _take(self, data: bytes) -> None:
-        """Pass `data` through while the head lasts; keep the rest in the ring."""
-        self._total += len(data)
-        room = self._head - self._passed
-        if room > 0:
-            self._passed += min(room, len(data))
-            self._write(self._lines.feed(data[:room]))
-            data = data[room:]
-        if data:
-            self._keep(data)
-
-    def _keep(self, data: bytes) -> None:
-        """Append to the ring, dropping (and counting) what falls off its front."""
-        self._ring += data
-        excess = len(self._ring) - self._tail
-        if excess > 0:
-            del self._ring[:excess]  # cheap: a bytearray moves its start, not its bytes
-            self._cut += excess
-
-    def _finish(self) -> None:
-        """Write the marker (if anything was cut) and the tail; close the read side."""
-        out = b""
-        if self._cut:
-            out = self._lines.end_line() + self._lines.feed(_marker(self._cut))
-        out += self._lines.feed(bytes(self._ring)) + self._lines.flush()
-        self._ring = bytearray()
-        self._write(out)
+    def _end(self) -> None:
+        """EOF or close(): stop reading, write every open destination's marker and tail."""
+        assert self._read_fd is not None
+        # Unregister first: the reader thread must not see the fd once closed.
+        self._collector.unregister(self._read_fd)
+        self._out.finish()
+        self._home.finish()  # a no-op if it was the current one
         self._close_fd("_read_fd")
-        if self._owns_dest:
-            self._close_fd("_dest_fd")
         self._done.set()
-
-    def _open(self, destination: str | os.PathLike[str] | int) -> tuple[int | None, bool]:
-        """The destination fd (None if it cannot be opened) and whether we own it."""
-        if isinstance(destination, int):
-            return destination, False
-        try:
-            return os.open(destination, _FILE_FLAGS, 0o666), True
-        except OSError as error:
-            self._note(error)  # the bot still runs; its stderr is drained and dropped
-            return None, False
-
-    def _write(self, data: bytes) -> None:
-        """Write all of `data` to the destination; an error drops it, counted, never raised."""
-        if self._dest_fd is None:
-            return
-        view = memoryview(data)
-        while view:
-            try:
-                written = os.write(self._dest_fd, view)
-            except OSError as error:  # ENOSPC, EBADF, EPIPE, EAGAIN (a non-blocking fd)...
-                self._note(error)
-                return
-            if written <= 0:
-                return  # no progress, no error: do not spin
-            view = view[written:]
-
-    def _note(self, error: OSError) -> None:
-        self._errors += 1
-        self._last_error = error
 
     def _close_write_end(self) -> None:
         self._close_fd("_write_fd")
@@ -222,18 +195,137 @@ class StderrSink:
         """Close every fd we own, without reading or writing (a failed start, a forked copy)."""
         self._close_fd("_read_fd")
         self._close_fd("_write_fd")
-        if self._owns_dest:
-            self._close_fd("_dest_fd")
+        self._out.close()
+        self._home.close()
 
     def _close_fd(self, name: str) -> None:
         """Close the fd in attribute `name` (if open) and forget it."""
         fd: int | None = getattr(self, name)
         setattr(self, name, None)
-        if fd is not None:
+        _close_quietly(fd)
+
+
+class _Stats:
+    """What a sink counts, over all its destinations."""
+
+    def __init__(self) -> None:
+        self.total = 0  # bytes read from the pipe
+        self.cut = 0  # of those, dropped between a head and a tail
+        self.errors = 0  # failed opens and writes
+        self.last_error: OSError | None = None
+
+    def note(self, error: OSError) -> None:
+        self.errors += 1
+        self.last_error = error
+
+
+class _Output:
+    """One destination with its own caps: the first `head` bytes pass as they come, then
+    only the last `tail` are kept, written behind the marker by finish()."""
+
+    def __init__(self, destination: str | os.PathLike[str] | int, stats: _Stats, flags: int,
+                 *, prefix: bytes = b"", head: int, tail: int, lazy: bool = False) -> None:
+        """A path is opened with `flags` (ours to close): now, or if `lazy` at the first
+        write, so that a bot that writes nothing leaves no file; an fd is not ours."""
+        self._stats = stats
+        self._flags = flags
+        self._head = head
+        self._tail = tail
+        self._lines = _Lines(prefix)
+        self._ring = bytearray()  # the last `tail` bytes after the head
+        self._passed = 0  # bytes passed through as the head
+        self._cut = 0  # bytes dropped between head and tail
+        self.total = 0  # bytes taken
+        self._finished = False
+        self._path: str | os.PathLike[str] | None = None  # not opened yet
+        self._fd: int | None = None
+        self._owns = False
+        if isinstance(destination, int):
+            self._fd = destination
+        else:
+            self._path = destination
+            if not lazy:
+                self._open()
+
+    def take(self, data: bytes) -> None:
+        """Pass `data` through while the head lasts; keep the rest in the ring."""
+        self.total += len(data)
+        room = self._head - self._passed
+        if room > 0:
+            self._passed += min(room, len(data))
+            self._write(self._lines.feed(data[:room]))
+            data = data[room:]
+        if data:
+            self._keep(data)
+
+    def finish(self) -> None:
+        """Write the marker (if anything was cut) and the tail; close. Idempotent."""
+        if self._finished:
+            return
+        self._finished = True
+        out = b""
+        if self._cut:
+            out = self._lines.end_line() + self._lines.feed(_marker(self._cut))
+        out += self._lines.feed(bytes(self._ring)) + self._lines.flush()
+        self._ring = bytearray()
+        self._write(out)
+        self.close()
+
+    def close(self) -> None:
+        """Close the destination if it is ours, writing nothing more."""
+        self._path = None  # never opened now
+        if self._owns:
+            self._owns = False
+            fd, self._fd = self._fd, None
+            _close_quietly(fd)
+
+    def _keep(self, data: bytes) -> None:
+        """Append to the ring, dropping (and counting) what falls off its front."""
+        self._ring += data
+        excess = len(self._ring) - self._tail
+        if excess > 0:
+            del self._ring[:excess]  # cheap: a bytearray moves its start, not its bytes
+            self._cut += excess
+            self._stats.cut += excess
+
+    def _open(self) -> None:
+        """Open the path, once; a failure is counted and the bytes are dropped."""
+        path, self._path = self._path, None
+        assert path is not None
+        try:
+            self._fd, self._owns = os.open(path, self._flags, 0o666), True
+        except OSError as error:
+            self._stats.note(error)  # the bot still runs; its stderr is drained and dropped
+
+    def _write(self, data: bytes) -> None:
+        """Write all of `data` to the destination; an error drops it, counted, never raised."""
+        if data and self._path is not None:
+            self._open()
+        if self._fd is None:
+            return
+        view = memoryview(data)
+        while view:
             try:
-                os.close(fd)
-            except OSError:
-                pass
+                written = os.write(self._fd, view)
+            except OSError as error:  # ENOSPC, EBADF, EPIPE, EAGAIN (a non-blocking fd)...
+                self._stats.note(error)
+                return
+            if written <= 0:
+                return  # no progress, no error: do not spin
+            view = view[written:]
+
+
+def _check_sizes(head: int, tail: int) -> None:
+    if head < 0 or tail < 0:
+        raise ValueError(f"head and tail must not be negative (got {head}, {tail})")
+
+
+def _close_quietly(fd: int | None) -> None:
+    if fd is not None:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 def _marker(cut: int) -> bytes:

@@ -54,17 +54,46 @@ def probe_launch(bench: Bench) -> LaunchSettings:
     return replace(bench.launch, sandbox=replace(box, extra_dirs=(*box.extra_dirs, folder)))
 
 
+@dataclass(frozen=True)
+class Ending:
+    """How a probed session ended: the bot's first fault in its games (game number and
+    fault), when BYE went (None: it was not sent), and the probe's report."""
+
+    fault: tuple[int, Fault] | None
+    sent: float | None
+    report: ProbeReport | None
+    start_fault: BotFault | None
+
+
 def bye_session(bench: Bench, setup: Setup, games: int) -> list[Verdict]:
     """Play `games` games of `setup` with one process of the bot, then BYE: the verdicts
-    of the row (when more than one game) and of the bot's exit."""
+    of the row (when more than one game) and of the bot's exit. A bot that faulted in
+    those games gets its BYE in a session of its own, without a game."""
     begin = time.monotonic()
+    ending = probed_session(bench, setup, games)
+    row = [_row_verdict(games, ending.fault, time.monotonic() - begin)] if games > 1 else []
+    note = ""
+    if ending.fault is not None:
+        note = f" (a fresh process, told BYE after HELLO: the bot faulted in game " \
+               f"{ending.fault[0]})"
+        ending = probed_session(bench, setup, 0)
+    if ending.sent is None:
+        why = f"the bot did not start: {ending.start_fault}"
+        return [*row, skipped(BYE_CHECK, why), skipped(LEFTOVER_CHECK, why)]
+    return [*row, _noted(exit_verdict(ending.report, ending.sent), note),
+            _noted(leftover_verdict(ending.report), note)]
+
+
+def probed_session(bench: Bench, setup: Setup, games: int) -> Ending:
+    """The bot under the exit probe: `games` games in a row (to its first fault), then BYE
+    unless it faulted."""
     config = bench.game.configure(setup.players, setup.options)
     with tempfile.TemporaryDirectory(prefix="referee-check-") as folder:
         stderr = Path(folder) / "bot.stderr"
         with Lineup(probe_launch(bench)) as lineup:
             started = start_bot(lineup, probed(bench.bot), stderr)
             own = RecordingPlayer(started.player, bench.replies)
-            others = lineup.launch_all(bench.others(setup.players - 1))
+            others = lineup.launch_all(bench.others(setup.players - 1)) if games else []
             players = [*others[:setup.seat], own, *others[setup.seat:]]
             fault = None
             for number in range(1, games + 1):
@@ -75,14 +104,12 @@ def bye_session(bench: Bench, setup: Setup, games: int) -> list[Verdict]:
                 if faults:
                     fault = (number, faults[0])
                     break
-            bye = _say_bye(started.player) if fault is None else None
-        report = read_report(stderr)
-    row = [_row_verdict(games, fault, time.monotonic() - begin)] if games > 1 else []
-    if fault is not None or bye is None:
-        why = (f"the bot faulted in game {fault[0]} before BYE" if fault is not None else
-               f"the bot did not start: {started.fault}")
-        return [*row, skipped(BYE_CHECK, why), skipped(LEFTOVER_CHECK, why)]
-    return [*row, exit_verdict(report, bye), leftover_verdict(report)]
+            sent = _say_bye(started.player) if fault is None else None
+        return Ending(fault, sent, read_report(stderr), started.fault)
+
+
+def _noted(verdict: Verdict, note: str) -> Verdict:
+    return replace(verdict, evidence=verdict.evidence + note)
 
 
 def _say_bye(player: object) -> float | None:

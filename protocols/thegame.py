@@ -32,6 +32,7 @@ TURN_REQUEST = "TURN?"
 HINTS_REQUEST = "HINTS?"
 MAX_HINTS = 4
 NO_HINTS = "none"
+NUMBERS_IN_HINT = "hints may not contain numbers"  # the rules forbid them
 # [0-9], not \d: \d also matches digits of other scripts, such as '٣'.
 _PLACEMENT = re.compile(r"([abcd]):([0-9]{1,3})")
 
@@ -356,7 +357,7 @@ def parse_hints(reply: str) -> tuple[Hint, ...]:
     if text == NO_HINTS:
         return ()
     if any(ch.isnumeric() for ch in text):  # isnumeric: '٣', '½' and '三' too
-        raise WireError(f"hints may not contain numbers: {quote(reply)}")
+        raise WireError(f"{NUMBERS_IN_HINT}: {quote(reply)}")
     words = text.split()
     if not words or len(words) > MAX_HINTS:
         raise WireError(f"reply 'none' or 1 to {MAX_HINTS} hints, got {quote(reply)}")

@@ -26,6 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("referee.players",),
     ("referee.matches",),
     ("referee.registry",),
+    ("referee.conformance",),
     ("tournaments",),
     ("referee.cli", "referee.__main__"),
 )

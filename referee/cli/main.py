@@ -13,6 +13,7 @@ from types import FrameType
 import click
 
 from referee import __version__
+from referee.cli.check import check_command
 from referee.cli.errors import Stopped
 from referee.cli.options import describe_os_error
 from referee.cli.play import play
@@ -49,6 +50,7 @@ cli.add_command(play)
 cli.add_command(replay_command)
 cli.add_command(results_command)
 cli.add_command(rerun_command)
+cli.add_command(check_command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -38,6 +38,7 @@ from referee.transport.zmq_channel import SOCKET_NAME, ZmqChannel, ZmqHub
 
 BYE = "BYE"
 BYE_GRACE = 0.2  # how long a bot may take to exit cleanly after BYE before the group kill
+UNSOLICITED = "line sent without a request"  # a fault's detail starts so
 
 
 class RemotePlayer(Player):
@@ -56,6 +57,7 @@ class RemotePlayer(Player):
         self._bank = times.bank
         self._logs = 0  # LOG lines since the last reply
         self._greeted = False
+        self._bye_sent = False
         self._closed = False
 
     @classmethod
@@ -202,6 +204,14 @@ class RemotePlayer(Player):
                 return reply
         return None
 
+    def say_bye(self) -> None:
+        """Send BYE once: the bot should exit within BYE_GRACE. Nothing is killed here, so
+        a caller (`referee check`) can watch how the bot ends before close() kills it."""
+        if self._bye_sent or not self._greeted:
+            return
+        self._bye_sent = True
+        self._send((BYE,), time.monotonic() + BYE_GRACE)
+
     def close(self) -> None:
         """Say BYE, give the bot a moment to exit, then kill its whole process group."""
         if self._closed:
@@ -209,7 +219,7 @@ class RemotePlayer(Player):
         self._closed = True
         try:
             if self._greeted and not self._process.exited():
-                self._send((BYE,), time.monotonic() + BYE_GRACE)
+                self.say_bye()
                 self._process.wait(BYE_GRACE)
         except (BotFault, OSError):
             pass  # best effort: the kill follows anyway
@@ -249,7 +259,7 @@ class RemotePlayer(Player):
         """Lines that arrived with no request outstanding: LOGs are fine, others a fault."""
         for line in self._arrived():
             if not is_log(line):
-                raise ProtocolError("line sent without a request (a second reply?)", line)
+                raise ProtocolError(f"{UNSOLICITED} (a second reply?)", line)
             self._count_log(line)
 
     def _arrived(self) -> Iterator[str]:

@@ -1,0 +1,185 @@
+"""The BYE session: one process plays games in a row (GAME after END), is told BYE, and
+must exit with code 0 within the grace time, leaving no process of its own behind.
+
+The bot runs under the exit probe (exit_probe.py), which reports how it ended and what it
+left; the probe's line arrives on the bot's stderr, sent to a file of ours.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from protocols.wire import quote
+from referee.conformance import exit_probe
+from referee.conformance.recording import RecordingPlayer
+from referee.conformance.sessions import Bench, bot_faults, start_bot
+from referee.conformance.setups import Setup
+from referee.conformance.verdict import Status, Verdict, skipped
+from referee.errors import BotFault, Fault
+from referee.players.lineup import BotSpec, LaunchSettings, Lineup
+from referee.players.remote_player import BYE_GRACE, RemotePlayer
+from referee.processes.bot_command import bot_folder
+
+ROW_CHECK = "games in a row"
+BYE_CHECK = "BYE: exit code 0 in time"
+LEFTOVER_CHECK = "nothing left running after BYE"
+PROBE_MARGIN = 2.0  # seconds past the grace for the probe itself to report, on a loaded machine
+
+
+@dataclass(frozen=True)
+class ProbeReport:
+    code: int  # the bot's exit code; negative N: killed by signal N
+    ended: float  # time.monotonic() when it exited
+    left: tuple[str, ...]  # 'PID COMMAND' of each process it left running
+
+
+def probed(spec: BotSpec) -> BotSpec:
+    """The bot's command run under the exit probe (same transport, same name)."""
+    argv = (sys.executable, "-m", exit_probe.__name__, *spec.command.argv)
+    return replace(spec, command=replace(spec.command, argv=argv))
+
+
+def probe_launch(bench: Bench) -> LaunchSettings:
+    """The launch settings with the bot's own folder readable in its sandbox: the probe's
+    command names the probe, not the bot, so the sandbox would not show the bot's folder."""
+    folder = bot_folder(bench.bot.command, Path.cwd())
+    box = bench.launch.sandbox
+    if folder is None or folder in box.extra_dirs:
+        return bench.launch
+    return replace(bench.launch, sandbox=replace(box, extra_dirs=(*box.extra_dirs, folder)))
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a probed session ended: the bot's first fault in its games (game number and
+    fault), when BYE went (None: it was not sent), and the probe's report."""
+
+    fault: tuple[int, Fault] | None
+    sent: float | None
+    report: ProbeReport | None
+    start_fault: BotFault | None
+
+
+def bye_session(bench: Bench, setup: Setup, games: int) -> list[Verdict]:
+    """Play `games` games of `setup` with one process of the bot, then BYE: the verdicts
+    of the row (when more than one game) and of the bot's exit. A bot that faulted in
+    those games gets its BYE in a session of its own, without a game."""
+    begin = time.monotonic()
+    ending = probed_session(bench, setup, games)
+    row = [_row_verdict(games, ending.fault, time.monotonic() - begin)] if games > 1 else []
+    note = ""
+    if ending.fault is not None:
+        note = f" (a fresh process, told BYE after HELLO: the bot faulted in game " \
+               f"{ending.fault[0]})"
+        ending = probed_session(bench, setup, 0)
+    if ending.sent is None:
+        why = f"the bot did not start: {ending.start_fault}"
+        return [*row, skipped(BYE_CHECK, why), skipped(LEFTOVER_CHECK, why)]
+    return [*row, _noted(exit_verdict(ending.report, ending.sent), note),
+            _noted(leftover_verdict(ending.report), note)]
+
+
+def probed_session(bench: Bench, setup: Setup, games: int) -> Ending:
+    """The bot under the exit probe: `games` games in a row (to its first fault), then BYE
+    unless it faulted."""
+    config = bench.game.configure(setup.players, setup.options)
+    with tempfile.TemporaryDirectory(prefix="referee-check-") as folder:
+        stderr = Path(folder) / "bot.stderr"
+        with Lineup(probe_launch(bench)) as lineup:
+            started = start_bot(lineup, probed(bench.bot), stderr)
+            own = RecordingPlayer(started.player, bench.replies)
+            others = lineup.launch_all(bench.others(setup.players - 1)) if games else []
+            players = [*others[:setup.seat], own, *others[setup.seat:]]
+            fault = None
+            for number in range(1, games + 1):
+                result = bench.game.run(players, config, setup.seed + number - 1,
+                                        bench.launch.times, None)
+                faults = bot_faults(bench, result, setup.seat)
+                bench.faults.extend((ROW_CHECK, f) for f in faults)
+                if faults:
+                    fault = (number, faults[0])
+                    break
+            sent = _say_bye(started.player) if fault is None else None
+        return Ending(fault, sent, read_report(stderr), started.fault)
+
+
+def _noted(verdict: Verdict, note: str) -> Verdict:
+    return replace(verdict, evidence=verdict.evidence + note)
+
+
+def _say_bye(player: object) -> float | None:
+    """Send BYE and wait for the probe to end; when BYE went (monotonic), or None."""
+    if not isinstance(player, RemotePlayer) or player.closed:
+        return None
+    sent = time.monotonic()
+    try:
+        player.say_bye()
+    except (BotFault, OSError):  # a bot gone already: its probe says how it ended
+        pass
+    player.process.wait(BYE_GRACE + PROBE_MARGIN)
+    player.close()  # kills whatever is left, and closes the stderr file
+    return sent
+
+
+def read_report(stderr: Path) -> ProbeReport | None:
+    """The probe's last report line in the bot's stderr, or None (it never ended)."""
+    try:
+        lines = stderr.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        if line.startswith(exit_probe.REPORT):
+            try:
+                data = json.loads(line[len(exit_probe.REPORT):])
+                return ProbeReport(int(data["code"]), float(data["ended"]),
+                                   tuple(str(p) for p in data["left"]))
+            except (ValueError, KeyError, TypeError):
+                return None
+    return None
+
+
+def _row_verdict(games: int, fault: tuple[int, Fault] | None, seconds: float) -> Verdict:
+    if fault is None:
+        return Verdict(ROW_CHECK, Status.PASS,
+                       f"{games} games by one process, each GAME after the last END", seconds)
+    number, first = fault
+    return Verdict(ROW_CHECK, Status.FAIL, f"game {number} of {games}: {first.kind.value}: "
+                                           f"{first.detail}", seconds, first.line)
+
+
+def exit_verdict(report: ProbeReport | None, sent: float) -> Verdict:
+    wait = BYE_GRACE + PROBE_MARGIN
+    if report is None:
+        return Verdict(BYE_CHECK, Status.FAIL, f"still running {wait:g} s after BYE: killed",
+                       wait)
+    took = max(0.0, report.ended - sent)
+    how = (f"exited with code {report.code}" if report.code >= 0 else
+           f"killed by signal {-report.code}")
+    figures = {"seconds": round(took, 4), "grace": BYE_GRACE}
+    if report.code != 0:
+        return Verdict(BYE_CHECK, Status.FAIL, f"{how} after BYE (expected code 0)", took,
+                       figures=figures)
+    if took > BYE_GRACE:
+        return Verdict(BYE_CHECK, Status.FAIL, f"{how}, but {took:.3f} s after BYE (grace "
+                                               f"{BYE_GRACE:g} s)", took, figures=figures)
+    return Verdict(BYE_CHECK, Status.PASS, f"{how} {took:.3f} s after BYE (grace "
+                                           f"{BYE_GRACE:g} s)", took, figures=figures)
+
+
+def leftover_verdict(report: ProbeReport | None) -> Verdict:
+    if report is None:
+        return Verdict(LEFTOVER_CHECK, Status.FAIL, "the bot itself was still running "
+                                                    f"{BYE_GRACE + PROBE_MARGIN:g} s after BYE")
+    if report.left:
+        shown = ", ".join(quote(p, 80) for p in report.left[:5])
+        more = f" and {len(report.left) - 5} more" if len(report.left) > 5 else ""
+        return Verdict(LEFTOVER_CHECK, Status.FAIL,
+                       f"{len(report.left)} process(es) still running when the bot exited: "
+                       f"{shown}{more}", figures={"left": len(report.left)})
+    return Verdict(LEFTOVER_CHECK, Status.PASS, "no process of the bot's was running when it "
+                                                "exited")

@@ -1,0 +1,48 @@
+"""A check's verdict: its name, pass, warn, fail or skip, the time it took, the evidence."""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Status(enum.Enum):
+    PASS = "pass"
+    WARN = "warn"  # passes, with a finding worth a look (e.g. replies above half the limit)
+    FAIL = "fail"
+    SKIP = "skip"  # not run: an earlier check made it pointless (no HELLO, say)
+
+    @property
+    def ok(self) -> bool:
+        return self is not Status.FAIL
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One check's outcome. `line`: the offending line (bot text, unquoted); `figures`:
+    numbers a check measured, e.g. reply-time percentiles."""
+
+    name: str
+    status: Status
+    evidence: str
+    seconds: float = 0.0
+    line: str | None = None
+    figures: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "status": self.status.value,
+                "seconds": round(self.seconds, 3), "evidence": self.evidence,
+                "line": self.line, "figures": self.figures}
+
+
+def skipped(name: str, why: str) -> Verdict:
+    return Verdict(name, Status.SKIP, why)
+
+
+def percentile(sorted_values: Sequence[float], percent: float) -> float:
+    """The nearest-rank percentile of values sorted ascending (at least one)."""
+    rank = max(1, math.ceil(percent / 100 * len(sorted_values)))
+    return sorted_values[rank - 1]

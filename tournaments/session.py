@@ -18,8 +18,12 @@ from referee.processes.sandbox import SandboxSettings
 from tournaments.spec import TournamentSpec
 from tournaments.play import play_context, play_fixture
 from tournaments.progress import StderrProgress
-from tournaments.bot_report import all_faults, bot_games
-from tournaments.report import OutputFormat, build_tables, render
+from tournaments.bot_report import all_faults, bot_games, fault_list
+from tournaments.output.formats import OutputFormat
+from tournaments.output.metadata import Metadata
+from tournaments.output.render import Rendered, render, select
+from tournaments.records import GameRecord
+from tournaments.report import Table, build_tables
 from tournaments.runner import ExecutorFactory, run_tournament
 from tournaments.schedule import fixtures_for
 from tournaments.store import ResultStore, default_db_path
@@ -42,6 +46,7 @@ class RunOptions:
     db_path: Path | None = None  # None: results/<game>-<fingerprint>.sqlite
     jobs: int = field(default_factory=default_jobs)
     fmt: OutputFormat = OutputFormat.TEXT
+    table: str | None = None  # the one table to write; None: all (csv: the first)
     progress: bool = True
     transport: str = "ipc"
     busy_wait: float | None = None  # seconds a wait for a bot polls first (busy_wait.py)
@@ -61,6 +66,7 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     if options.jobs < 1:
         raise ConfigError(f"jobs must be at least 1, not {options.jobs}")
     _check_size(spec, options.max_games)
+    select(_tables(spec, [], options.fmt), options.table)  # a bad name before any game
     db_path = options.db_path or default_db_path(spec)
     context = play_context(spec, db_path, options.transport, busy_wait=options.busy_wait,
                            sandbox=options.sandbox, persistent_bots=options.persistent_bots)
@@ -76,7 +82,7 @@ def run_session(spec: TournamentSpec, options: RunOptions,
         progress = StderrProgress(spec.game.name, err) if options.progress else None
         run_tournament(spec, fixtures, store, play_fixture, context, jobs,
                        options.executor_factory or pinned_process_pool, progress)
-        return _render(store, options.fmt)
+        return _render(store, options.fmt, options.table, err)
 
 
 def _check_size(spec: TournamentSpec, max_games: int) -> None:
@@ -89,16 +95,20 @@ def _check_size(spec: TournamentSpec, max_games: int) -> None:
 
 
 def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
-                   faults: bool = False) -> str:
+                   faults: bool = False, table: str | None = None,
+                   stream: TextIO | None = None) -> str:
     """The tables of a results db made earlier (finished or not); with `bot`, that bot's
-    games instead, and with `faults`, every fault (ConfigError for an unknown bot)."""
+    games instead, and with `faults`, every fault (ConfigError for an unknown bot or
+    table). What belongs on standard error goes to `stream` (by default, there)."""
+    err = stream if stream is not None else sys.stderr
     with _open(lambda: ResultStore.open_existing(db_path), db_path) as store:
         if bot is None and not faults:
-            return _render(store, fmt)
+            return _render(store, fmt, table, err)
         records, folder = store.records(), db_path.resolve().parent
         tables = [] if bot is None else [bot_games(records, bot, store.spec.bot_names,
                                                    folder)]
-        return render(tables + ([all_faults(records, folder)] if faults else []), fmt)
+        tables += [all_faults(records, folder)] if faults else []
+        return _written(render(tables, metadata(store.spec, len(records)), fmt, table), err)
 
 
 def _open(opener: Callable[[], ResultStore], path: Path) -> ResultStore:
@@ -109,11 +119,39 @@ def _open(opener: Callable[[], ResultStore], path: Path) -> ResultStore:
         raise ConfigError(f"cannot use {path} as a results db: {error}") from None
 
 
-def _render(store: ResultStore, fmt: OutputFormat) -> str:
-    spec = store.spec
-    tables = build_tables(spec.game, store.records(), spec.bot_names,
-                          [spec.bot_names[index] for index in spec.references])
-    return render(tables, fmt)
+def _render(store: ResultStore, fmt: OutputFormat, table: str | None, err: TextIO) -> str:
+    records = store.records()
+    rendered = render(_tables(store.spec, records, fmt), metadata(store.spec, len(records)),
+                      fmt, table)
+    return _written(rendered, err)
+
+
+def _tables(spec: TournamentSpec, records: Sequence[GameRecord],
+            fmt: OutputFormat) -> list[Table]:
+    """The tournament's tables; a page to publish lists every fault, bot by bot, too."""
+    tables = build_tables(spec.game, records, spec.bot_names, _reference_names(spec))
+    return tables + ([fault_list(records)] if fmt is OutputFormat.HTML else [])
+
+
+def _written(rendered: Rendered, err: TextIO) -> str:
+    """Standard output's part; the rest is written to `err` now."""
+    err.write(rendered.err)
+    return rendered.out
+
+
+def _reference_names(spec: TournamentSpec) -> list[str]:
+    return [spec.bot_names[index] for index in spec.references]
+
+
+def metadata(spec: TournamentSpec, games_played: int) -> Metadata:
+    """What the outputs say beside the tables: the settings, and how far the run got."""
+    return Metadata(
+        game=spec.game.name, game_title=spec.game.title, seed=spec.seed, deals=spec.deals,
+        size_key=spec.size_key, size=spec.size,
+        limits={**spec.time_limits.to_json(), "clock": spec.time_limits.clock.value},
+        resources=dict(spec.resource_limits.to_json()), options=spec.options.to_json(),
+        bots=spec.bot_names, references=tuple(_reference_names(spec)),
+        games_played=games_played, games_scheduled=spec.games)
 
 
 def cpu_shares(cpus: Sequence[int], jobs: int) -> list[frozenset[int]]:

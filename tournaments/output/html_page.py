@@ -16,7 +16,7 @@ SHADED = "head_to_head"  # the crosstable: each cell a share from 0 to 100
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
 h1 { font-size: 1.4em; }
-.incomplete { background: #fff3cd; border: 1px solid #e0c060; padding: .5em 1em; }
+.notice { background: #fff3cd; border: 1px solid #e0c060; padding: .5em 1em; }
 section { overflow-x: auto; margin: 1.5em 0; }
 table { border-collapse: collapse; font-size: .9em; }
 caption { text-align: left; font-weight: bold; padding: .4em 0; max-width: 60em; }
@@ -33,7 +33,7 @@ def html_page(tables: Sequence[Table], metadata: Metadata) -> str:
     notice = metadata.notice()
     body = [f"<h1>{escape(title)}</h1>"]
     if notice:
-        body.append(f'<p class="incomplete" id="incomplete">{escape(notice)}</p>')
+        body.append(f'<p class="notice" id="notice">{escape(notice)}</p>')
     body.append(_settings(metadata))
     body.extend(_section(table) for table in tables)
     return "\n".join([

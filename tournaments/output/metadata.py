@@ -62,22 +62,28 @@ class Metadata:
 
     def settings(self) -> list[tuple[str, str]]:
         """The settings as (name, words) pairs, for people."""
-        def words(values: dict[str, object]) -> str:
-            return ", ".join(f"{key} {_word(value)}" for key, value in values.items()) or "none"
+        def words(values: dict[str, object], unset: str) -> str:
+            return ", ".join(f"{key} {_word(value, unset)}"
+                             for key, value in values.items()) or "none"
         played = f"{self.games_played:,} of {self.games_scheduled:,}"
         return [("game", self.game_title), ("bots", ", ".join(self.bots)),
                 ("references", ", ".join(self.references) or "none"),
                 ("deals", str(self.deals)), ("seed", str(self.seed)),
                 (self.size_key.replace("_", " "), str(self.size)),
-                ("time limits (s)", words(self.limits)), ("resources", words(self.resources)),
-                ("options", words(self.options)),
+                ("time limits (s)", words(self.limits, "none")),
+                ("resources", words(self.resources, "unlimited")),
+                ("options", words(self.options, "default")),
                 ("games played", played + ("" if self.complete else " (incomplete)")),
                 ("referee", self.referee_version)]
 
 
-def _word(value: object) -> str:
+def _word(value: object, unset: str) -> str:
+    """A setting's value in words; `unset` for None (an unlimited resource, an option
+    left at its default)."""
     if value is None:
-        return "unlimited"
+        return unset
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, list):
         return "+".join(map(str, value)) or "none"
     return str(value)

@@ -3,10 +3,12 @@ shaded, every fault listed bot by bot, and nothing a bot sends can become markup
 
 from __future__ import annotations
 
-import re
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
+from referee.registry.thegame import THEGAME
+from referee.settings import ResourceLimits
 from tests.cli_support import run_main
 from tests.tournaments.fakes import make_spec
 from tests.tournaments.output.stored import HOSTILE_LINE, fake_db
@@ -58,7 +60,7 @@ def test_a_complete_standalone_page(tmp_path: Path) -> None:
     assert page.startswith("<!DOCTYPE html>\n") and page.rstrip().endswith("</html>")
     elements = Elements(page)
     assert ("meta", {"charset": "utf-8"}) in elements.tags
-    assert re.search(r"<title>Rage tournament results</title>", page)
+    assert "<title>Rage tournament results</title>" in page
     assert "script" not in elements.names() and "link" not in elements.names()
     assert not any({"src", "href"} & set(attrs) for _, attrs in elements.tags)  # no outside file
     tables = [attrs.get("id") for tag, attrs in elements.tags if tag == "table"]
@@ -119,3 +121,13 @@ def test_a_real_bot_s_hostile_line_is_shown_escaped(tmp_path: Path) -> None:
     assert lines and all("<script>" in cell for cell in lines)  # as text, quoted
     standings = page.split('<table id="standings">')[1].split("</table>")[0]
     assert standings.rindex("evil") > max(standings.index("alice"), standings.index("carol"))
+
+
+def test_the_settings_in_words() -> None:
+    """None is an unlimited resource but a game option at its default."""
+    spec = replace(make_spec(THEGAME, n_bots=2),
+                   resource_limits=ResourceLimits(memory_mb=None))
+    settings = dict(metadata(spec, 0).settings())
+    assert settings["options"] == "commands default, no_commands no"
+    assert settings["resources"].startswith("memory_mb unlimited, cpu_seconds 3600")
+    assert settings["games played"].endswith("(incomplete)")

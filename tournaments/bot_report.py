@@ -29,9 +29,10 @@ def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
         for seat, name in enumerate(record.bots):
             if name == bot:
                 rows.append(_game_row(record, seat, folder))
-    columns = (Column("game"), Column("seat"), Column("with"), Column("score"),
-               Column("place"), Column("fault"), Column("log"), Column("stderr"))
-    return Table(f"Games of {bot} ({len(rows)} seats played)", columns, tuple(rows))
+    columns = (Column("game", "game"), Column("seat", "seat"), Column("with", "with"),
+               Column("score", "score"), Column("place", "place"), Column("fault", "fault"),
+               Column("log", "log"), Column("stderr", "stderr"))
+    return Table("bot_games", f"Games of {bot} ({len(rows)} seats played)", columns, tuple(rows))
 
 
 def all_faults(records: Sequence[GameRecord], folder: Path) -> Table:
@@ -40,9 +41,22 @@ def all_faults(records: Sequence[GameRecord], folder: Path) -> Table:
     rows = tuple((record.fixture_id, fault.seat, fault.bot, fault.kind.value, fault.detail,
                   _shown(fault.line), _log(record, folder), _stderr(record, fault.seat, folder))
                  for record in records for fault in record.faults)
-    columns = (Column("game"), Column("seat"), Column("bot"), Column("kind"),
-               Column("detail"), Column("line"), Column("log"), Column("stderr"))
-    return Table(f"Faults ({len(rows)})", columns, rows)
+    columns = (Column("game", "game"), Column("seat", "seat"), Column("bot", "bot"),
+               Column("kind", "kind"), Column("detail", "detail"), Column("line", "line"),
+               Column("log", "log"), Column("stderr", "stderr"))
+    return Table("faults", f"Faults ({len(rows)})", columns, rows)
+
+
+def fault_list(records: Sequence[GameRecord]) -> Table:
+    """Every fault, bot by bot, for a page to publish: no log paths of the organiser's
+    machine, only the game, kind, detail and the offending line."""
+    faults = sorted(((fault.bot, record.fixture_id, fault) for record in records
+                     for fault in record.faults), key=lambda entry: entry[:2])
+    rows = tuple((bot, game, fault.seat, fault.kind.value, fault.detail, _shown(fault.line))
+                 for bot, game, fault in faults)
+    columns = (Column("bot", "bot"), Column("game", "game"), Column("seat", "seat"),
+               Column("kind", "kind"), Column("detail", "detail"), Column("line", "line"))
+    return Table("faults", f"Faults by bot ({len(rows)})", columns, rows)
 
 
 def _game_row(record: GameRecord, seat: int, folder: Path) -> tuple[Cell, ...]:

@@ -11,9 +11,10 @@ from tournaments.report import Cell, Column, Table
 from tournaments.spec import TournamentSpec
 
 TITLE = "Bots"
-_COLUMNS = (Column("bot"), Column("role"), Column("command"), Column("hello"),
-            Column("executable"), Column("sha256"), Column("script"),
-            Column("script sha256"))
+_COLUMNS = (Column("bot", "bot"), Column("role", "role"), Column("command", "command"),
+            Column("hello", "hello"), Column("executable", "executable"),
+            Column("sha256", "executable_sha256"), Column("script", "script"),
+            Column("script sha256", "script_sha256"))
 
 
 def bots_table(spec: TournamentSpec, recorded: Mapping[str, BotProvenance],
@@ -23,7 +24,7 @@ def bots_table(spec: TournamentSpec, recorded: Mapping[str, BotProvenance],
     rows = tuple(_row(entry.name, "reference" if entry.reference else "candidate",
                       entry.command, recorded.get(entry.name))
                  for entry in spec.bots if only in (None, entry.name))
-    return Table(TITLE if only is None else f"{TITLE}: {only}", _COLUMNS, rows)
+    return Table("bots", TITLE if only is None else f"{TITLE}: {only}", _COLUMNS, rows)
 
 
 def _row(name: str, role: str, command: str,

@@ -1,18 +1,11 @@
-"""Result tables from game records, rendered as text, markdown, csv, json or html."""
+"""Result tables from game records; tournaments/output/ renders them."""
 
 from __future__ import annotations
 
-import csv
-import enum
-import html
-import io
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-
-from tabulate import tabulate  # type: ignore[import-untyped, unused-ignore]
 
 from referee.errors import Fault, FaultKind
 from referee.matches.game import Contest
@@ -22,32 +15,57 @@ from tournaments.stats import (
     competition_ranks, head_to_head, mean_ci, plackett_luce_ratings, wilson_interval,
 )
 
-Cell = str | int | float | None
 EXCELLENT_BELOW = 10  # The Game: fewer than 10 cards left is "excellent"
 
 
-class OutputFormat(enum.StrEnum):
-    """The formats `render` writes."""
+@dataclass(frozen=True)
+class FaultCounts:
+    """A bot's faults counted per kind: "timeout 1, crash 2" to people, an object of
+    every kind's count to machines."""
 
-    TEXT = "text"
-    MARKDOWN = "markdown"
-    CSV = "csv"
-    JSON = "json"
-    HTML = "html"
+    counts: tuple[int, ...]  # one per FaultKind, in FaultKind order
+
+    @classmethod
+    def of(cls, faults: Iterable[Fault]) -> FaultCounts:
+        counted = Counter(fault.kind for fault in faults)
+        return cls(tuple(counted[kind] for kind in FaultKind))
+
+    def by_kind(self) -> dict[str, int]:
+        """Every kind's count, zeros too, so that machines find every key."""
+        return {kind.value: count for kind, count in zip(FaultKind, self.counts)}
+
+    def __str__(self) -> str:
+        parts = [f"{kind} {count}" for kind, count in self.by_kind().items() if count]
+        return ", ".join(parts) or "none"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A confidence interval's bounds, shown as "low-high"."""
+
+    low: float
+    high: float
+
+
+Cell = str | int | float | None | FaultCounts | Interval
 
 
 @dataclass(frozen=True)
 class Column:
-    """A column's header, and for float cells how many decimals to show."""
+    """A column's header for people (`name`), its snake_case `key` for machines (JSON
+    and CSV), and for float cells how many decimals people are shown."""
 
     name: str
+    key: str
     decimals: int = 2
 
 
 @dataclass(frozen=True)
 class Table:
-    """A titled table; a None cell means "not available" (shown as n/a)."""
+    """A titled table; a None cell means "not available" (shown as n/a). `name` is its
+    stable snake_case name, by which `--table` selects it and JSON keys it."""
 
+    name: str
     title: str
     columns: tuple[Column, ...]
     rows: tuple[tuple[Cell, ...], ...]
@@ -56,6 +74,11 @@ class Table:
     def headers(self) -> tuple[str, ...]:
         """The column names."""
         return tuple(column.name for column in self.columns)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The column keys."""
+        return tuple(column.key for column in self.columns)
 
 
 def build_tables(game: AnyGame, records: Sequence[GameRecord],
@@ -83,10 +106,10 @@ def _apart(table: Table, references: Sequence[str]) -> list[Table]:
     rows = tuple((rank,) + row[1:] for rank, row in zip(ranks, ranked))
     rows += tuple(row for row in candidates if row[0] is None)
     kept = tuple((None,) + row[1:] for row in table.rows if row[1] in references)
-    return [Table(f"{table.title}; candidates only, each played with the references",
-                  table.columns, rows),
-            Table("References (the bar every candidate played with; not ranked)",
-                  table.columns, kept)]
+    return [Table(table.name, f"{table.title}; candidates only, each played with the "
+                  "references", table.columns, rows),
+            Table("references", "References (the bar every candidate played with; not "
+                  "ranked)", table.columns, kept)]
 
 
 # ---------------------------------------------------------------- competitive games
@@ -123,10 +146,12 @@ def competitive_standings(title: str, records: Sequence[GameRecord],
             for rank, bot in zip(ranks, played)]
     rows += [_standing_row(None, bot, [], [], [], None, faults.get(bot, []))
              for bot in bots if not places[bot]]
-    columns = (Column("rank"), Column("bot"), Column("games"), Column("mean score"),
-               Column("95% CI ±"), Column("mean place"), Column("first places"),
-               Column("faults"), Column("rating mu"), Column("rating sigma"))
-    return Table(f"{title} standings, ranked by mean place (a faulted game is a last "
+    columns = (Column("rank", "rank"), Column("bot", "bot"), Column("games", "games"),
+               Column("mean score", "mean_score"), Column("95% CI ±", "mean_score_ci95"),
+               Column("mean place", "mean_place"), Column("first places", "first_places"),
+               Column("faults", "faults"), Column("rating mu", "rating_mu"),
+               Column("rating sigma", "rating_sigma"))
+    return Table("standings", f"{title} standings, ranked by mean place (a faulted game is a last "
                  "place), then mean score (games without a fault; games = seats played; a "
                  "bot in two seats of one game counts twice; the CI treats each deal as one "
                  "draw, as its rotations share the cards)", columns, tuple(rows))
@@ -139,7 +164,7 @@ def _standing_row(rank: int | None, bot: str, scores: list[int], deals: list[int
     mean_place = sum(places) / len(places) if places else None
     mu, sigma = rating if rating is not None else (None, None)
     return (rank, bot, len(places), mean, half, mean_place,
-            sum(1 for place in places if place == 1), _fault_summary(faults), mu, sigma)
+            sum(1 for place in places if place == 1), FaultCounts.of(faults), mu, sigma)
 
 
 def head_to_head_table(records: Sequence[GameRecord], bots: Sequence[str]) -> Table:
@@ -153,8 +178,9 @@ def head_to_head_table(records: Sequence[GameRecord], bots: Sequence[str]) -> Ta
              if len(counts) == 1 else f"{counts[0]}-{counts[-1]} seat pairs per cell")
     title = ("Head-to-head: % of seat pairs at the same table in which the row bot placed "
              f"ahead of the column bot (ties count half; {pairs})")
-    columns = (Column("bot"),) + tuple(Column(bot, decimals=1) for bot in bots)
-    return Table(title, columns, rows)
+    # An opponent's column is keyed by its name: bot names are the data here.
+    columns = (Column("bot", "bot"),) + tuple(Column(bot, bot, decimals=1) for bot in bots)
+    return Table("head_to_head", title, columns, rows)
 
 
 # ---------------------------------------------------------------- cooperative games
@@ -167,35 +193,38 @@ def cooperative_tables(title: str, records: Sequence[GameRecord],
     by_bot = {bot: [r for r in solo if r.bots[0] == bot] for bot in bots}
     team_names = list(dict.fromkeys("+".join(record.bots) for record in teams))
     by_team = {team: [r for r in teams if "+".join(r.bots) == team] for team in team_names}
-    return [_cooperative_table(f"{title} solo", "bot", by_bot),
-            _cooperative_table(f"{title} teams", "team", by_team),
+    return [_cooperative_table("solo", f"{title} solo", "bot", by_bot),
+            _cooperative_table("teams", f"{title} teams", "team", by_team),
             _solo_vs_team(title, bots, by_bot, teams)]
 
 
-def _cooperative_table(title: str, who: str, games: dict[str, list[GameRecord]]) -> Table:
+def _cooperative_table(name: str, title: str, who: str,
+                       games: dict[str, list[GameRecord]]) -> Table:
     played = sorted((name for name in games if games[name]),
                     key=lambda name: (_mean_left(games[name]), name))
     ranks = competition_ranks(played, lambda name: _mean_left(games[name]))
     rows = [(rank,) + _cooperative_row(name, games[name]) for rank, name in zip(ranks, played)]
     rows += [(None,) + _cooperative_row(name, []) for name in games if not games[name]]
-    columns = (Column("rank"), Column(who), Column("games"), Column("win %", 1),
-               Column("win % 95% CI"), Column("mean cards left"), Column("95% CI ±"),
-               Column("excellent %", 1), Column("faults"))
-    return Table(f"{title} (ranked by mean cards left; excellent = fewer than "
+    columns = (Column("rank", "rank"), Column(who, who), Column("games", "games"),
+               Column("win %", "win_pct", 1), Column("win % 95% CI", "win_pct_ci95", 1),
+               Column("mean cards left", "mean_cards_left"),
+               Column("95% CI ±", "mean_cards_left_ci95"),
+               Column("excellent %", "excellent_pct", 1), Column("faults", "faults"))
+    return Table(name, f"{title} (ranked by mean cards left; excellent = fewer than "
                  f"{EXCELLENT_BELOW} left)", columns, tuple(rows))
 
 
 def _cooperative_row(name: str, games: list[GameRecord]) -> tuple[Cell, ...]:
     if not games:
-        return (name, 0, None, None, None, None, None, "none")
+        return (name, 0, None, None, None, None, None, FaultCounts.of([]))
     wins = sum(1 for record in games if record.won)
     _, low, high = wilson_interval(wins, len(games))
     mean, half = mean_ci([_cards_left(record) for record in games])
     excellent = sum(1 for record in games if _cards_left(record) < EXCELLENT_BELOW)
     faults = [fault for record in games for fault in record.faults]
     return (name, len(games), _percent(wins / len(games)),
-            f"{_percent(low):.1f}-{_percent(high):.1f}", mean, half,
-            _percent(excellent / len(games)), _fault_summary(faults))
+            Interval(_percent(low), _percent(high)), mean, half,
+            _percent(excellent / len(games)), FaultCounts.of(faults))
 
 
 def _solo_vs_team(title: str, bots: Sequence[str], by_bot: dict[str, list[GameRecord]],
@@ -208,10 +237,13 @@ def _solo_vs_team(title: str, bots: Sequence[str], by_bot: dict[str, list[GameRe
                       else team_mean - solo_mean)
         rows.append((bot, len(by_bot[bot]), solo_mean, _win_percent(by_bot[bot]),
                      len(in_teams), team_mean, _win_percent(in_teams), difference))
-    columns = (Column("bot"), Column("solo games"), Column("solo mean left"),
-               Column("solo win %", 1), Column("team games"), Column("team mean left"),
-               Column("team win %", 1), Column("team - solo"))
-    return Table(f"{title}: each bot solo vs in teams containing it (mean cards left; "
+    columns = (Column("bot", "bot"), Column("solo games", "solo_games"),
+               Column("solo mean left", "solo_mean_left"),
+               Column("solo win %", "solo_win_pct", 1), Column("team games", "team_games"),
+               Column("team mean left", "team_mean_left"),
+               Column("team win %", "team_win_pct", 1),
+               Column("team - solo", "team_minus_solo"))
+    return Table("solo_vs_team", f"{title}: each bot solo vs in teams containing it (mean cards left; "
                  "lower is better)", columns, tuple(rows))
 
 
@@ -248,74 +280,6 @@ def _faults_by_bot(records: Iterable[GameRecord]) -> dict[str, list[Fault]]:
     return faults
 
 
-def _fault_summary(faults: Iterable[Fault]) -> str:
-    """E.g. "timeout 1, crash 2", in FaultKind order; "none" if there are none."""
-    counts = Counter(fault.kind for fault in faults)
-    parts = [f"{kind.value} {counts[kind]}" for kind in FaultKind if counts[kind]]
-    return ", ".join(parts) or "none"
-
-
 def _percent(share: float) -> float:
     return 100.0 * share
 
-
-# ---------------------------------------------------------------- rendering
-
-def render(tables: Sequence[Table], fmt: OutputFormat) -> str:
-    """All tables in one format; text formats separate tables by a blank line."""
-    if fmt is OutputFormat.JSON:
-        return json.dumps({table.title: [dict(zip(table.headers, _rounded(table, row)))
-                                         for row in table.rows] for table in tables},
-                          indent=2, ensure_ascii=False) + "\n"
-    if fmt is OutputFormat.CSV:
-        return _render_csv(tables)
-    return "\n\n".join(_render_tabulated(table, fmt) for table in tables) + "\n"
-
-
-def _render_tabulated(table: Table, fmt: OutputFormat) -> str:
-    style, heading = {
-        OutputFormat.TEXT: ("simple", "{}\n"),
-        OutputFormat.MARKDOWN: ("github", "### {}\n\n"),
-        OutputFormat.HTML: ("html", "<h3>{}</h3>\n"),
-    }[fmt]
-    title = html.escape(table.title) if fmt is OutputFormat.HTML else table.title
-    # Cells go in as text so tabulate never reads a bot named e.g. "1e5" as a number.
-    body = tabulate([_texts(table, row) for row in table.rows], table.headers,
-                    tablefmt=style, disable_numparse=True, colalign=_alignment(table))
-    return heading.format(title) + str(body)
-
-
-def _render_csv(tables: Sequence[Table]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    for number, table in enumerate(tables):
-        if number:
-            writer.writerow([])
-        writer.writerow([table.title])
-        writer.writerow(table.headers)
-        writer.writerows(_texts(table, row, missing="") for row in table.rows)
-    return out.getvalue()
-
-
-def _texts(table: Table, row: tuple[Cell, ...], missing: str = "n/a") -> list[str]:
-    return [_text(cell, column, missing) for cell, column in zip(row, table.columns)]
-
-
-def _text(cell: Cell, column: Column, missing: str) -> str:
-    if cell is None:
-        return missing
-    if isinstance(cell, float):
-        return f"{cell:.{column.decimals}f}"
-    return str(cell)
-
-
-def _rounded(table: Table, row: tuple[Cell, ...]) -> list[Cell]:
-    return [round(cell, column.decimals) if isinstance(cell, float) else cell
-            for cell, column in zip(row, table.columns)]
-
-
-def _alignment(table: Table) -> list[str]:
-    def numeric(index: int) -> bool:
-        cells = [row[index] for row in table.rows if row[index] is not None]
-        return bool(cells) and all(isinstance(c, (int, float)) for c in cells)
-    return ["right" if numeric(index) else "left" for index in range(len(table.columns))]

@@ -6,7 +6,7 @@ import multiprocessing
 import os
 import sqlite3
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -19,10 +19,14 @@ from tournaments.spec import TournamentSpec
 from tournaments.play import play_context, play_fixture
 from tournaments.progress import Progress, StandingsEvery, StderrProgress
 from tournaments.backup import back_up
-from tournaments.bot_report import all_faults, bot_games
+from tournaments.bot_report import all_faults, bot_games, fault_list
 from tournaments.bots_table import bots_table
-from tournaments.provenance import bots_provenance
-from tournaments.report import OutputFormat, Table, build_tables, render
+from tournaments.output.formats import OutputFormat
+from tournaments.output.metadata import Metadata
+from tournaments.output.render import Rendered, render, select
+from tournaments.provenance import BotProvenance, bots_provenance
+from tournaments.records import GameRecord
+from tournaments.report import Table, build_tables
 from tournaments.runner import ExecutorFactory, run_tournament
 from tournaments.schedule import fixtures_for
 from tournaments.store import ResultStore, default_db_path
@@ -45,6 +49,7 @@ class RunOptions:
     db_path: Path | None = None  # None: results/<game>-<fingerprint>.sqlite
     jobs: int = field(default_factory=default_jobs)
     fmt: OutputFormat = OutputFormat.TEXT
+    table: str | None = None  # the one table to write; None: all (csv: the first)
     progress: bool = True
     transport: str = "ipc"
     busy_wait: float | None = None  # seconds a wait for a bot polls first (busy_wait.py)
@@ -67,6 +72,7 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     if options.jobs < 1:
         raise ConfigError(f"jobs must be at least 1, not {options.jobs}")
     _check_size(spec, options.max_games)
+    select(_tables(spec, [], options.fmt), options.table)  # a bad name before any game
     db_path = options.db_path or default_db_path(spec)
     context = play_context(spec, db_path, options.transport, busy_wait=options.busy_wait,
                            sandbox=options.sandbox, persistent_bots=options.persistent_bots)
@@ -89,7 +95,7 @@ def run_session(spec: TournamentSpec, options: RunOptions,
         progress = _progress(store, options, err)
         run_tournament(spec, fixtures, store, play_fixture, context, jobs,
                        options.executor_factory or pinned_process_pool, progress)
-        return _render(store, options.fmt)
+        return _render(store, options.fmt, options.table, err)
 
 
 def _restart(db_path: Path, err: TextIO) -> None:
@@ -109,13 +115,16 @@ def _check_size(spec: TournamentSpec, max_games: int) -> None:
 
 
 def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
-                   faults: bool = False) -> str:
+                   faults: bool = False, table: str | None = None,
+                   stream: TextIO | None = None) -> str:
     """The tables of a results db made earlier (finished or not) and its bots; with
     `bot`, that bot's provenance and games instead, and with `faults`, every fault
-    (ConfigError for an unknown bot)."""
+    (ConfigError for an unknown bot or table). What belongs on standard error goes to
+    `stream` (by default, there)."""
+    err = stream if stream is not None else sys.stderr
     with _open(lambda: ResultStore.open_existing(db_path), db_path) as store:
         if bot is None and not faults:
-            return _render(store, fmt)
+            return _render(store, fmt, table, err)
         records, folder = store.records(), db_path.resolve().parent
         tables: list[Table] = []
         if bot is not None:
@@ -123,7 +132,7 @@ def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
             tables += [bots_table(store.spec, store.bots(), only=bot), games]
         if faults:
             tables.append(all_faults(records, folder))
-        return render(tables, fmt)
+        return _written(render(tables, metadata(store.spec, len(records)), fmt, table), err)
 
 
 def _open(opener: Callable[[], ResultStore], path: Path) -> ResultStore:
@@ -140,21 +149,53 @@ def _progress(store: ResultStore, options: RunOptions, err: TextIO) -> Progress 
     shown = StderrProgress(store.spec.game.name, err)
     if options.standings_every is None:
         return shown
-    return StandingsEvery(shown, options.standings_every,
-                          lambda: render(_tables(store)[:1], OutputFormat.TEXT))
+    return StandingsEvery(shown, options.standings_every, lambda: _standings(store))
 
 
-def _render(store: ResultStore, fmt: OutputFormat) -> str:
-    """The tournament's tables, then where its bots came from: the same after a run and
+def _standings(store: ResultStore) -> str:
+    """The ranking table of the games stored so far, as text."""
+    records = store.records()
+    ranking = _tables(store.spec, records, OutputFormat.TEXT)[:1]
+    return render(ranking, metadata(store.spec, len(records)), OutputFormat.TEXT).out
+
+
+def _render(store: ResultStore, fmt: OutputFormat, table: str | None, err: TextIO) -> str:
+    """The tournament's tables and where its bots came from: the same after a run and
     from `referee results`."""
-    return render([*_tables(store), bots_table(store.spec, store.bots())], fmt)
+    records = store.records()
+    rendered = render(_tables(store.spec, records, fmt, store.bots()),
+                      metadata(store.spec, len(records)), fmt, table)
+    return _written(rendered, err)
 
 
-def _tables(store: ResultStore) -> list[Table]:
-    """The report of the games stored so far; the ranking table first."""
-    spec = store.spec
-    return build_tables(spec.game, store.records(), spec.bot_names,
-                        [spec.bot_names[index] for index in spec.references])
+def _tables(spec: TournamentSpec, records: Sequence[GameRecord], fmt: OutputFormat,
+            bots: Mapping[str, BotProvenance] | None = None) -> list[Table]:
+    """The tournament's tables, the ranking first, then the bots; a page to publish lists
+    every fault, bot by bot, too."""
+    tables = build_tables(spec.game, records, spec.bot_names, _reference_names(spec))
+    tables.append(bots_table(spec, bots or {}))
+    return tables + ([fault_list(records)] if fmt is OutputFormat.HTML else [])
+
+
+def _written(rendered: Rendered, err: TextIO) -> str:
+    """Standard output's part; the rest is written to `err` now."""
+    err.write(rendered.err)
+    return rendered.out
+
+
+def _reference_names(spec: TournamentSpec) -> list[str]:
+    return [spec.bot_names[index] for index in spec.references]
+
+
+def metadata(spec: TournamentSpec, games_played: int) -> Metadata:
+    """What the outputs say beside the tables: the settings, and how far the run got."""
+    return Metadata(
+        game=spec.game.name, game_title=spec.game.title, seed=spec.seed, deals=spec.deals,
+        size_key=spec.size_key, size=spec.size,
+        limits={**spec.time_limits.to_json(), "clock": spec.time_limits.clock.value},
+        resources=dict(spec.resource_limits.to_json()), options=spec.options.to_json(),
+        bots=spec.bot_names, references=tuple(_reference_names(spec)),
+        games_played=games_played, games_scheduled=spec.games)
 
 
 def cpu_shares(cpus: Sequence[int], jobs: int) -> list[frozenset[int]]:

@@ -22,7 +22,7 @@ from referee.registry import games
 from referee.registry.games import AnyGame
 from tournaments.spec import SIZE_KEY, BotEntry, SpecError, TournamentSpec
 from tournaments.spec_file import load_tournament_file
-from tournaments.report import OutputFormat
+from tournaments.output.formats import OutputFormat
 from tournaments.rerun import rerun
 from tournaments.runner import Interrupted, PlayFailed, WorkersKeepDying
 from tournaments.session import (
@@ -35,6 +35,10 @@ _DEFINING = ("references", "deals", "seed", "table_size", "team_size", "startup_
              "move_time",
              "time_bank", "clock", "max_memory", "max_cpu", "max_procs", "disqualify_after")
 _FORMATS = click.Choice([fmt.value for fmt in OutputFormat])
+_FORMAT_HELP = ("Format of the tables; json is described in docs/results-json.md, csv "
+                "writes one table.")
+_TABLE_HELP = ("Write only this table (e.g. standings, head_to_head, references, solo, "
+               "teams, solo_vs_team, bot_games, faults); csv writes the first without it.")
 
 
 def tournament_command() -> click.Command:
@@ -92,7 +96,8 @@ _tournament_options = compose(
                  help="Start over: move an existing --db and its game logs into a backup "
                       "folder beside it (<db>.bak-DATE-TIME/), printed, then play afresh."),
     click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
-                 help="Format of the tables."),
+                 help=_FORMAT_HELP),
+    click.option("--table", "table", default=None, metavar="NAME", help=_TABLE_HELP),
     bot_limit_options,
     sandbox_options,
 )
@@ -100,7 +105,7 @@ _tournament_options = compose(
 
 def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_games: int,
                 fresh_bots: bool, persistent_bots: bool, db_path: Path | None,
-                restart: bool, fmt: str,
+                restart: bool, fmt: str, table: str | None,
                 transport: str, busy_wait_us: int | None, sandbox: str,
                 sandbox_dirs: tuple[Path, ...], standings_every: int | None,
                 **options: Any) -> None:
@@ -116,7 +121,8 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
         spec = _file_spec(Path(game_or_file), bots, fresh_bots)
     else:
         spec = _command_line_spec(_game(game_or_file), bots, fresh_bots, options)
-    run = RunOptions(db_path, jobs or default_jobs(), OutputFormat(fmt), transport=transport,
+    run = RunOptions(db_path, jobs or default_jobs(), OutputFormat(fmt), table=table,
+                     transport=transport,
                      busy_wait=busy_wait_seconds(busy_wait_us),
                      sandbox=sandbox_settings(sandbox, sandbox_dirs, spec.time_limits.clock),
                      persistent_bots=persistent_bots, max_games=max_games,
@@ -132,16 +138,18 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
 @click.command("results")
 @click.argument("db_path", metavar="DB", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
-              help="Format of the tables.")
+              help=_FORMAT_HELP)
+@click.option("--table", "table", default=None, metavar="NAME", help=_TABLE_HELP)
 @click.option("--bot", default=None, metavar="NAME",
               help="That bot's games instead: seat, opponents, score, place, its fault "
                    "with the offending line, and each game's log.")
 @click.option("--faults", is_flag=True, help="Every fault of the tournament, with its "
                                              "offending line and game log.")
-def results_command(db_path: Path, fmt: str, bot: str | None, faults: bool) -> None:
+def results_command(db_path: Path, fmt: str, table: str | None, bot: str | None,
+                    faults: bool) -> None:
     """Print the tables of a results DB again (finished or not), or one bot's games."""
     try:
-        click.echo(results_tables(db_path, OutputFormat(fmt), bot, faults), nl=False)
+        click.echo(results_tables(db_path, OutputFormat(fmt), bot, faults, table), nl=False)
     except StoreFailure as error:
         raise click.ClickException(str(error)) from error  # exit 1: a damaged db
 

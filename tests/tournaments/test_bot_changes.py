@@ -97,9 +97,9 @@ def test_restart_keeps_the_old_results_in_a_backup_that_still_opens(tmp_path: Pa
                                "--format", "json"])
     assert code == 0, err
     shown = json.loads(out)
-    (row,) = shown["Bots: py"]
-    assert row["script sha256"] == old[:12] and row["hello"] == "'firstpy 1.0'"
-    games = shown["Games of py (3 seats played)"]
+    (row,) = shown["tables"]["bots"]["rows"]
+    assert row["script_sha256"] == old[:12] and row["hello"] == "'firstpy 1.0'"
+    games = shown["tables"]["bot_games"]["rows"]
     assert all(Path(game["log"]).is_relative_to(backup) and Path(game["log"]).is_file()
                for game in games), games
     with ResultStore.open_existing(db) as fresh:  # the new db: the new bot, all games
@@ -150,7 +150,7 @@ def test_a_db_of_schema_1_reads_and_resumes_recording_the_bots_then(
     as_schema_1(db)
     code, out, err = run_main(["results", str(db), "--format", "json"])
     assert code == 0, err
-    assert [row["executable"] for row in json.loads(out)["Bots"]] == [None] * 3
+    assert [row["executable"] for row in json.loads(out)["tables"]["bots"]["rows"]] == [None] * 3
     code, out, err = tournament(db, script, program)
     assert code == 0, err
     assert "made before bots' files were recorded" in err and "3/3 games (2 resumed)" in err

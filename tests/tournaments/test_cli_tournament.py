@@ -51,13 +51,12 @@ def rage_run(db: Path, *extra: str) -> subprocess.CompletedProcess[str]:
 def test_tables_go_to_stdout_and_progress_to_stderr(tmp_path: Path) -> None:
     done = rage_run(tmp_path / "r.sqlite", "--format", "csv", "--jobs", "2")
     assert done.returncode == 0, done.stderr
-    rows = list(csv.reader(io.StringIO(done.stdout)))
-    assert rows[0][0].startswith("Rage standings")
-    assert rows[1][:3] == ["rank", "bot", "games"]
-    assert {row[1] for row in rows[2:5]} == {"rage_random", "rage_heuristic", "rage_first"}
-    assert all(row[2] == "6" for row in rows[2:5])  # 6 games, one seat each
+    rows = list(csv.reader(io.StringIO(done.stdout)))  # the standings: one csv table
+    assert rows[0][:3] == ["rank", "bot", "games"] and len(rows) == 4
+    assert {row[1] for row in rows[1:]} == {"rage_random", "rage_heuristic", "rage_first"}
+    assert all(row[2] == "6" for row in rows[1:])  # 6 games, one seat each
     assert "rage: 6/6 games, 0 faults" in done.stderr
-    assert "Rage standings" not in done.stderr
+    assert "rage_heuristic" not in done.stderr
     assert len(list((tmp_path / "r-logs").glob("*.jsonl"))) == 6
 
 
@@ -134,9 +133,10 @@ def test_a_thegame_tournament_reports_solo_and_team_tables(tmp_path: Path) -> No
     done = referee("tournament", "thegame", "--deals", "2", "--db", str(tmp_path / "t.sqlite"),
                    "--format", "json", *SLACK, *bots)
     assert done.returncode == 0, done.stderr
-    tables = json.loads(done.stdout)
-    solo, teams, _, bots_table = tables.values()
-    assert [row["bot"] for row in bots_table] == ["thegame_random", "thegame_heuristic"]
+    tables = json.loads(done.stdout)["tables"]
+    solo, teams = tables["solo"]["rows"], tables["teams"]["rows"]
+    assert [row["bot"] for row in tables["bots"]["rows"]] == ["thegame_random",
+                                                              "thegame_heuristic"]
     assert {row["bot"]: row["games"] for row in solo} == {"thegame_random": 2,
                                                           "thegame_heuristic": 2}
     assert [(row["team"], row["games"]) for row in teams] == [
@@ -278,7 +278,12 @@ def test_a_bot_that_exits_at_once_ranks_below_every_bot_that_plays(tmp_path: Pat
     run = referee("tournament", "rage", "--db", str(tmp_path / "c.sqlite"), "--table-size",
                   "3", "--format", fmt, RANDOM, HEURISTIC, "stdio:sh -c 'exit 3'")
     assert run.returncode == 0, run.stderr
-    standings = run.stdout[:run.stdout.index("Head-to-head")]
+    # From the ranking table (past the settings that html and json list first) to the
+    # crosstable; csv writes the ranking table alone.
+    start = {"html": 'id="standings"', "json": '"tables"'}.get(fmt)
+    begin = run.stdout.index(start) if start else 0
+    end = run.stdout.find("Head-to-head", begin)
+    standings = run.stdout[begin:end if end >= 0 else None]
     positions = {name: [m.start() for m in re.finditer(rf"(?<![\w-]){name}(?![\w-])",
                                                       standings)]
                  for name in ("rage_random", "rage_heuristic", "sh")}
@@ -372,7 +377,9 @@ def test_results_for_one_bot_show_its_games_faults_and_logs(tmp_path: Path) -> N
     assert code == 0, err
     code, out, err = run_main(["results", str(db), "--bot", "bob", "--format", "json"])
     assert code == 0, err
-    games = json.loads(out)["Games of bob (3 seats played)"]
+    tables = json.loads(out)["tables"]
+    assert tables["bot_games"]["title"] == "Games of bob (3 seats played)"
+    games = tables["bot_games"]["rows"]
     assert len(games) == 3 and all(game["place"] == 3 for game in games)
     assert all(game["fault"].startswith("protocol") and "nonsense" in game["fault"]
                for game in games), games

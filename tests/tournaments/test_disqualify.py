@@ -293,5 +293,7 @@ def test_the_command_line_disqualifies_and_shows_standings_every_n_games(
     lines = done.stderr.splitlines()
     titles = [number for number, line in enumerate(lines) if line.startswith("Rage standings")]
     assert len(titles) == 2, done.stderr  # after games 2 and 4 of 6, not after the last
-    assert all(lines[number - 1].startswith("rage: ") for number in titles)  # a progress line
+    # Each after a progress line, and saying how far the tournament is.
+    assert all(lines[number - 3].startswith("rage: ") and
+               lines[number - 2].startswith("incomplete: ") for number in titles)
     assert lines[-1].startswith("rage: 6/6 games")

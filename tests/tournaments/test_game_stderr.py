@@ -165,16 +165,16 @@ def test_the_report_shows_each_games_stderr_file(tmp_path: Path) -> None:
     assert code == 0, err
     code, out, err = run_main(["results", str(db), "--bot", "bob", "--format", "json"])
     assert code == 0, err
-    games = json.loads(out)["Games of bob (3 seats played)"]
+    games = json.loads(out)["tables"]["bot_games"]["rows"]
     assert len(games) == 3
     assert all(Path(g["stderr"]).read_text() == "bob is stuck\n" for g in games), games
     code, out, err = run_main(["results", str(db), "--bot", "alice", "--format", "json"])
-    assert code == 0 and {g["stderr"] for g in json.loads(out)["Games of alice (3 seats "
-                                                                 "played)"]} == {"none"}
+    assert code == 0 and {g["stderr"] for g in json.loads(out)["tables"]["bot_games"]
+                                                                   ["rows"]} == {"none"}
     code, out, _ = run_main(["results", str(db), "--faults", "--format", "csv"])
     rows = list(csv.reader(io.StringIO(out)))
-    assert code == 0 and rows[1][-1] == "stderr", rows
-    faults = [row for row in rows[2:] if row[2:3] == ["bob"]]
+    assert code == 0 and rows[0][-1] == "stderr", rows  # one table: one header row
+    faults = [row for row in rows[1:] if row[2:3] == ["bob"]]
     assert len(faults) == 3
     assert all(Path(row[-1]).read_text() == "bob is stuck\n" for row in faults)
 
@@ -202,7 +202,7 @@ def test_the_report_of_an_old_db_says_n_a_for_stderr(tmp_path: Path) -> None:
     bot = SPEC.bot_names[0]
     code, out, err = run_main(["results", str(db), "--bot", bot, "--format", "json"])
     assert code == 0, err
-    games = next(rows for rows in json.loads(out).values() if "stderr" in rows[0])
+    games = json.loads(out)["tables"]["bot_games"]["rows"]
     assert games and all(game["stderr"] is None for game in games)
 
 
@@ -224,6 +224,6 @@ def test_a_bot_that_dies_at_start_leaves_its_words_in_the_games_file(tmp_path: P
                              f"alice={random_bot}", f"carol={random_bot}", f"dead={dead}"])
     assert code == 0, err
     code, out, err = run_main(["results", str(db), "--faults", "--format", "json"])
-    faults = json.loads(out)["Faults (3)"]
+    faults = json.loads(out)["tables"]["faults"]["rows"]
     assert code == 0 and {fault["bot"] for fault in faults} == {"dead"}, out
     assert all(Path(f["stderr"]).read_text() == "cannot find my model\n" for f in faults)

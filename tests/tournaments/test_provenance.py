@@ -21,7 +21,9 @@ from tournaments.backup import back_up
 from tournaments.bots_table import bots_table
 from tournaments.provenance import BotProvenance, bots_provenance, file_sha256
 from tournaments.records import BotHashes
-from tournaments.report import OutputFormat, render
+from tournaments.output.formats import OutputFormat
+from tournaments.output.render import render
+from tournaments.session import metadata
 from tournaments.schedule import fixtures_for
 from tournaments.spec import BotEntry, TournamentSpec
 from tournaments.store import DamagedResults, ResultStore, logs_dir
@@ -154,7 +156,7 @@ def test_the_bots_table_escapes_commands_in_html_and_marks_what_is_unknown() -> 
     assert table.rows[0][:4] == ("x", "candidate", "stdio:sh -c 'echo <b>hi</b>'", None)
     assert table.rows[1] == ("y", "reference", "python y.py", "'why 0.1'", "/p",
                              "a" * 12, "/y.py", "b" * 12)
-    shown = render([table], OutputFormat.HTML)
+    shown = render([table], metadata(spec, 0), OutputFormat.HTML).out
     assert "<b>hi" not in shown and "&lt;b&gt;hi" in shown
     assert bots_table(spec, recorded, only="y").rows == table.rows[1:]
 

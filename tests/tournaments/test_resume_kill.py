@@ -11,7 +11,9 @@ import time
 from pathlib import Path
 
 from referee.registry.rage import RAGE
-from tournaments.report import OutputFormat, build_tables, render
+from tournaments.output.json_doc import tables_json
+from tournaments.output.text import text_report
+from tournaments.report import build_tables
 from tournaments.schedule import fixture_ids
 from tournaments.store import ResultStore
 from tests.tournaments.db_support import stored_games, unplayed_copy
@@ -27,12 +29,12 @@ def start_driver(db: Path, delay: float) -> subprocess.Popen[bytes]:
                              str(delay)], cwd=ROOT, start_new_session=True)
 
 
-def tables_of(db: Path) -> dict[OutputFormat, str]:
+def tables_of(db: Path) -> tuple[str, dict[str, object]]:
     with ResultStore.open_existing(db) as store:
         records = store.records()
     assert len(records) == TOTAL == len({record.fixture_id for record in records})
     tables = build_tables(RAGE, records, DRIVER_SPEC.bot_names)
-    return {fmt: render(tables, fmt) for fmt in (OutputFormat.TEXT, OutputFormat.JSON)}
+    return text_report(tables, "text", None), tables_json(tables)
 
 
 def test_sigkill_mid_run_then_resume_gives_the_uninterrupted_tables(tmp_path: Path) -> None:

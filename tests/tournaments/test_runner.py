@@ -13,7 +13,8 @@ from referee.errors import ConfigError
 from referee.registry.rage import RAGE
 from referee.registry.thegame import THEGAME
 from tournaments.records import GameRecord
-from tournaments.report import OutputFormat, build_tables, render
+from tournaments.output.json_doc import tables_json
+from tournaments.report import build_tables
 from tournaments.runner import Interrupted, PlayFailed, run_tournament
 from tournaments.schedule import Fixture, fixtures_for
 from tournaments.store import ResultStore
@@ -138,9 +139,9 @@ def test_interrupt_leaves_the_store_consistent_and_resumable(tmp_path: Path) -> 
                        executor_factory=threads)
         records = store.records()
     assert [r.fixture_id for r in records] == [f.fixture_id for f in FIXTURES]
-    assert render(build_tables(RAGE, records, SPEC.bot_names), OutputFormat.JSON) == \
-        render(build_tables(RAGE, [fake_play(f, CONTEXT) for f in FIXTURES],
-                            SPEC.bot_names), OutputFormat.JSON)
+    assert tables_json(build_tables(RAGE, records, SPEC.bot_names)) == \
+        tables_json(build_tables(RAGE, [fake_play(f, CONTEXT) for f in FIXTURES],
+                                 SPEC.bot_names))
 
 
 def test_refuses_a_store_of_another_tournament(tmp_path: Path) -> None:

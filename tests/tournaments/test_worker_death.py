@@ -17,7 +17,8 @@ import pytest
 
 from tests.tournaments.db_support import unplayed_copy, wait_for_games
 from tests.tournaments.fakes import FakeContext, fake_play, make_spec
-from tournaments.report import OutputFormat, build_tables, render
+from tournaments.output.json_doc import tables_json
+from tournaments.report import build_tables
 from tournaments.runner import MAX_POOL_RESTARTS, WorkersKeepDying, run_tournament
 from tournaments.schedule import Fixture, fixtures_for
 from tournaments.store import ResultStore
@@ -59,12 +60,12 @@ class CountingPools:
         return ProcessPoolExecutor(max_workers=jobs)
 
 
-def tables(db: Path) -> str:
+def tables(db: Path) -> dict[str, object]:
     with ResultStore.open_existing(db) as store:
         records = store.records()
     assert sorted(record.fixture_id for record in records) == sorted(
         fixture.fixture_id for fixture in FIXTURES)
-    return render(build_tables(SPEC.game, records, SPEC.bot_names), OutputFormat.JSON)
+    return tables_json(build_tables(SPEC.game, records, SPEC.bot_names))
 
 
 def run(db: Path, play: object, context: object, pools: CountingPools) -> None:
@@ -101,7 +102,7 @@ def test_a_worker_that_keeps_dying_stops_the_run_keeping_every_stored_game(
         stored = [record.fixture_id for record in store.records()]
     assert VICTIM not in stored and len(stored) == len(set(stored)) >= 13
     run(db, fake_play, FakeContext(SPEC.bot_names), CountingPools())  # resumes to the end
-    assert json.loads(tables(db))
+    assert tables(db)  # real tables
 
 
 # ---------------------------------------------------------------- the real thing

@@ -1,0 +1,41 @@
+"""One cell as people read it and as machines do."""
+
+from __future__ import annotations
+
+import math
+
+from tournaments.report import Cell, Column, FaultCounts, Interval
+
+JsonValue = str | int | float | None | dict[str, int] | dict[str, float | None]
+JSON_DECIMALS = 6  # enough for any statistic here; hides float noise between runs
+
+
+def text(cell: Cell, column: Column, missing: str = "n/a") -> str:
+    """The cell for people: floats to the column's decimals, None as `missing`."""
+    if cell is None:
+        return missing
+    if isinstance(cell, float):
+        return f"{cell:.{column.decimals}f}"
+    if isinstance(cell, Interval):
+        return f"{cell.low:.{column.decimals}f}-{cell.high:.{column.decimals}f}"
+    return str(cell)
+
+
+def json_value(cell: Cell) -> JsonValue:
+    """The cell for machines: numbers as numbers, faults as counts per kind, an interval
+    as its bounds, "not available" (and a non-finite number) as null."""
+    if isinstance(cell, FaultCounts):
+        return cell.by_kind()
+    if isinstance(cell, Interval):
+        return {"low": _number(cell.low), "high": _number(cell.high)}
+    if isinstance(cell, float):
+        return _number(cell)
+    return cell
+
+
+def _number(value: float) -> float | None:
+    return round(value, JSON_DECIMALS) if math.isfinite(value) else None
+
+
+def numeric(cell: Cell) -> bool:
+    return isinstance(cell, (int, float)) and not isinstance(cell, bool)

@@ -1,0 +1,82 @@
+"""A complete, standalone HTML page of the results, to publish as it is: no script, no
+outside resource, and every text from a bot escaped (bots are hostile: a name or an
+offending line may hold markup)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from tournaments.output import cells
+from tournaments.output.metadata import Metadata
+from tournaments.report import Cell, Column, Table
+
+SHADED = "head_to_head"  # the crosstable: each cell a share from 0 to 100
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+h1 { font-size: 1.4em; }
+.notice { background: #fff3cd; border: 1px solid #e0c060; padding: .5em 1em; }
+section { overflow-x: auto; margin: 1.5em 0; }
+table { border-collapse: collapse; font-size: .9em; }
+caption { text-align: left; font-weight: bold; padding: .4em 0; max-width: 60em; }
+th, td { border: 1px solid #ccc; padding: .25em .6em; }
+th { background: #f0f0f0; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.line { font-family: monospace; white-space: pre-wrap; }
+table.settings th { text-align: left; }
+""".strip()
+
+
+def html_page(tables: Sequence[Table], metadata: Metadata) -> str:
+    title = f"{metadata.game_title} tournament results"
+    notice = metadata.notice()
+    body = [f"<h1>{escape(title)}</h1>"]
+    if notice:
+        body.append(f'<p class="notice" id="notice">{escape(notice)}</p>')
+    body.append(_settings(metadata))
+    body.extend(_section(table) for table in tables)
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{escape(title)}</title>", f"<style>\n{_STYLE}\n</style>", "</head>",
+        "<body>", *body, "</body>", "</html>"]) + "\n"
+
+
+def _settings(metadata: Metadata) -> str:
+    rows = "".join(f"<tr><th scope=\"row\">{escape(name)}</th><td>{escape(words)}</td></tr>"
+                   for name, words in metadata.settings())
+    return (f'<section><table class="settings" id="settings"><caption>Settings</caption>'
+            f"<tbody>{rows}</tbody></table></section>")
+
+
+def _section(table: Table) -> str:
+    head = "".join(f'<th scope="col">{escape(column.name)}</th>' for column in table.columns)
+    rows = [_row(table, row) for row in table.rows] or [
+        f'<tr><td colspan="{len(table.columns)}">none</td></tr>']
+    return (f'<section><table id="{escape(table.name)}"><caption>{escape(table.title)}'
+            f"</caption><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody>"
+            "</table></section>")
+
+
+def _row(table: Table, row: tuple[Cell, ...]) -> str:
+    return "<tr>" + "".join(_cell(table, column, cell)
+                            for column, cell in zip(table.columns, row)) + "</tr>"
+
+
+def _cell(table: Table, column: Column, cell: Cell) -> str:
+    attributes = ""
+    if cells.numeric(cell):
+        attributes = ' class="num"'
+        if table.name == SHADED and isinstance(cell, (int, float)):
+            attributes += f' style="background-color: {shade(float(cell))}"'
+    elif column.key == "line":
+        attributes = ' class="line"'
+    return f"<td{attributes}>{escape(cells.text(cell, column))}</td>"
+
+
+def shade(percent: float) -> str:
+    """Green as the row bot is ahead more often, red as less, white at even (50)."""
+    strength = min(abs(percent - 50.0) / 50.0, 1.0)
+    red, green, blue = (46, 160, 67) if percent >= 50 else (215, 58, 73)
+    return f"rgba({red}, {green}, {blue}, {0.6 * strength:.2f})"

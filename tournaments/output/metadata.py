@@ -1,0 +1,89 @@
+"""What every output says about its tournament beside the tables: the settings, how many
+games were played of how many scheduled, and which referee and schema wrote it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import metadata as packages
+
+import referee
+
+# docs/results-json.md: bump on any change a reader of the JSON must know of.
+SCHEMA_VERSION = 1
+
+
+def referee_version() -> str:
+    """The installed package's version; the source's own where it is not installed."""
+    try:
+        return packages.version("referee")
+    except packages.PackageNotFoundError:
+        return referee.__version__
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """A tournament's settings and state. `size_key` is "table_size" or "team_size"."""
+
+    game: str
+    game_title: str
+    seed: int
+    deals: int
+    size_key: str
+    size: int
+    limits: dict[str, object]
+    resources: dict[str, object]
+    options: dict[str, object]
+    bots: tuple[str, ...]
+    references: tuple[str, ...]
+    games_played: int
+    games_scheduled: int
+    referee_version: str = field(default_factory=referee_version)
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def complete(self) -> bool:
+        return self.games_played >= self.games_scheduled
+
+    def notice(self) -> str | None:
+        """The words that tell an incomplete tournament; None for a complete one."""
+        if self.complete:
+            return None
+        return f"incomplete: {self.games_played:,} of {self.games_scheduled:,} games played"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "schema_version": self.schema_version, "referee_version": self.referee_version,
+            "game": self.game, "seed": self.seed, "deals": self.deals,
+            self.size_key: self.size, "limits": self.limits, "resources": self.resources,
+            "options": self.options, "bots": list(self.bots),
+            "references": list(self.references), "games_played": self.games_played,
+            "games_scheduled": self.games_scheduled, "complete": self.complete,
+        }
+
+    def settings(self) -> list[tuple[str, str]]:
+        """The settings as (name, words) pairs, for people."""
+        def words(values: dict[str, object], unset: str) -> str:
+            return ", ".join(f"{key} {_word(value, unset)}"
+                             for key, value in values.items()) or "none"
+        played = f"{self.games_played:,} of {self.games_scheduled:,}"
+        return [("game", self.game_title), ("bots", ", ".join(self.bots)),
+                ("references", ", ".join(self.references) or "none"),
+                ("deals", str(self.deals)), ("seed", str(self.seed)),
+                (self.size_key.replace("_", " "), str(self.size)),
+                ("time limits (s)", words(self.limits, "none")),
+                ("resources", words(self.resources, "unlimited")),
+                ("options", words(self.options, "default")),
+                ("games played", played + ("" if self.complete else " (incomplete)")),
+                ("referee", self.referee_version)]
+
+
+def _word(value: object, unset: str) -> str:
+    """A setting's value in words; `unset` for None (an unlimited resource, an option
+    left at its default)."""
+    if value is None:
+        return unset
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return "+".join(map(str, value)) or "none"
+    return str(value)

@@ -14,6 +14,7 @@ import click
 
 from referee import __version__
 from referee.cli.errors import Stopped
+from referee.cli.gate import gate_command
 from referee.cli.options import describe_os_error
 from referee.cli.play import play
 from referee.cli.replay import replay_command
@@ -49,6 +50,7 @@ cli.add_command(play)
 cli.add_command(replay_command)
 cli.add_command(results_command)
 cli.add_command(rerun_command)
+cli.add_command(gate_command)
 
 
 def main(argv: list[str] | None = None) -> None:

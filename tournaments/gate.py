@@ -210,9 +210,3 @@ def _crossing(decision: Decision) -> str:
         return "the log-likelihood ratio reached the upper bound"
     return "the log-likelihood ratio reached the lower bound"
 
-
-def score_direction(contest: Contest) -> str:
-    """How a deal's difference reads, for people."""
-    if contest is Contest.COMPETITIVE:
-        return "NEW's mean score minus BASELINE's"
-    return "BASELINE's mean cards left minus NEW's"

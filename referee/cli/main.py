@@ -15,6 +15,7 @@ import click
 from referee import __version__
 from referee.cli.check import check_command
 from referee.cli.errors import Stopped
+from referee.cli.gate import gate_command
 from referee.cli.options import describe_os_error
 from referee.cli.play import play
 from referee.cli.replay import replay_command
@@ -51,6 +52,7 @@ cli.add_command(replay_command)
 cli.add_command(results_command)
 cli.add_command(rerun_command)
 cli.add_command(check_command)
+cli.add_command(gate_command)
 
 
 def main(argv: list[str] | None = None) -> None:

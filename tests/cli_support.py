@@ -9,6 +9,7 @@ environment that `invoke` gives a command too).
 
 from __future__ import annotations
 
+import os
 import sys
 
 from click.testing import CliRunner
@@ -47,3 +48,16 @@ def assert_bad_input(args: list[str], *words: str) -> None:
     assert "Traceback" not in err and out == ""
     for word in words:
         assert word in lines[0], lines[0]
+
+
+def running_with(marker: str) -> bool:
+    """Whether a live process has `marker` in its command line (sandboxed ones too: the
+    host's /proc sees into every PID namespace)."""
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if marker.encode() in f.read():
+                    return True
+        except OSError:
+            continue
+    return False

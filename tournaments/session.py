@@ -59,13 +59,25 @@ class RunOptions:
     executor_factory: ExecutorFactory | None = None  # None: pinned_process_pool
     standings_every: int | None = None  # with progress: the standings every N games
     restart: bool = False  # move an existing db and its logs to a backup, start over
+    fail_on_fault: bool = False  # FaultsFound, with the tables, if any stored game faulted
+
+
+class FaultsFound(Exception):
+    """--fail-on-fault: the tournament ran, and `faults` faults are among its games."""
+
+    def __init__(self, tables: str, faults: int) -> None:
+        super().__init__(f"{faults} fault{'s' if faults != 1 else ''} in this tournament's "
+                         "games (--fail-on-fault); `referee results DB --faults` lists them")
+        self.tables = tables
+        self.faults = faults
 
 
 def run_session(spec: TournamentSpec, options: RunOptions,
                 stream: TextIO | None = None) -> str:
     """Play every game of `spec` not yet stored, then return the rendered tables.
 
-    Progress goes to `stream` (standard error by default). A db holding a different
+    Progress goes to `stream` (standard error by default). With `fail_on_fault`, a
+    tournament with faults raises FaultsFound, which holds the tables. A db holding a different
     tournament, or a bot whose files changed since, is refused with a ConfigError;
     running again on the same db resumes; `options.restart` starts over.
     """
@@ -95,7 +107,11 @@ def run_session(spec: TournamentSpec, options: RunOptions,
         progress = _progress(store, options, err)
         run_tournament(spec, fixtures, store, play_fixture, context, jobs,
                        options.executor_factory or pinned_process_pool, progress)
-        return _render(store, options.fmt, options.table, err)
+        tables = _render(store, options.fmt, options.table, err)
+        faults = sum(len(record.faults) for record in store.records())
+    if options.fail_on_fault and faults:
+        raise FaultsFound(tables, faults)
+    return tables
 
 
 def _restart(db_path: Path, err: TextIO) -> None:

@@ -15,6 +15,7 @@ import click
 from referee import __version__
 from referee.cli.check import check_command
 from referee.cli.errors import Stopped
+from referee.cli.exit_codes import BAD_USAGE, FAILED, INTERRUPTED, TERMINATED, help_text
 from referee.cli.gate import gate_command
 from referee.cli.options import describe_os_error
 from referee.cli.play import play
@@ -40,7 +41,7 @@ class Commands(click.Group):
 # no_args_is_help=False: without a command a group fails with "Missing command", which
 # main() shows as one usage line, instead of a whole help page.
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]},
-             no_args_is_help=False)
+             no_args_is_help=False, epilog=help_text())
 @click.version_option(__version__, prog_name="referee")
 def cli() -> None:
     """Referee and round-robin tournament runner for card-game bots."""
@@ -56,9 +57,8 @@ cli.add_command(gate_command)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the CLI; every error is one line. Exit codes: 0 done, 1 a failure
-    while running (damaged results db, disk, workers, referee bug), 2 bad usage or input,
-    130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."""
+    """Entry point: run the CLI; every error is one line, and every exit code is one of
+    referee/cli/exit_codes.py's."""
     raise_open_file_limit()
     signal.signal(signal.SIGTERM, _terminated)
     try:
@@ -67,20 +67,22 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(code)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
-    except click.Abort:
-        click.echo("referee: aborted", err=True)
-        sys.exit(130)
+    except click.Abort as abort:
+        # click turns a KeyboardInterrupt into Abort; _terminated raised it for SIGTERM.
+        terminated = str(abort.__context__) == "SIGTERM"
+        click.echo(f"referee: {'terminated' if terminated else 'aborted'}", err=True)
+        sys.exit(TERMINATED if terminated else INTERRUPTED)
     except Stopped as stop:
         click.echo(f"referee: {stop}", err=True)
         sys.exit(stop.exit_code)
     except click.UsageError as error:
-        _error_line(usage_message(error), 2)
+        _error_line(usage_message(error), BAD_USAGE)
     except click.ClickException as error:
         _error_line(error.format_message(), error.exit_code)
     except (BotStartError, ConfigError) as error:
-        _error_line(str(error), 2)
+        _error_line(str(error), BAD_USAGE)
     except OSError as error:  # the machine, e.g. a full disk under the game log
-        _error_line(describe_os_error(error), 1)
+        _error_line(describe_os_error(error), FAILED)
 
 
 def _terminated(signum: int, frame: FrameType | None) -> None:

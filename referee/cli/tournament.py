@@ -12,8 +12,9 @@ import click
 from referee import bounds
 from referee.cli.errors import Stopped
 from referee.cli.options import (
-    Bounded, compose, bot_limit_options, busy_wait_seconds, launch_settings, option_values,
-    per_game_options, sandbox_options, sandbox_settings,
+    FAULTED_EXIT, Bounded, compose, bot_limit_options, busy_wait_seconds,
+    fail_on_fault_option, launch_settings, option_values, per_game_options, sandbox_options,
+    sandbox_settings,
 )
 from referee.errors import ConfigError
 from referee.matches.game import GameOption
@@ -26,7 +27,7 @@ from tournaments.output.formats import OutputFormat
 from tournaments.rerun import rerun
 from tournaments.runner import Interrupted, PlayFailed, WorkersKeepDying
 from tournaments.session import (
-    DEFAULT_MAX_GAMES, RunOptions, default_jobs, results_tables, run_session,
+    DEFAULT_MAX_GAMES, FaultsFound, RunOptions, default_jobs, results_tables, run_session,
 )
 from tournaments.store import StoreFailure
 
@@ -98,6 +99,7 @@ _tournament_options = compose(
     click.option("--format", "fmt", type=_FORMATS, default="text", show_default=True,
                  help=_FORMAT_HELP),
     click.option("--table", "table", default=None, metavar="NAME", help=_TABLE_HELP),
+    fail_on_fault_option,
     bot_limit_options,
     sandbox_options,
 )
@@ -108,7 +110,7 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
                 restart: bool, fmt: str, table: str | None,
                 transport: str, busy_wait_us: int | None, sandbox: str,
                 sandbox_dirs: tuple[Path, ...], standings_every: int | None,
-                **options: Any) -> None:
+                fail_on_fault: bool, **options: Any) -> None:
     """Play a round-robin tournament. GAME_OR_FILE is a game (rage, thegame) or a
     tournament .toml file (which lists its own bots); a BOT is a command line, or
     stdio:COMMAND.
@@ -126,9 +128,13 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
                      busy_wait=busy_wait_seconds(busy_wait_us),
                      sandbox=sandbox_settings(sandbox, sandbox_dirs, spec.time_limits.clock),
                      persistent_bots=persistent_bots, max_games=max_games,
-                     standings_every=standings_every, restart=restart)
+                     standings_every=standings_every, restart=restart,
+                     fail_on_fault=fail_on_fault)
     try:
         click.echo(run_session(spec, run), nl=False)
+    except FaultsFound as found:
+        click.echo(found.tables, nl=False)
+        raise Stopped(str(found), FAULTED_EXIT) from None
     except Interrupted as stop:
         raise Stopped(str(stop), 143 if stop.signal_name == "SIGTERM" else 130) from None
     except (PlayFailed, WorkersKeepDying, StoreFailure) as error:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import assert_bad_input, run_main
+from tests.cli_support import assert_bad_input, run_main, running_with
 from tests.tournaments.db_support import unplayed_copy
 from referee.players.lineup import bot_specs
 from tournaments.spec_file import load_tournament_file
@@ -349,22 +349,9 @@ def test_ctrl_c_with_two_workers_stops_cleanly(tmp_path: Path, signum: int,
         "referee: interrupted after "), err
     assert "run the same command again to resume" in err
     deadline = time.monotonic() + 10
-    while _running(marker) and time.monotonic() < deadline:
+    while running_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _running(marker), "bot processes left after the interrupt"
-
-
-def _running(marker: str) -> bool:
-    """Whether a live process has `marker` in its command line (sandboxed ones too: the
-    host's /proc sees into every PID namespace)."""
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                if marker.encode() in f.read():
-                    return True
-        except OSError:
-            continue
-    return False
+    assert not running_with(marker), "bot processes left after the interrupt"
 
 
 def test_results_for_one_bot_show_its_games_faults_and_logs(tmp_path: Path) -> None:
@@ -426,3 +413,23 @@ def test_rerun_says_when_a_game_differs(tmp_path: Path) -> None:
     verdicts = [run_main(["rerun", str(db), f"rage/d01/t01/r{r}"]) for r in range(3)]
     # three chance-played games of 10 rounds: at least one comes out otherwise
     assert any(code == 1 and "differs" in out for code, out, _ in verdicts), verdicts
+
+
+@pytest.mark.parametrize("flag, code", [([], 0), (["--fail-on-fault"], 1)])
+def test_fail_on_fault_exits_1_after_printing_the_tables(tmp_path: Path, flag: list[str],
+                                                         code: int) -> None:
+    """Issue 13: one run exited 0 with 81 faults. With --fail-on-fault a CI job sees them;
+    the tables are printed and stored all the same."""
+    crasher = "stdio:sh -c 'echo HELLO 2 $REFEREE_TOKEN crasher 1; exit 3'"
+    result, out, err = run_main(["tournament", "rage", "--db", str(tmp_path / "f.sqlite"),
+                                 *flag, f"bad={crasher}", RANDOM, FIRST])
+    assert result == code, err
+    assert "standings" in out and "bad" in out
+    assert ("(--fail-on-fault)" in err) == bool(flag), err
+
+
+def test_fail_on_fault_passes_a_tournament_without_faults(tmp_path: Path) -> None:
+    result, out, err = run_main(["tournament", "rage", "--db", str(tmp_path / "c.sqlite"),
+                                 "--fail-on-fault", *SLACK, FIRST, FIRST, FIRST])
+    assert result == 0, err
+    assert "standings" in out

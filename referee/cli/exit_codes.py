@@ -1,0 +1,74 @@
+"""Every exit code of every `referee` command, in one table: `referee --help` shows it and
+README.md copies it (tests/referee/test_exit_codes.py keeps the two the same), so a CI job
+can rely on what a code means."""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+# The codes main() itself ends with; a command may return its own 0, 1 or 3.
+FAILED = 1  # a failure while running, or a verdict against the bot (below)
+BAD_USAGE = 2
+UNDECIDED = 3  # referee gate: the cap came before a decision
+INTERRUPTED = 130  # 128 + SIGINT
+TERMINATED = 143  # 128 + SIGTERM
+EVERY_COMMAND = "every command"
+
+
+@dataclass(frozen=True)
+class ExitCode:
+    """One code: the commands that end with it and what it means there."""
+
+    code: int
+    commands: str
+    meaning: str
+
+
+EXIT_CODES = (
+    ExitCode(0, EVERY_COMMAND,
+             "success: play and tournament refereed every game (a bot's fault is a result, "
+             "not an error, unless --fail-on-fault); results printed the tables; replay "
+             "verified the log; rerun reproduced the game; check: the bot conforms; gate: "
+             "NEW is not weaker"),
+    ExitCode(FAILED, EVERY_COMMAND,
+             "play and tournament with --fail-on-fault: a bot faulted; check: a check "
+             "failed; gate: NEW is weaker, or faulted; rerun: the game came out "
+             "differently; replay: the log does not verify. Any command: a failure while "
+             "running: a damaged results db (broken rows, missing tables or columns, a "
+             "malformed SQLite file), a results db that cannot be written or read mid-run "
+             "(a full disk, a folder no longer writable, locked by another run for over a "
+             "minute), pool workers that keep dying, a referee bug. What was stored stays: "
+             "the same command again resumes"),
+    ExitCode(BAD_USAGE, EVERY_COMMAND,
+             "bad usage or input, found before any game: no command (one usage line), the "
+             "wrong number of bots, a bot command that cannot be started or a bot file "
+             "that cannot be read, an unknown or impossible variant, a number out of range, "
+             "a bad command mapping, options of another game, a bad tournament file, a "
+             "--log, --db, --junit or --json that cannot be written, a file that is no "
+             "results db, a resumed bot whose files changed"),
+    ExitCode(UNDECIDED, "gate", "undecided: --max-games came before the test decided"),
+    ExitCode(INTERRUPTED, "play, tournament, check, gate, rerun",
+             "interrupted by Ctrl-C (SIGINT), every bot stopped; a tournament says how many "
+             "games it kept, and the same command again resumes"),
+    ExitCode(TERMINATED, "play, tournament, check, gate, rerun",
+             "stopped by SIGTERM, as for Ctrl-C"),
+)
+
+
+def markdown_table() -> str:
+    """The table as README.md has it."""
+    lines = ["| code | commands | meaning |", "| --- | --- | --- |"]
+    lines += [f"| {row.code} | {row.commands} | {row.meaning} |" for row in EXIT_CODES]
+    return "\n".join(lines) + "\n"
+
+
+def help_text(width: int = 78) -> str:
+    """The table for `referee --help`, wrapped here: click keeps a paragraph that starts
+    with \\b as written."""
+    rows = []
+    for row in EXIT_CODES:
+        where = "" if row.commands == EVERY_COMMAND else f"{row.commands}: "
+        rows += textwrap.wrap(f"{row.code:>3}  {where}{row.meaning}", width,
+                              initial_indent="  ", subsequent_indent=" " * 7)
+    return "\b\nExit codes:\n" + "\n".join(rows)

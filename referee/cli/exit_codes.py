@@ -47,7 +47,8 @@ EXIT_CODES = (
              "a bad command mapping, options of another game, a bad tournament file, a "
              "--log, --db, --junit or --json that cannot be written, a file that is no "
              "results db, a resumed bot whose files changed"),
-    ExitCode(UNDECIDED, "gate", "undecided: --max-games came before the test decided"),
+    ExitCode(UNDECIDED, "gate", "undecided: --max-games came before the test decided, or "
+                                "BASELINE or an opponent faulted"),
     ExitCode(INTERRUPTED, "play, tournament, check, gate, rerun",
              "interrupted by Ctrl-C (SIGINT), every bot stopped; a tournament says how many "
              "games it kept, and the same command again resumes"),

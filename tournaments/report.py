@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from referee.errors import Fault, FaultKind
@@ -88,11 +88,22 @@ def build_tables(game: AnyGame, records: Sequence[GameRecord],
     and the `references` follow in a table apart."""
     names = _bot_order(bots, records)
     if game.contest is Contest.COMPETITIVE:
-        standings = competitive_standings(game.title, records, names)
+        standings = _naming_disqualified(competitive_standings(game.title, records, names),
+                                         records)
         ranked = [str(row[1]) for row in standings.rows]
         return [*_apart(standings, references), head_to_head_table(records, ranked)]
     solo, *rest = cooperative_tables(game.title, records, names)
-    return [*_apart(solo, references), *rest]
+    return [*_apart(_naming_disqualified(solo, records), references), *rest]
+
+
+def _naming_disqualified(table: Table, records: Sequence[GameRecord]) -> Table:
+    """The ranking table, its title naming the bots --disqualify-after benched."""
+    benched = sorted({fault.bot for record in records for fault in record.faults
+                      if fault.kind is FaultKind.DISQUALIFIED})
+    if not benched:
+        return table
+    return replace(table, title=f"{table.title}. DISQUALIFIED, each later game counted as "
+                                f"faulted: {', '.join(benched)}")
 
 
 def _apart(table: Table, references: Sequence[str]) -> list[Table]:

@@ -290,6 +290,7 @@ def test_the_command_line_disqualifies_and_shows_standings_every_n_games(
     assert done.returncode == 0, done.stderr
     assert "disqualified" in " ".join(standings_row(done.stdout, "crasher"))
     assert standings_row(done.stdout, "crasher")[0] == "3"
+    assert "DISQUALIFIED, each later game counted as faulted: crasher" in done.stdout
     lines = done.stderr.splitlines()
     titles = [number for number, line in enumerate(lines) if line.startswith("Rage standings")]
     assert len(titles) == 2, done.stderr  # after games 2 and 4 of 6, not after the last

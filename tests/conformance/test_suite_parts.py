@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from junitparser import Failure, JUnitXml
 
 from referee.conformance.judging import reply_verdict, rule_verdicts
 from referee.conformance.recording import Reply
-from referee.conformance.reports import junit, summary_line, to_json
+from referee.conformance.reports import summary_line, to_json, write_junit
 from referee.conformance.setups import full_setups, quick_setups
 from referee.conformance.suite import Report
 from referee.conformance.verdict import Status, Verdict, percentile
@@ -60,13 +62,16 @@ def test_each_fault_fails_exactly_one_rule() -> None:
     assert "no numeric hint" not in found  # The Game's only
 
 
-def test_bot_text_is_quoted_in_the_summary_and_the_xml() -> None:
+def test_bot_text_is_quoted_in_the_summary_and_the_xml(tmp_path: Path) -> None:
     hostile = "\x1b[2J\x00<failure>&\ud800"
     verdict = Verdict("game 3 seats", Status.FAIL, f"evidence {hostile}", 0.5, hostile)
     report = Report("rage", "bot", False, (verdict,), 1.0)
     line = summary_line(verdict)
     assert "\x1b" not in line and "\x00" not in line and "\\x1b" in line
-    text = ET.tostring(junit(report).getroot(), encoding="unicode")
-    failure = ET.fromstring(text).find("testcase/failure")
-    assert failure is not None and "<failure>&" in failure.get("message", "")
+    write_junit(report, tmp_path / "report.xml")
+    (suite,) = JUnitXml.fromfile(str(tmp_path / "report.xml"))
+    (case,) = suite
+    failure = case.result[0]
+    assert suite.failures == 1 and isinstance(failure, Failure)
+    assert "<failure>&" in failure.message and "\\x1b" in failure.message
     assert json.loads(json.dumps(to_json(report)))["checks"][0]["line"] == hostile

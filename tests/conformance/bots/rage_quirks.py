@@ -10,6 +10,16 @@
   slow S K         sleeps S seconds before each of its first K replies
   proto P          says HELLO in protocol version P
   lingering S      sleeps S seconds on BYE before it exits with code 0
+  repeat           exits with code 3 on a GAME line equal to the last one it saw (a bot
+                   that resets its state only when the game changes)
+
+These act only in games whose GAME line contains WORD (e.g. `players=8`, `hidden-bid`),
+on the first request of such a game, so a test picks the one setup that fails:
+
+  crash WORD       exits with code 3 on the GAME line
+  stall WORD S     sleeps S seconds before it replies
+  garbage WORD     replies with bytes that are not UTF-8
+  flood WORD       sends LOG lines without end instead of a reply
 """
 
 import os
@@ -17,10 +27,27 @@ import subprocess
 import sys
 import time
 
+FOREVER = 3600.0
+TRIGGERED = ("stall", "garbage", "flood")  # the modes that act on a request
+
 
 def send(line: str) -> None:
     sys.stdout.write(line + "\n")
     sys.stdout.flush()
+
+
+def misbehave(mode: str, args: list[str]) -> None:
+    """The first request of a triggering game: misbehave (return to reply after all)."""
+    if mode == "stall":
+        time.sleep(float(args[1]))
+        return
+    if mode == "garbage":
+        sys.stdout.buffer.write(b"\xff\xfe not utf-8 \xc3\x28\n")
+        sys.stdout.flush()
+    elif mode == "flood":
+        while True:
+            send("LOG thinking aloud")
+    time.sleep(FOREVER)  # no reply: the referee ends it
 
 
 def main(mode: str, args: list[str]) -> int:
@@ -29,15 +56,27 @@ def main(mode: str, args: list[str]) -> int:
     if mode == "child":
         subprocess.Popen(["sleep", args[0]])
     answered = 0
+    last_game = None
+    triggered = False  # in a game whose GAME line holds the mode's WORD, before its request
     for raw in sys.stdin:
         words = raw.split()
         if not words:
             continue
+        if words[0] == "GAME":
+            if mode == "repeat" and raw == last_game:
+                return 3
+            last_game = raw
+            triggered = mode in (*TRIGGERED, "crash") and args[0] in raw
+            if triggered and mode == "crash":
+                return 3
         if words[0] == "BYE":
             if mode == "lingering":
                 time.sleep(float(args[0]))
             return int(args[0]) if mode == "byecode" else 0
         if words[0] in ("BID?", "PLAY?"):
+            if triggered:
+                triggered = False
+                misbehave(mode, args)
             if mode == "slow" and answered < int(args[1]):
                 time.sleep(float(args[0]))
             answered += 1

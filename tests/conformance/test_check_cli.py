@@ -225,12 +225,12 @@ def test_no_reply_in_time_fails_replies_in_time(tmp_path: Path) -> None:
 
 
 def test_a_reply_that_spends_time_bank_fails_reply_times(tmp_path: Path) -> None:
-    """3 s against a 1 s move time is no fault (the bank holds 20 s), but a failed check."""
-    code, _, report = check(tmp_path, "rage", quirks("stall", "players=5", "3"),
-                            "--move-time", "1", "--time-bank", "20")
+    """2 s against a 0.5 s move time is no fault (the bank holds 20 s), but a failed check."""
+    code, _, report = check(tmp_path, "rage", quirks("stall", "players=5", "2"),
+                            "--move-time", "0.5", "--time-bank", "20")
     assert code == 1 and failed(report) == {"reply times"}
     times = verdicts(report)["reply times"]
-    assert times["figures"]["max"] > times["figures"]["limit"] == 1
+    assert times["figures"]["max"] > times["figures"]["limit"] == 0.5
     assert times["line"].startswith("BID? ") and "time bank" in times["evidence"]
 
 

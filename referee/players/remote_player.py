@@ -62,7 +62,9 @@ class RemotePlayer(Player):
         self._closed = False
         self._token = token  # the HELLO's; a stdio bot must repeat it
         # Made just after the spawn: its start-up time runs from there, whatever else waits.
-        self.hello_deadline = time.monotonic() + times.startup + times.tolerance
+        self._started = time.monotonic()
+        self._startup = times.startup  # the allowance, stretched by share_start
+        self.hello_deadline = self._started + times.startup + times.tolerance
 
     @classmethod
     def launch(cls, cmd: BotCommand, label: str, hub: ZmqHub | None, times: TimeLimits,
@@ -139,6 +141,12 @@ class RemotePlayer(Player):
             raise
         return True
 
+    def share_start(self, factor: float) -> None:
+        """Stretch the start-up allowance by `factor` (at least 1): it is meant for a bot
+        booting alone, and this one boots beside others on fewer CPUs (greet_all)."""
+        self._startup = self._times.startup * max(1.0, factor)
+        self.hello_deadline = self._started + self._startup + self._times.tolerance
+
     @property
     def channel(self) -> Channel:
         """The bot's channel (for a wait on several bots at once)."""
@@ -172,7 +180,10 @@ class RemotePlayer(Player):
     def _no_hello(self, channel: Channel | None) -> BotTimeout:
         ignored = channel.ignored_frames if isinstance(channel, ZmqChannel) else 0
         note = f" ({ignored} message(s) without a valid token were ignored)" if ignored else ""
-        return BotTimeout(f"no HELLO within {self._times.startup:g} s{note}")
+        allowed = f"{self._startup:g} s" if self._startup == self._times.startup else \
+            f"{self._startup:.3g} s (the start-up time of {self._times.startup:g} s, " \
+            "stretched: it booted beside other bots)"
+        return BotTimeout(f"no HELLO within {allowed}{note}")
 
     def _accept_hello(self, line: str, token: str) -> None:
         try:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from referee.errors import BotCrashed, BotStartError, BotTimeout, ProtocolError
+from referee.players import greeting
 from referee.players.lineup import BotSpec, FaultedPlayer, LaunchSettings, Lineup
 from referee.players.remote_player import RemotePlayer
 from referee.processes.bot_command import BotCommand, parse_bot_command
@@ -21,6 +22,7 @@ from referee.settings import TimeLimits
 from tests.referee.fault_bots.support import MISBEHAVE
 
 BOOT = 1.5  # seconds each slow bot sleeps before it starts: sequential starts add them up
+LATE = 5.0  # how far past its deadline a wait may end on a loaded machine: a bound
 TRANSPORTS = [pytest.param(False, id="zmq"), pytest.param(True, id="stdio")]
 
 
@@ -81,3 +83,25 @@ def test_a_bot_that_cannot_start_closes_the_others_started_with_it() -> None:
         with pytest.raises(BotStartError, match="cannot start bot"):
             lineup.launch_all([bot("good", "good", True, BOOT), gone])
         assert live_processes() == []
+
+
+def test_bots_booting_together_on_fewer_cpus_get_their_start_up_time_stretched(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two bots on one CPU: each has at least half of it, so each may take twice its
+    start-up time; the fault says so."""
+    monkeypatch.setattr(greeting, "_cpus", lambda: 1)
+    with Lineup(settings(startup=0.5)) as lineup:
+        began = time.monotonic()
+        players = lineup.launch_all([bot("silent", "nohello", True), bot("good", "good", True)])
+        took = time.monotonic() - began
+        assert isinstance(players[1], RemotePlayer)
+    assert isinstance(players[0], FaultedPlayer)
+    assert str(players[0].error).startswith("no HELLO within 1 s (the start-up time of 0.5 s")
+    assert 1.0 <= took < 1.0 + LATE
+
+
+def test_one_bot_alone_keeps_its_start_up_time() -> None:
+    with Lineup(settings(startup=0.5)) as lineup:
+        player = lineup.launch(bot("silent", "nohello", True))
+    assert isinstance(player, FaultedPlayer)
+    assert str(player.error) == "no HELLO within 0.5 s"

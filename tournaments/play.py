@@ -4,10 +4,13 @@ Each worker (process or thread) keeps a BotPool of started bots keyed by (bot in
 at the table). Sandboxed bots start afresh for every game, in a new sandbox: a process
 that played one rotation of a duplicate deal, or its /tmp, would know the hands of the
 next. With `persistent_bots` (or without a sandbox) a bot process plays many games, each
-started with the protocol's GAME line; it can then remember every deal it has seen. A bot
-that faulted was closed by the match's Table and is replaced next time; with `fresh_bots`
-every bot is started and closed per game. The sample bots reseed from each hand, so
-reused and fresh ones play the same games.
+started with the protocol's GAME line; it can then remember every deal it has seen. A
+worker keeps at most one table's worth of idle bots (its largest table so far) and closes
+the least recently used beyond that: with the seated table, at most 2 x table size bot
+processes per worker, however many bots the tournament has. A bot that faulted was
+closed by the match's Table and is replaced next time; with `fresh_bots` every bot is
+started and closed per game. The sample bots reseed from each hand, so reused and fresh
+ones play the same games. A game's missing bots start together (Lineup.launch_many).
 
 Game logs and bots' stderr go to the logs folder beside the results db; a record's
 log_path is relative to the db's folder, so the results stay valid when moved together.
@@ -20,7 +23,7 @@ from __future__ import annotations
 import multiprocessing.util
 import os
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
 from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -30,7 +33,7 @@ from referee import __version__
 from referee.matches.game_log import GameLog
 from referee.matches.play import write_header
 from referee.players.lineup import (
-    BotSpec, LaunchSettings, Lineup, bot_specs, safe_word, sandbox_view,
+    BotLaunch, BotSpec, LaunchSettings, Lineup, bot_specs, safe_word, sandbox_view,
 )
 from referee.players.player import Player
 from referee.players.remote_player import RemotePlayer
@@ -122,23 +125,32 @@ class BotPool:
         self._lineup = Lineup(context.launch_settings())
         self._reuse = not context.spec.fresh_bots and (
             context.persistent_bots or not self._lineup.sandboxed)
-        self._idle: dict[SeatKey, RemotePlayer] = {}
+        # Least recently used first; at most one table's worth (see give_back).
+        self._idle: OrderedDict[SeatKey, RemotePlayer] = OrderedDict()
+        self._idle_limit = 0  # the largest table seen so far
         self.started = 0  # bot processes started so far (for tests and the bench)
 
     def take(self, keys: Sequence[SeatKey], game_stderr: Sequence[Path],
              disqualified: Collection[int] = ()) -> list[Player]:
-        """A player per seat: an idle bot still running, else a newly started one, its
-        stderr sent to that seat's file of `game_stderr` until give_back; for a
-        `disqualified` bot, a seat that faults at once, with no process."""
-        players: list[Player] = []
+        """A player per seat: an idle bot still running, else a newly started one (all
+        started at once: Lineup.launch_many), its stderr sent to that seat's file of
+        `game_stderr` until give_back; for a `disqualified` bot, a seat that faults at
+        once, with no process."""
+        seats: list[Player | None] = []
         try:
             for key, path in zip(keys, game_stderr, strict=True):
-                players.append(self._bench(key) if key[0] in disqualified
-                               else self._take(key, path))
+                seats.append(self._bench(key) if key[0] in disqualified
+                             else self._idle_bot(key, path))
+            empty = [seat for seat, player in enumerate(seats) if player is None]
+            launched = self._lineup.launch_many([self._launch(keys[seat], game_stderr[seat])
+                                                 for seat in empty])
         except BaseException:
-            self.discard(players)
+            self.discard([player for player in seats if player is not None])
             raise
-        return players
+        self.started += len(empty)
+        for seat, player in zip(empty, launched):
+            seats[seat] = player
+        return [player for player in seats if player is not None]
 
     def give_back(self, keys: Sequence[SeatKey], players: Sequence[Player],
                   faulted: frozenset[int]) -> None:
@@ -148,9 +160,13 @@ class BotPool:
             # A FaultedPlayer (it never started) is tried again next game.
             if self._reuse and seat not in faulted and isinstance(player, RemotePlayer):
                 player.process.redirect_stderr(None)
-                self._idle[key] = player
+                self._idle[key] = player  # the most recently used: last
             else:
                 player.close()
+        self._idle_limit = max(self._idle_limit, len(keys))
+        while len(self._idle) > self._idle_limit:
+            _, oldest = self._idle.popitem(last=False)
+            oldest.close()
 
     def discard(self, players: Sequence[Player]) -> None:
         """Close players after a failed game: their state is unknown."""
@@ -161,7 +177,7 @@ class BotPool:
         """Say BYE to every idle bot, kill them, and close the lineup. Idempotent."""
         if self.pid != os.getpid():
             return  # inherited through fork: the parent's bots and sockets, not ours
-        idle, self._idle = list(self._idle.values()), {}
+        idle, self._idle = list(self._idle.values()), OrderedDict()
         for player in idle:
             player.close()
         self._lineup.close()
@@ -173,16 +189,19 @@ class BotPool:
         return disqualified_player(self.context.bots[key[0]].label,
                                    self.context.spec.fault_policy.disqualify_after)
 
-    def _take(self, key: SeatKey, game_stderr: Path) -> Player:
+    def _idle_bot(self, key: SeatKey, game_stderr: Path) -> Player | None:
+        """The idle bot of `key` if it is still running, else None (one must start)."""
         player = self._idle.pop(key, None)
         if player is not None and not player.process.exited():
             player.process.redirect_stderr(game_stderr)
             return player
         if player is not None:  # died between games: start another, as fresh bots would
             player.close()
+        return None
+
+    def _launch(self, key: SeatKey, game_stderr: Path) -> BotLaunch:
         spec = self.context.bots[key[0]]
-        self.started += 1
-        return self._lineup.launch(spec, stderr_path(self.context, spec.label), game_stderr)
+        return BotLaunch(spec, stderr_path(self.context, spec.label), game_stderr)
 
 
 _local = threading.local()

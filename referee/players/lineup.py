@@ -16,6 +16,7 @@ from typing import Sequence
 from referee.processes.bot_command import BotCommand, default_label, parse_bot_command
 from referee.processes.cgroups import CgroupRoot
 from referee.errors import BotFault, BotStartError, ConfigError
+from referee.players.greeting import greet_all
 from referee.players.player import Player
 from referee.processes.sandbox import (
     SandboxMode, SandboxSettings, View, sandbox_enabled, sandbox_problem,
@@ -31,6 +32,16 @@ class BotSpec:
 
     command: BotCommand
     label: str
+
+
+@dataclass(frozen=True)
+class BotLaunch:
+    """One bot to start: its stderr goes to `stderr` (None: the lineup's), and first to
+    `game_stderr`, if given, until BotProcess.redirect_stderr(None)."""
+
+    spec: BotSpec
+    stderr: Path | None = None
+    game_stderr: Path | None = None
 
 
 _NAMED = re.compile(r"([A-Za-z0-9._-]{1,40})=(\S.*)", re.DOTALL)
@@ -161,24 +172,45 @@ class Lineup:
 
     def launch(self, spec: BotSpec, stderr: Path | None = None,
                game_stderr: Path | None = None) -> Player:
-        """A started bot, or a FaultedPlayer if it faulted while starting. Its stderr goes
-        to `stderr`, else to the settings' (else to ours); first to `game_stderr`, if
-        given, until BotProcess.redirect_stderr(None)."""
-        s = self.settings
-        hub = None if spec.command.stdio else self._zmq_hub()
-        try:
-            player: Player = RemotePlayer.launch(
-                spec.command, spec.label, hub, s.times, s.limits, stderr or s.stderr,
-                busy_wait=s.busy_wait, sandbox=self._view, game_stderr=game_stderr)
-        except BotFault as error:
-            player = FaultedPlayer(spec.label, error)
-        # Closed players are dropped: a tournament worker launches thousands.
-        self._players = [p for p in self._players if not _closed(p)]
-        self._players.append(player)
-        return player
+        """A started bot, or a FaultedPlayer if it faulted while starting (see
+        launch_many)."""
+        return self.launch_many([BotLaunch(spec, stderr, game_stderr)])[0]
 
     def launch_all(self, specs: Sequence[BotSpec]) -> list[Player]:
-        return [self.launch(spec) for spec in specs]
+        return self.launch_many([BotLaunch(spec) for spec in specs])
+
+    def launch_many(self, launches: Sequence[BotLaunch]) -> list[Player]:
+        """A player per launch: its bot started and greeted, or a FaultedPlayer for a bot
+        that faulted while starting. Every process starts first, then all HELLOs are
+        awaited together (greet_all). Any other exception closes them all."""
+        players: list[Player] = []
+        try:
+            for launch in launches:
+                players.append(self._start(launch))
+            starting = [(i, p) for i, p in enumerate(players) if isinstance(p, RemotePlayer)]
+            faults = greet_all([player for _, player in starting])
+        except BaseException:
+            for player in players:
+                player.close()
+            raise
+        for at, fault in faults.items():
+            index = starting[at][0]
+            players[index] = FaultedPlayer(players[index].name, fault)
+        # Closed players are dropped: a tournament worker launches thousands.
+        self._players = [p for p in self._players if not _closed(p)] + players
+        return players
+
+    def _start(self, launch: BotLaunch) -> Player:
+        """The bot's process, started without waiting for its HELLO; its stderr goes to
+        `launch.stderr`, else to the settings' (else to ours)."""
+        s, spec = self.settings, launch.spec
+        hub = None if spec.command.stdio else self._zmq_hub()
+        try:
+            return RemotePlayer.start(
+                spec.command, spec.label, hub, s.times, s.limits, launch.stderr or s.stderr,
+                busy_wait=s.busy_wait, sandbox=self._view, game_stderr=launch.game_stderr)
+        except BotFault as error:
+            return FaultedPlayer(spec.label, error)
 
     def _zmq_hub(self) -> ZmqHub:
         if self._hub is None:

@@ -47,7 +47,8 @@ class RemotePlayer(Player):
     hello: Hello  # set by the handshake in launch()
 
     def __init__(self, name: str, command: BotCommand, process: BotProcess, channel: Channel,
-                 times: TimeLimits, listener: LineListener | None = None) -> None:
+                 times: TimeLimits, listener: LineListener | None = None,
+                 token: str = "") -> None:
         self.name = name
         self.command = command
         self.listener = listener
@@ -59,6 +60,11 @@ class RemotePlayer(Player):
         self._greeted = False
         self._bye_sent = False
         self._closed = False
+        self._token = token  # the HELLO's; a stdio bot must repeat it
+        # Made just after the spawn: its start-up time runs from there, whatever else waits.
+        self._started = time.monotonic()
+        self._startup = times.startup  # the allowance, stretched by share_start
+        self.hello_deadline = self._started + times.startup + times.tolerance
 
     @classmethod
     def launch(cls, cmd: BotCommand, label: str, hub: ZmqHub | None, times: TimeLimits,
@@ -70,6 +76,19 @@ class RemotePlayer(Player):
         handshake within times.startup, or raise its BotFault. `busy_wait`: seconds a wait
         for the bot polls before it sleeps (referee/transport/busy_wait.py). Its stderr
         goes to `game_stderr` first, if given (BotProcess.spawn)."""
+        player = cls.start(cmd, label, hub, times, limits, stderr, listener, busy_wait,
+                           sandbox, game_stderr)
+        player.greet()
+        return player
+
+    @classmethod
+    def start(cls, cmd: BotCommand, label: str, hub: ZmqHub | None, times: TimeLimits,
+              limits: ResourceLimits, stderr: Path | None = None,
+              listener: LineListener | None = None, busy_wait: float | None = None,
+              sandbox: View | None = None, game_stderr: Path | None = None
+              ) -> RemotePlayer:
+        """launch() without the wait for the HELLO, which greet() or try_greet() take: so
+        several bots start at once and boot side by side (referee/players/greeting.py)."""
         if hub is None and not cmd.stdio:
             raise ValueError(f"the ZeroMQ bot {cmd.text!r} needs a ZmqHub")
         token = secrets.token_hex(16)
@@ -94,13 +113,44 @@ class RemotePlayer(Player):
         else:
             zmq_channel.attach(process)
             channel = zmq_channel
-        player = cls(label, cmd, process, channel, times, listener)
+        return cls(label, cmd, process, channel, times, listener, token)
+
+    def greet(self) -> None:
+        """Wait for the HELLO until the start-up deadline; on a fault, close and raise it."""
         try:
-            player._handshake(token, zmq_channel)
+            self._handshake(self._token, self._channel)
         except BaseException:
-            player.close()
+            self.close()
             raise
-        return player
+
+    def try_greet(self) -> bool:
+        """Take the HELLO if it has come, without waiting: True once greeted, False while
+        the bot still has time; past its deadline (or on any fault), close and raise."""
+        if self._greeted:
+            return True
+        try:
+            now = time.monotonic()
+            line = self._next_line(min(now, self.hello_deadline))  # only what is there
+            if line is None:
+                if now < self.hello_deadline:
+                    return False
+                raise self._no_hello(self._channel)
+            self._accept_hello(line, self._token)
+        except BaseException:
+            self.close()
+            raise
+        return True
+
+    def share_start(self, factor: float) -> None:
+        """Stretch the start-up allowance by `factor` (at least 1): it is meant for a bot
+        booting alone, and this one boots beside others on fewer CPUs (greet_all)."""
+        self._startup = self._times.startup * max(1.0, factor)
+        self.hello_deadline = self._started + self._startup + self._times.tolerance
+
+    @property
+    def channel(self) -> Channel:
+        """The bot's channel (for a wait on several bots at once)."""
+        return self._channel
 
     @property
     def closed(self) -> bool:
@@ -121,13 +171,21 @@ class RemotePlayer(Player):
         """Seconds left in this game's time bank."""
         return self._bank
 
-    def _handshake(self, token: str, channel: ZmqChannel | None) -> None:
-        startup = self._times.startup
-        line = self._next_line(time.monotonic() + startup + self._times.tolerance)
+    def _handshake(self, token: str, channel: Channel | None) -> None:
+        line = self._next_line(self.hello_deadline)
         if line is None:
-            ignored = channel.ignored_frames if channel is not None else 0
-            note = f" ({ignored} message(s) without a valid token were ignored)" if ignored else ""
-            raise BotTimeout(f"no HELLO within {startup:g} s{note}")
+            raise self._no_hello(channel)
+        self._accept_hello(line, token)
+
+    def _no_hello(self, channel: Channel | None) -> BotTimeout:
+        ignored = channel.ignored_frames if isinstance(channel, ZmqChannel) else 0
+        note = f" ({ignored} message(s) without a valid token were ignored)" if ignored else ""
+        allowed = f"{self._startup:g} s" if self._startup == self._times.startup else \
+            f"{self._startup:.3g} s (the start-up time of {self._times.startup:g} s, " \
+            "stretched: it booted beside other bots)"
+        return BotTimeout(f"no HELLO within {allowed}{note}")
+
+    def _accept_hello(self, line: str, token: str) -> None:
         try:
             hello = parse_hello(line)
         except WireError as exc:

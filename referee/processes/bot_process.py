@@ -9,9 +9,11 @@ whole.
 
 Without a sandbox (trusted bots only), every spawned group is kept in a registry that
 kills it at interpreter exit and on SIGTERM, SIGINT or SIGHUP. A process that left the
-group (setsid, a daemon's double fork) is still found by the tag every bot inherits in its
-environment ($REFEREE_PROCESS_TAG), and killed with the group; only one that also clears
-its environment escapes. If the referee itself is SIGKILLed, PR_SET_PDEATHSIG kills the
+group (setsid, a daemon's double fork) is killed with the bot's cgroup where it has one
+(a trusted bot running as root could still move itself to another group). Without a
+cgroup it is found by the tag every bot inherits in its environment
+($REFEREE_PROCESS_TAG), in a /proc sweep at each kill; only one that also clears its
+environment escapes. If the referee itself is SIGKILLed, PR_SET_PDEATHSIG kills the
 bot's main process, and the sentinel (referee.processes.sentinel) kills the rest.
 
 A bot's stderr (and a ZeroMQ bot's stdout) goes through a capped sink
@@ -170,13 +172,17 @@ class BotProcess:
         return True
 
     def kill(self) -> None:
-        """SIGKILL the whole process group, and every process carrying this bot's tag
-        (those that left the group), and reap the leader. Idempotent."""
+        """SIGKILL the whole process group and whatever left it, and reap the leader.
+        Idempotent. What left the group is found without a look at other processes: in
+        the bot's cgroup, or its sandbox's PID namespace. Only an unsandboxed bot without
+        a cgroup needs the /proc sweep for its tag, whose cost grows with the number of
+        processes on the machine (referee.processes.tagged_kill)."""
         if self._reaped:
             return
-        if self.tag is None:
-            signal_group(self.pid)  # bwrap: its PID namespace dies with it
-        else:
+        if self.tag is None or self.cgroup is not None:
+            # bwrap: its PID namespace dies with it; the cgroup holds those that left it
+            signal_group(self.pid)
+        else:  # no cgroup, no namespace: only the tag finds a process that left the group
             kill_group_and_tagged(self.pid, self.tag)
         if self.cgroup is not None:
             self.cgroup.kill()

@@ -35,9 +35,9 @@ def rlimits(limits: ResourceLimits, cgroup: BotCgroup | None) -> list[Limit]:
         wanted += [
             (resource.RLIMIT_AS, megabytes(limits.memory_mb), 0),
             # RLIMIT_NPROC counts every process (thread) of the real user, not just this
-            # bot's, and Linux does not enforce it for root: so allow the current count
-            # plus the limit.
-            (resource.RLIMIT_NPROC, _plus_user_threads(limits.processes), 0),
+            # bot's, and Linux does not enforce it for root: so allow the threads there
+            # are now plus the limit (_plus_threads).
+            (resource.RLIMIT_NPROC, _plus_threads(limits.processes), 0),
         ]
     return [_clamped(res, soft, extra) for res, soft, extra in wanted if soft is not None]
 
@@ -46,8 +46,8 @@ def megabytes(memory_mb: int | None) -> int | None:
     return None if memory_mb is None else memory_mb * 1024 * 1024
 
 
-def _plus_user_threads(processes: int | None) -> int | None:
-    return None if processes is None else processes + _user_thread_count()
+def _plus_threads(processes: int | None) -> int | None:
+    return None if processes is None else processes + machine_thread_count()
 
 
 def _clamped(res: int, soft: int, extra: int) -> Limit:
@@ -59,25 +59,16 @@ def _clamped(res: int, soft: int, extra: int) -> Limit:
     return res, soft, hard
 
 
-def _user_thread_count() -> int:
-    """Threads of our real uid, as RLIMIT_NPROC counts them."""
-    uid = str(os.getuid())
-    total = 0
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            total += _threads_of(entry.path, uid)
-    return total
-
-
-def _threads_of(proc_dir: str, uid: str) -> int:
+def machine_thread_count() -> int:
+    """Threads on the whole machine, from /proc/loadavg: one small read, where counting
+    the user's own would walk all of /proc at every start (milliseconds on a busy
+    machine). An upper bound of the user's count: the limit is never too tight, only
+    looser by other users' threads. 0 where it cannot be read."""
     try:
-        with open(os.path.join(proc_dir, "status"), encoding="ascii", errors="replace") as f:
-            fields = dict(line.split(":", 1) for line in f if ":" in line)
-    except OSError:
-        return 0  # it exited meanwhile
-    if fields.get("Uid", "").split()[:1] != [uid]:
+        with open("/proc/loadavg", "rb") as f:
+            return int(f.read().split()[3].split(b"/")[1])
+    except (OSError, IndexError, ValueError):
         return 0
-    return int(fields.get("Threads", "1").strip() or 1)
 
 
 def raise_open_file_limit() -> None:

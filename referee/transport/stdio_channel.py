@@ -6,6 +6,7 @@ import os
 import select
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from protocols.wire import MAX_LINE_BYTES
 from referee.errors import BotTimeout, ProtocolError
@@ -15,6 +16,7 @@ from referee.transport.channel import (
     timeout_ms,
 )
 from referee.transport.inbox import Inbox
+from referee.zmq_fast import POLLIN
 
 _READ_CHUNK = 1 << 16
 
@@ -128,6 +130,15 @@ class StdioChannel(Channel):
                 f"line longer than {MAX_LINE_BYTES} bytes", excerpt(bytes(self._buf))))
             self._buf.clear()
             self._skipping = True
+
+    def wake_items(self) -> list[tuple[Any, int]]:
+        fd = self._process.exit_fd()
+        items: list[tuple[Any, int]] = [(self._rfd, POLLIN)]
+        return items if fd is None else [*items, (fd, POLLIN)]
+
+    @property
+    def watches_exit(self) -> bool:
+        return self._process.exit_fd() is not None
 
     def pending(self) -> bool:
         self._check_open()

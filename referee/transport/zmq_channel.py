@@ -322,6 +322,13 @@ class ZmqChannel(Channel):
                 raise crash_fault(self._owner(), "ended")
             time.sleep(min(remaining, 0.005))
 
+    def wake_items(self) -> list[tuple[Any, int]]:
+        return self._poll_items
+
+    @property
+    def watches_exit(self) -> bool:
+        return self._has_exit_fd
+
     def pending(self) -> bool:
         if self._monitor is not None:
             self._count_connections()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.processes import bot_process, live_bots
+from referee.processes import bot_process, live_bots, rlimits
 from referee.processes.bot_command import BotCommand
 from referee.processes.bot_process import BotProcess
 from referee.errors import BotStartError
@@ -139,7 +139,7 @@ def test_rlimits_and_parent_death_signal_are_set_in_the_bot_without_cgroups(
     assert memory == [512 << 20, 512 << 20]
     assert cpu == [7, 8]  # SIGXCPU at the soft limit, SIGKILL a second later
     assert core == [0, 0]
-    assert nproc > 10  # the user's current thread count plus the limit
+    assert nproc > 10  # the machine's current thread count plus the limit
     assert files == [50, 50]
     assert size == [3 << 20, 3 << 20]
     assert deathsig == signal.SIGKILL
@@ -200,6 +200,42 @@ def test_a_command_that_cannot_start_raises_bot_start_error(tmp_path: Path) -> N
     cmd = BotCommand("gone", (str(tmp_path / "gone"),), stdio=False)
     with pytest.raises(BotStartError, match="cannot start bot"):
         BotProcess.spawn(cmd, {}, NO_LIMITS, None)
+
+
+ESCAPER = argv_command("sh", "-c", "setsid sleep 60 & echo $!; wait", stdio=True)
+
+
+def escaped_child(process: BotProcess) -> int:
+    """The pid of the child that ESCAPER put in a session of its own, once it is there."""
+    assert process.stdout is not None
+    child = int(process.stdout.readline())
+    assert wait_until(lambda: os.getsid(child) == child)
+    return child
+
+
+@needs_cgroups
+def test_kill_takes_a_child_that_left_the_group_by_the_cgroup_without_a_proc_sweep(
+        spawned: list[BotProcess], monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_sweep(pgid: int, tag: bytes) -> None:
+        raise AssertionError("a /proc sweep for a bot that has a cgroup")
+
+    monkeypatch.setattr(bot_process, "kill_group_and_tagged", no_sweep)
+    process = spawn(spawned, ESCAPER)
+    child = escaped_child(process)
+    process.kill()
+    assert wait_until(lambda: not alive(child))
+
+
+def test_kill_takes_a_child_that_left_the_group_by_its_tag_without_cgroups(
+        spawned: list[BotProcess], no_cgroups: None) -> None:
+    process = spawn(spawned, ESCAPER)
+    child = escaped_child(process)
+    process.kill()
+    assert wait_until(lambda: not alive(child))
+
+
+def test_machine_thread_count_is_at_least_this_process_threads() -> None:
+    assert rlimits.machine_thread_count() >= len(os.listdir("/proc/self/task")) >= 1
 
 
 HOST = textwrap.dedent("""

@@ -126,6 +126,24 @@ def test_reused_bots_play_every_rotation_without_restarting(tmp_path: Path) -> N
     assert len(live_processes()) == 4
 
 
+def test_a_worker_holds_at_most_one_table_of_idle_bots_among_eight(tmp_path: Path) -> None:
+    """8 bots at tables of 4: between games the worker keeps at most 4 processes (the
+    least recently used go), so at most 8 while a table plays, whatever the schedule."""
+    bots = [BotEntry(f"random{i}", RANDOM.command) for i in range(8)]
+    spec = rage_spec(*bots, table_size=4)
+    context = context_for(spec, tmp_path)
+    fixtures = fixtures_for(spec, TEST_SECRET)[:24]  # six tables, four rotations each
+    assert len({bot for f in fixtures for bot in f.seats}) > 4  # else nothing to bound
+    for fixture in fixtures:
+        record = play_fixture(fixture, context)
+        assert record.faults == ()
+        assert len(live_processes()) <= 4
+    # The rotations of a table reuse its bots: a restart per new bot at a table, no more.
+    new_at_table = sum(len(set(f.seats) - set(previous.seats))
+                       for previous, f in zip(fixtures, fixtures[1:]))
+    assert worker_pool(context).started == 4 + new_at_table
+
+
 def test_fresh_bots_are_started_and_stopped_for_every_game(tmp_path: Path) -> None:
     spec = rage_spec(fresh_bots=True)
     context = context_for(spec, tmp_path)

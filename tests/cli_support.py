@@ -50,10 +50,12 @@ def assert_bad_input(args: list[str], *words: str) -> None:
         assert word in lines[0], lines[0]
 
 
-def running_with(marker: str) -> bool:
-    """Whether a live process has `marker` in its command line (sandboxed ones too: the
-    host's /proc sees into every PID namespace)."""
+def running_with(marker: str, besides: int | None = None) -> bool:
+    """Whether a live process other than `besides` has `marker` in its command line
+    (sandboxed ones too: the host's /proc sees into every PID namespace)."""
     for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == besides:
+            continue
         try:
             with open(f"/proc/{entry}/cmdline", "rb") as f:
                 if marker.encode() in f.read():

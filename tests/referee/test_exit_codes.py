@@ -59,7 +59,8 @@ def test_a_stopped_command_exits_130_or_143_leaving_nothing(
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            start_new_session=True)
     deadline = time.monotonic() + 30
-    while not running_with(marker) and time.monotonic() < deadline:
+    # The referee's own command line holds the marker too: wait for its bots.
+    while not running_with(marker, besides=run.pid) and time.monotonic() < deadline:
         time.sleep(0.1)  # its bots are up: the command is mid-game
     time.sleep(0.5)
     # Ctrl-C goes to the terminal's whole process group; SIGTERM to the referee alone.

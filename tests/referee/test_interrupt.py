@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.referee.fault_bots.support import marked_running
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -45,18 +47,7 @@ def test_a_signal_stops_the_command_with_its_exit_code(tmp_path: Path, command: 
     assert run.returncode == code, err
     assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("referee: ")
     deadline = time.monotonic() + 10
-    while running(marker) and time.monotonic() < deadline:
+    while marked_running(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not running(marker), "bot processes left after the signal"
+    assert not marked_running(marker), "bot processes left after the signal"
 
-
-def running(marker: str) -> bool:
-    """Whether a live process has `marker` in its command line (sandboxed ones too)."""
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                if marker.encode() in f.read():
-                    return True
-        except OSError:
-            continue
-    return False

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_support import assert_bad_input, run_main
+from tests.referee.fault_bots.support import marked_running
 from tests.tournaments.db_support import unplayed_copy
 from referee.players.lineup import bot_specs
 from tournaments.spec_file import load_tournament_file
@@ -349,22 +350,9 @@ def test_ctrl_c_with_two_workers_stops_cleanly(tmp_path: Path, signum: int,
         "referee: interrupted after "), err
     assert "run the same command again to resume" in err
     deadline = time.monotonic() + 10
-    while _running(marker) and time.monotonic() < deadline:
+    while marked_running(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _running(marker), "bot processes left after the interrupt"
-
-
-def _running(marker: str) -> bool:
-    """Whether a live process has `marker` in its command line (sandboxed ones too: the
-    host's /proc sees into every PID namespace)."""
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                if marker.encode() in f.read():
-                    return True
-        except OSError:
-            continue
-    return False
+    assert not marked_running(marker), "bot processes left after the interrupt"
 
 
 def test_results_for_one_bot_show_its_games_faults_and_logs(tmp_path: Path) -> None:

@@ -19,11 +19,16 @@ from tournaments.store import check_results_db, logs_dir
 
 
 def back_up(db_path: Path, now: datetime | None = None) -> Path | None:
-    """Move the db, its SQLite companions and its logs folder into a new backup folder and
-    return that folder; None if there is no db. ConfigError if `db_path` is not a results
-    db or cannot be moved."""
+    """Move the db and its logs folder into a new backup folder and return that folder;
+    None if there is no db. ConfigError if `db_path` is not a results db, is a symbolic
+    link, or cannot be moved."""
     if not db_path.exists():
         return None
+    if db_path.is_symlink():
+        # Moving the link would leave its target in place and, for a relative link, a
+        # backup that points nowhere; moving the target would part it from its logs.
+        raise ConfigError(f"--restart does not move {db_path} aside: it is a symbolic link "
+                          f"(to {os.readlink(db_path)}); move the results aside yourself")
     check_results_db(db_path)  # opening it rolls back a hot journal: no journal is left
     try:
         folder = _new_folder(db_path, now or datetime.now())

@@ -24,6 +24,8 @@ from referee.cli.tournament import rerun_command, results_command, tournament_co
 from referee.errors import BotStartError, ConfigError
 from referee.processes.rlimits import raise_open_file_limit
 
+_SIGTERM = "SIGTERM"  # the KeyboardInterrupt our SIGTERM handler raises carries it
+
 
 class Commands(click.Group):
     """The `referee` commands; `tournament` is built when asked for, with the options of
@@ -67,9 +69,8 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(code)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
-    except click.Abort as abort:
-        # click turns a KeyboardInterrupt into Abort; _terminated raised it for SIGTERM.
-        terminated = str(abort.__context__) == "SIGTERM"
+    except (click.Abort, KeyboardInterrupt) as stop:
+        terminated = _by_sigterm(stop)
         click.echo(f"referee: {'terminated' if terminated else 'aborted'}", err=True)
         sys.exit(TERMINATED if terminated else INTERRUPTED)
     except Stopped as stop:
@@ -87,7 +88,13 @@ def main(argv: list[str] | None = None) -> None:
 
 def _terminated(signum: int, frame: FrameType | None) -> None:
     """SIGTERM stops a run as Ctrl-C does: finished games stay stored, bots are killed."""
-    raise KeyboardInterrupt("SIGTERM")
+    raise KeyboardInterrupt(_SIGTERM)
+
+
+def _by_sigterm(stop: BaseException) -> bool:
+    """Whether `stop` (click's Abort wraps a KeyboardInterrupt) came from our SIGTERM."""
+    cause = stop if isinstance(stop, KeyboardInterrupt) else stop.__cause__
+    return isinstance(cause, KeyboardInterrupt) and cause.args == (_SIGTERM,)
 
 
 def usage_message(error: click.UsageError) -> str:

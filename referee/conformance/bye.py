@@ -104,43 +104,46 @@ def probed_session(bench: Bench, setup: Setup, games: int) -> Ending:
                 if faults:
                     fault = (number, faults[0])
                     break
-            sent = _say_bye(started.player) if fault is None else None
-        return Ending(fault, sent, read_report(stderr), started.fault)
+            sent, exited = _say_bye(started.player) if fault is None else (None, False)
+        # A probe killed by us wrote no report: a line that looks like one is the bot's.
+        return Ending(fault, sent, read_report(stderr) if exited else None, started.fault)
 
 
 def _noted(verdict: Verdict, note: str) -> Verdict:
     return replace(verdict, evidence=verdict.evidence + note)
 
 
-def _say_bye(player: object) -> float | None:
-    """Send BYE and wait for the probe to end; when BYE went (monotonic), or None."""
+def _say_bye(player: object) -> tuple[float | None, bool]:
+    """Send BYE and wait for the probe to end: when BYE went (monotonic; None: not sent),
+    and whether the probe exited by itself in time."""
     if not isinstance(player, RemotePlayer) or player.closed:
-        return None
+        return None, False
     sent = time.monotonic()
     try:
         player.say_bye()
     except (BotFault, OSError):  # a bot gone already: its probe says how it ended
         pass
-    player.process.wait(BYE_GRACE + PROBE_MARGIN)
+    exited = player.process.wait(BYE_GRACE + PROBE_MARGIN)
     player.close()  # kills whatever is left, and closes the stderr file
-    return sent
+    return sent, exited
 
 
 def read_report(stderr: Path) -> ProbeReport | None:
-    """The probe's last report line in the bot's stderr, or None (it never ended)."""
+    """The probe's report: the last line of the bot's stderr, or None (the probe did not
+    write it). Only the last: what the bot wrote comes before it (exit_probe.py)."""
     try:
-        lines = stderr.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = stderr.read_bytes().decode("utf-8", "replace").split("\n")
     except OSError:
         return None
-    for line in reversed(lines):
-        if line.startswith(exit_probe.REPORT):
-            try:
-                data = json.loads(line[len(exit_probe.REPORT):])
-                return ProbeReport(int(data["code"]), float(data["ended"]),
-                                   tuple(str(p) for p in data["left"]))
-            except (ValueError, KeyError, TypeError):
-                return None
-    return None
+    last = lines[-2] if len(lines) > 1 and not lines[-1] else lines[-1]
+    if not last.startswith(exit_probe.REPORT):
+        return None
+    try:
+        data = json.loads(last[len(exit_probe.REPORT):])
+        return ProbeReport(int(data["code"]), float(data["ended"]),
+                           tuple(str(p) for p in data["left"]))
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def _row_verdict(games: int, fault: tuple[int, Fault] | None, seconds: float) -> Verdict:

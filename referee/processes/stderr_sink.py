@@ -8,7 +8,12 @@ behind a marker line when the pipe reaches end of file or the sink is closed:
     [referee: 123456789 bytes of stderr cut here]
 
 So whatever a bot writes, its destination gets at most head + tail of its bytes and one
-marker line (plus, in prefix mode, the prefixes and line ends that framing adds). One
+marker line (plus, in prefix mode, the prefixes and line ends that framing adds).
+
+Prefix mode is for our own stderr, a terminal: there a bot's control characters (escape
+sequences, carriage returns, C1 codes) are written as escapes like `\x1b`, so no bot can
+clear the screen or overwrite another line, such as a verdict of `referee check`. Files
+keep the bytes as they came. One
 daemon thread per process reads every sink's pipe with `selectors`; a forked child starts
 its own when it makes its first sink. Writing to the destination never raises: an error
 is counted, and the bytes are dropped.
@@ -32,6 +37,7 @@ Use:
 from __future__ import annotations
 
 import os
+import re
 import selectors
 import threading
 import time
@@ -48,6 +54,8 @@ _MAX_LINE = 4096  # prefix mode holds back a partial line up to this long, then 
 _SELECT_RETRY = 0.05  # after an unexpected select() error: no busy loop
 _FILE_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
 _VISIT_FLAGS = os.O_WRONLY | os.O_TRUNC | os.O_CREAT | os.O_CLOEXEC  # a game played again
+# What a terminal would act on: C0 controls but tab and newline, DEL, and C1 in UTF-8.
+_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]")
 
 
 class StderrSink:
@@ -373,7 +381,13 @@ class _Lines:
         """`lines` (each ending with a newline) with the prefix in front of each."""
         if not lines:
             return b""
+        lines = _CONTROL.sub(_escaped, lines)
         return self._prefix + lines[:-1].replace(b"\n", b"\n" + self._prefix) + b"\n"
+
+
+def _escaped(control: re.Match[bytes]) -> bytes:
+    """A control character as text: b'\x1b' becomes the four bytes \\x1b."""
+    return b"".join(b"\\x%02x" % byte for byte in control.group())
 
 
 class _Collector:

@@ -290,6 +290,24 @@ def test_child_left_after_bye_fails_and_is_killed(tmp_path: Path, sandbox: str) 
     assert wait_until(lambda: not sleeping(marker)), "the child outlived the check"
 
 
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+def test_a_bot_hanging_after_bye_cannot_pass_by_forging_the_probe_report(
+        tmp_path: Path, sandbox: str) -> None:
+    code, _, report = check(tmp_path, "rage", quirks("forge", "hang"), "--quick",
+                            "--sandbox", sandbox)
+    assert code == 1 and failed(report) == {BYE_CHECK, LEFTOVER_CHECK}
+    assert "still running" in verdicts(report)[BYE_CHECK]["evidence"]
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+def test_a_child_left_after_bye_cannot_pass_by_forging_the_probe_report(
+        tmp_path: Path, sandbox: str) -> None:
+    code, _, report = check(tmp_path, "rage", quirks("forge", "child"), "--quick",
+                            "--sandbox", sandbox)
+    assert code == 1 and failed(report) == {LEFTOVER_CHECK}
+    assert verdicts(report)[LEFTOVER_CHECK]["figures"]["left"] == 1  # the writing child
+
+
 def test_slow_replies_warn_above_half_the_limit(tmp_path: Path) -> None:
     code, out, report = check(tmp_path, "rage", quirks("slow", "1.2", "2"), "--quick",
                               "--move-time", "2")

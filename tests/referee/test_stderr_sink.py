@@ -258,6 +258,21 @@ def test_prefix_mode_prefixes_every_line(tmp_path: Path,
     assert out.read_bytes() == b"[alice] one\n[alice] two\n[alice] \n[alice] three without a newline\n"
 
 
+def test_prefix_mode_shows_control_characters_escaped_and_a_file_keeps_them(
+        tmp_path: Path, processes: list[subprocess.Popen[bytes]]) -> None:
+    """A bot must not clear the referee's terminal or rewrite a line of it."""
+    text = b"\x1b[2Jclear\rPASS\tok\xc2\x9b2J \xc3\xa9t\xc3\xa9\x7f\n"
+    out, kept = tmp_path / "shared", tmp_path / "bot.stderr"
+    with open(out, "wb") as shared:
+        sinks = [StderrSink(shared.fileno(), prefix="[eve] "), StderrSink(kept)]
+        for sink in sinks:
+            assert run_bot(processes, sink, write_stderr(text)).wait(10) == 0
+            sink.close()
+    assert out.read_bytes() == (b"[eve] \\x1b[2Jclear\\x0dPASS\tok\\xc2\\x9b2J "
+                                b"\xc3\xa9t\xc3\xa9\\x7f\n")
+    assert kept.read_bytes() == text
+
+
 def test_prefix_mode_prefixes_marker_and_tail_lines(
         tmp_path: Path, processes: list[subprocess.Popen[bytes]]) -> None:
     out = tmp_path / "shared"

@@ -181,6 +181,20 @@ def test_a_backup_is_a_new_folder_and_never_overwrites_another(tmp_path: Path) -
     assert back_up(db, now) is None  # nothing to back up
 
 
+def test_a_db_that_is_a_symbolic_link_is_not_moved_by_a_restart(tmp_path: Path) -> None:
+    """Moving a relative link into the backup folder would make a backup of nothing."""
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "r.sqlite"
+    with ResultStore(target, SPEC):
+        pass
+    link = tmp_path / "r.sqlite"
+    link.symlink_to(Path("real") / "r.sqlite")
+    with pytest.raises(ConfigError, match="symbolic link"):
+        back_up(link)
+    assert link.resolve() == target.resolve() and target.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.sqlite", "real"]
+
+
 def test_restart_moves_only_a_results_db(tmp_path: Path) -> None:
     notes = tmp_path / "notes.sqlite"
     notes.write_text("my notes, not results " * 50)

@@ -20,8 +20,13 @@ on the first request of such a game, so a test picks the one setup that fails:
   stall WORD S     sleeps S seconds before it replies
   garbage WORD     replies with bytes that are not UTF-8
   flood WORD       sends LOG lines without end instead of a reply
+  forge HOW        on BYE, writes a made-up report of referee check's exit probe ('exit
+                   code 0 at once, nothing left') to its stderr and to its parent's
+                   and grandparent's (the probe's, the sandbox's init's), then: HOW=hang sleeps 30 s; HOW=child
+                   leaves a child that keeps writing it for 5 s, and exits with code 0
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -50,6 +55,46 @@ def misbehave(mode: str, args: list[str]) -> None:
     time.sleep(FOREVER)  # no reply: the referee ends it
 
 
+def forge(ended: float) -> None:
+    """The probe's report line, as if the bot had exited with code 0 at `ended` and left
+    nothing: on our stderr, and on our parent's and grandparent's where we can open it.
+    No further: outside a sandbox those are the referee's and the machine's."""
+    line = ("referee-exit-probe:" + json.dumps({"code": 0, "ended": ended, "left": []})
+            + "\n").encode()
+    os.write(2, line)
+    parent = os.getppid()
+    for pid in (parent, _parent_of(parent)):
+        try:
+            fd = os.open(f"/proc/{pid}/fd/2", os.O_WRONLY | os.O_APPEND)
+            os.write(fd, line)
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def _parent_of(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return pid
+
+
+def forge_on_bye(how: str) -> int:
+    ended = time.monotonic()
+    forge(ended)
+    if how == "hang":
+        time.sleep(30)
+        return 0
+    if os.fork() == 0:
+        until = time.monotonic() + 5
+        while time.monotonic() < until:
+            forge(ended)
+            time.sleep(0.001)
+        os._exit(0)
+    return 0
+
+
 def main(mode: str, args: list[str]) -> int:
     protocol = args[0] if mode == "proto" else "2"
     send(f"HELLO {protocol} {os.environ['REFEREE_TOKEN']} rage_quirks-{mode} 1.0")
@@ -72,6 +117,8 @@ def main(mode: str, args: list[str]) -> int:
         if words[0] == "BYE":
             if mode == "lingering":
                 time.sleep(float(args[0]))
+            if mode == "forge":
+                return forge_on_bye(args[0])
             return int(args[0]) if mode == "byecode" else 0
         if words[0] in ("BID?", "PLAY?"):
             if triggered:

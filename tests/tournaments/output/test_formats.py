@@ -90,3 +90,16 @@ def test_a_tournament_refuses_an_unknown_table_before_playing(tmp_path: Path) ->
                       "python bots/thegame_random.py"],
                      "no table 'standings'", "solo", "teams", "solo_vs_team")
     assert not db.exists()
+
+
+def test_a_bots_formula_reaches_csv_only_quoted(tmp_path: Path) -> None:
+    """README (csv): what a bot wrote starts with a quote, never with = + - @."""
+    db = tmp_path / "f.sqlite"
+    formula = "stdio:sh -c 'echo HELLO 2 $REFEREE_TOKEN eve 1; read l; read l; echo =1+1'"
+    code, _, err = run_main(["tournament", "rage", "--db", str(db), "--table-size", "3",
+                             "python bots/rage_random.py", "python bots/rage_random.py",
+                             f"eve={formula}"])
+    assert code == 0, err
+    out, _ = results(db, "--format", "csv", "--faults", "--table", "faults")
+    lines = [row["line"] for row in csv.DictReader(io.StringIO(out)) if row["bot"] == "eve"]
+    assert lines and all(line == "'=1+1'" for line in lines), lines

@@ -4,19 +4,30 @@ same legs of the bare round trip in ../shared/anchors/zmq_floor.py.
 
     python bench/decision_legs.py [GAMES]
 
-The referee runs with its default settings: with more than one CPU it polls briefly
-before it sleeps (referee/transport/busy_wait.py), which shortens the way back.
+The referee runs with its default polling: with more than one CPU it polls briefly
+before it sleeps (referee/transport/busy_wait.py), which shortens the way back. The
+bots run without a sandbox: they write their stamps into a folder of ours, which a
+sandbox hides (bench/sandbox.py measures what the sandbox costs per decision).
 
 Both sides stamp time.perf_counter() (one clock for every process on the machine):
-the referee around its send and when it has the reply line, the deciding bot (the
-sample random bot, its SDK connection wrapped) when it has the frame and before it
-replies. Printed per leg, median and mean in microseconds:
+the referee around each send of a frame and when it has each line back; the deciding
+bot (the sample random bot, its SDK connection wrapped) when it has each frame and as
+it starts each send. Samples are matched by order, never by time: on one connection the
+n-th frame the referee sends is the n-th the bot receives, and the n-th line the bot
+sends is the n-th the referee receives (ZeroMQ keeps order; the SDK takes one frame per
+receive). Every request gets a sample. Printed per leg, median, mean and the 10th-90th
+percentile range in microseconds:
 
   send call   the referee's send (it wakes ZeroMQ's I/O thread)
-  out         send returned -> the bot has the frame
+  out         send returned -> the bot has the frame; negative when the bot has it
+              before the send call has returned
   bot         the bot's own work: lines handled, reply chosen
   back        the bot starts its send -> the referee has the reply line
-  referee     the referee's own work: reply -> next request sent
+  referee     the referee's own work: reply -> its next request sent
+
+and the round trip (request sent -> reply in, the first four legs). Ends with
+`ratio decision_roundtrip_vs_zmq_roundtrip VALUE`: the medians of the round trip,
+ours over the anchor's (lower is better).
 """
 
 from __future__ import annotations
@@ -29,40 +40,49 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from referee.transport import zmq_channel as transport  # noqa: E402
+from protocols.wire import is_request  # noqa: E402
 from referee.games.rage import RageConfig  # noqa: E402
-from referee.players.lineup import LaunchSettings, Lineup, bot_specs  # noqa: E402
 from referee.matches.rage_match import RageMatch  # noqa: E402
+from referee.players.lineup import LaunchSettings, Lineup, bot_specs  # noqa: E402
+from referee.processes.sandbox import SandboxMode, SandboxSettings  # noqa: E402
+from referee.transport.zmq_channel import ZmqChannel  # noqa: E402
 
 ANCHOR_PYTHON = os.environ.get("ANCHOR_PYTHON", "/tmp/anchors/bin/python")
-LEGS = ("send call", "out", "bot", "back", "referee")
+LEGS = ("send call", "out", "bot", "back", "referee", "round trip")
 
-# The random bot, its connection wrapped to stamp (frame received, reply starts) pairs.
+# The random bot, its connection wrapped to stamp every frame received and every send,
+# and which send (if any) answered which frame. File: endpoint, send stamps, then one
+# "received reply-index" line per frame (-1: no reply).
 STAMPED_BOT = """
 import atexit, os, runpy, sys, time
 sys.path.insert(0, {root!r})
 from bots import sdk
-stamps, got = [], []
+sent, frames = [], []
 recv_lines, send = sdk.ZmqConnection.recv_lines, sdk.ZmqConnection.send
 def stamped_recv(self):
-    lines = recv_lines(self); got.append(time.perf_counter()); return lines
+    lines = recv_lines(self); frames.append([time.perf_counter(), -1]); return lines
 def stamped_send(self, line):
-    if got: stamps.append((got.pop(), time.perf_counter()))
+    sent.append(time.perf_counter())
+    if frames and frames[-1][1] < 0: frames[-1][1] = len(sent) - 1
     send(self, line)
 sdk.ZmqConnection.recv_lines, sdk.ZmqConnection.send = stamped_recv, stamped_send
 def save():
     with open(os.path.join({out!r}, f"bot-{{os.getpid()}}"), "w") as f:
-        f.writelines(f"{{a}} {{b}}\\n" for a, b in stamps)
+        f.write(os.environ["REFEREE_ENDPOINT"] + "\\n" + " ".join(map(str, sent)) + "\\n")
+        f.writelines(f"{{got}} {{reply}}\\n" for got, reply in frames)
 atexit.register(save)
 runpy.run_path({bot!r}, run_name="__main__")
 """
 
-# The anchor's bare loop with the same stamps.
+# The anchor's bare loop with the same stamps: one bot, every frame a request.
 ANCHOR = """
 import subprocess, sys, tempfile, time, zmq
 BOT = '''
@@ -88,57 +108,117 @@ print("BOT", open(f"{d}/bot").read())
 """
 
 
-def legs_of(sends: list[tuple[float, float]], replies: list[float],
-            bot: list[tuple[float, float]]) -> dict[str, list[float]]:
-    """Match each send to the bot's next frame and the referee's next reply line."""
+@dataclass(frozen=True)
+class Sample:
+    """One request's stamps: send started and returned, bot got it and started its
+    reply, referee got the reply."""
+
+    start: float
+    sent: float
+    got: float
+    replied: float
+    back: float
+
+
+@dataclass
+class BotStamps:
+    """One bot's record: its send stamps, and per frame (received, reply index or -1)."""
+
+    sent: list[float]
+    frames: list[tuple[float, int]]
+
+
+def read_bot(path: str) -> tuple[str, BotStamps]:
+    with open(path) as file:
+        endpoint = file.readline().strip()
+        sent = [float(word) for word in file.readline().split()]
+        frames = [(float(got), int(reply)) for got, reply in map(str.split, file)]
+    return endpoint, BotStamps(sent, frames)
+
+
+def match_channel(sends: Sequence[tuple[float, float, bool]], recvs: Sequence[float],
+                  bot: BotStamps) -> list[Sample]:
+    """A channel's requests with the bot's stamps, paired by order (see the docstring)."""
+    samples = []
+    for (start, sent, asks), (got, reply) in zip(sends, bot.frames):
+        if asks and 0 <= reply < min(len(bot.sent), len(recvs)):
+            samples.append(Sample(start, sent, got, bot.sent[reply], recvs[reply]))
+    return samples
+
+
+def legs_of(samples: Sequence[Sample], request_starts: Sequence[float]) -> dict[str, list[float]]:
+    """The legs of every sample; `request_starts` (sorted): when the referee started
+    sending each request, to find the one after a reply."""
     legs: dict[str, list[float]] = {leg: [] for leg in LEGS}
-    got = [b[0] for b in bot]
-    for i, (start, sent) in enumerate(sends):
-        j = bisect.bisect_left(got, sent)
-        k = bisect.bisect_left(replies, bot[j][1]) if j < len(bot) else len(replies)
-        if k == len(replies) or (i + 1 < len(sends) and replies[k] > sends[i + 1][0]):
-            continue  # no reply to this send (a GAME line, an END...)
-        legs["send call"].append(sent - start)
-        legs["out"].append(bot[j][0] - sent)
-        legs["bot"].append(bot[j][1] - bot[j][0])
-        legs["back"].append(replies[k] - bot[j][1])
-        if i + 1 < len(sends):
-            legs["referee"].append(sends[i + 1][0] - replies[k])
+    for s in samples:
+        legs["send call"].append(s.sent - s.start)
+        legs["out"].append(s.got - s.sent)
+        legs["bot"].append(s.replied - s.got)
+        legs["back"].append(s.back - s.replied)
+        legs["round trip"].append(s.back - s.start)
+        following = bisect.bisect_right(request_starts, s.back)
+        if following < len(request_starts):
+            legs["referee"].append(request_starts[following] - s.back)
     return legs
 
 
+class Recorder:
+    """Stamps the referee's sends and received lines, per channel endpoint."""
+
+    def __init__(self) -> None:
+        self.sends: dict[str, list[tuple[float, float, bool]]] = defaultdict(list)
+        self.recvs: dict[str, list[float]] = defaultdict(list)
+        self.request_starts: list[float] = []
+
+    def install(self) -> None:
+        send_lines, recv = ZmqChannel.send_lines, ZmqChannel.recv
+        recorder = self
+
+        def stamped_send(self: ZmqChannel, lines: Sequence[str],
+                         deadline: float | None = None) -> None:
+            start = time.perf_counter()
+            send_lines(self, lines, deadline)
+            asks = bool(lines) and is_request(lines[-1])
+            recorder.sends[self.endpoint].append((start, time.perf_counter(), asks))
+            if asks:
+                recorder.request_starts.append(start)
+
+        def stamped_recv(channel: ZmqChannel, deadline: float) -> str:
+            line = recv(channel, deadline)  # a line only: a timeout took nothing
+            recorder.recvs[channel.endpoint].append(time.perf_counter())
+            return line
+
+        ZmqChannel.send_lines = stamped_send  # type: ignore[method-assign]
+        ZmqChannel.recv = stamped_recv  # type: ignore[method-assign, assignment]
+
+
 def referee_legs(games: int) -> dict[str, list[float]]:
-    sends: list[tuple[float, float]] = []
-    replies: list[float] = []
-    hub_send, channel_recv = transport.ZmqHub.send, transport.ZmqChannel.recv
-
-    def stamped_send(hub: transport.ZmqHub, rid: bytes, frame: bytes) -> None:
-        start = time.perf_counter()
-        hub_send(hub, rid, frame)
-        sends.append((start, time.perf_counter()))
-
-    def stamped_recv(channel: transport.ZmqChannel, deadline: float) -> str:
-        line = channel_recv(channel, deadline)
-        replies.append(time.perf_counter())
-        return line
-
-    transport.ZmqHub.send = stamped_send  # type: ignore[method-assign]
-    transport.ZmqChannel.recv = stamped_recv  # type: ignore[method-assign]
+    recorder = Recorder()
+    recorder.install()
     with tempfile.TemporaryDirectory() as out:
         wrapper = Path(out) / "stamped_bot.py"
         wrapper.write_text(STAMPED_BOT.format(root=str(ROOT), out=out,
                                               bot=str(ROOT / "bots" / "rage_random.py")))
-        launch = LaunchSettings()
+        launch = LaunchSettings(sandbox=SandboxSettings(SandboxMode.OFF))
         with Lineup(launch) as lineup:
             players = lineup.launch_all(bot_specs([f"python {wrapper}"] * 4))
-            sends.clear()
-            replies.clear()
             for seed in range(games):
                 RageMatch(players, RageConfig(4), seed, launch.times).run()
-        time.sleep(0.3)  # the bots save their stamps as they exit
-        bot = sorted(tuple(map(float, line.split()))  # type: ignore[misc]
-                     for path in glob.glob(f"{out}/bot-*") for line in open(path))
-    return legs_of(sends, replies, bot)
+        # The lineup has waited for its bots' exits, so their atexit files are written.
+        bots = dict(read_bot(path) for path in glob.glob(f"{out}/bot-*"))
+    samples = [sample for endpoint, bot in bots.items()
+               for sample in match_channel(recorder.sends[endpoint],
+                                           recorder.recvs[endpoint], bot)]
+    requests = sum(asks for sends in recorder.sends.values() for *_, asks in sends)
+    print(f"referee: {len(samples)} samples of {requests} requests, from {len(bots)} bots; "
+          f"{misordered(samples)} out of order")
+    return legs_of(samples, recorder.request_starts)
+
+
+def misordered(samples: Sequence[Sample]) -> int:
+    """Samples whose stamps contradict causality: a pairing bug, were there any."""
+    return sum(not (s.start <= s.got <= s.replied <= s.back) or s.start > s.sent
+               for s in samples)
 
 
 def anchor_legs() -> dict[str, list[float]] | None:
@@ -149,25 +229,36 @@ def anchor_legs() -> dict[str, list[float]] | None:
     stamps = [tuple(map(float, line.split())) for line in out if not line.startswith("BOT")]
     words = next(line for line in out if line.startswith("BOT")).split()[1:]
     bot = [(float(a), float(b)) for a, b in zip(words[::2], words[1::2])]
-    return legs_of([(s[0], s[1]) for s in stamps], [s[2] for s in stamps], bot)
+    samples = [Sample(s[0], s[1], got, replied, s[2])
+               for s, (got, replied) in zip(stamps, bot)]
+    print(f"anchor: {len(samples)} samples of {len(stamps)} requests; "
+          f"{misordered(samples)} out of order")
+    return legs_of(samples, [s[0] for s in stamps])
 
 
 def show(label: str, legs: dict[str, list[float]]) -> None:
-    total = sum(statistics.median(v) for v in legs.values() if v)
-    print(f"{label} (sum of medians {total * 1e6:.0f} us)")
+    total = sum(statistics.median(v) for leg, v in legs.items() if v and leg != "round trip")
+    print(f"{label} (sum of the legs' medians {total * 1e6:.0f} us)")
     for leg, values in legs.items():
+        deciles = statistics.quantiles(values, n=10)
         print(f"  {leg:10s} median {statistics.median(values) * 1e6:6.1f} "
-              f"mean {statistics.mean(values) * 1e6:6.1f} us  (n {len(values)})")
+              f"mean {statistics.mean(values) * 1e6:6.1f} us  "
+              f"(10-90%: {deciles[0] * 1e6:.1f} to {deciles[-1] * 1e6:.1f}; n {len(values)})")
 
 
 def main() -> None:
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 15
-    show("referee, 4 random bots", referee_legs(games))
+    ours = referee_legs(games)
+    show("referee, 4 random bots", ours)
     anchor = anchor_legs()
     if anchor is None:
         print(f"anchor skipped: needs {ANCHOR_PYTHON} with pyzmq")
-    else:
-        show("anchor (zmq_floor's ipc loop)", anchor)
+        print("ratio decision_roundtrip_vs_zmq_roundtrip n/a")
+        return
+    show("anchor (zmq_floor's ipc loop)", anchor)
+    ratio = (statistics.median(ours["round trip"])
+             / statistics.median(anchor["round trip"]))
+    print(f"ratio decision_roundtrip_vs_zmq_roundtrip {ratio:.2f}")
 
 
 if __name__ == "__main__":

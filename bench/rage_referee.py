@@ -1,25 +1,35 @@
 #!/usr/bin/env python3
 """Decisions per second through the whole referee: 4 sample random bots over ZeroMQ ipc.
 
-Bot start-up is excluded: the bots are started once and play GAMES games in a row (the
-protocol's new-game message). The cost of one decision is set beside the bare ZeroMQ
-round trip of ../shared/anchors/zmq_floor.py, run with the anchor interpreter
-($ANCHOR_PYTHON, default /tmp/anchors/bin/python; see shared/anchors/README).
+Each game is played as tournaments play it (tournaments/play.py): the game's definition
+runs it with its JSON Lines log on (timestamps too), the log opened and its header
+written per game. The same games without a log are measured beside it, so the log's
+overhead per game is printed: the referee process's CPU and the log's bytes.
+
+Bot start-up is excluded: the bots (sandboxed where the machine allows, the default)
+are started once and play GAMES games in a row (the protocol's new-game message). The
+cost of one decision is set beside the bare ZeroMQ round trip of
+../shared/anchors/zmq_floor.py, run with the anchor interpreter ($ANCHOR_PYTHON, default
+/tmp/anchors/bin/python; see shared/anchors/README).
 
     python bench/rage_referee.py [GAMES] [--repeats R]
 
-Ours and the anchor alternate, R runs each (default 3), and the medians are compared:
-on a small VM the cost of waking a process on the other CPU comes and goes, and
-alternating exposes both to the same spells. Three comparisons:
+Ours and the anchor alternate, R runs each (default 3), and the medians are compared
+(ranges in brackets): on a small VM the cost of waking a process on the other CPU comes
+and goes, and alternating exposes both to the same spells. Three comparisons:
 
 - one CPU: each side, with all its processes and threads, pinned to one CPU (as
-  tournament workers run). No wake-up crosses CPUs; what is left is the work done per
-  decision. The referee does not poll there (referee/transport/busy_wait.py).
-- unpinned: the referee as it runs by default, polling briefly before it sleeps.
+  tournament workers run), with the log and without it. No wake-up crosses CPUs; what
+  is left is the work done per decision. The referee does not poll there
+  (referee/transport/busy_wait.py), so its CPU is its work: the log's CPU per game is
+  taken from here.
+- unpinned: the referee as it runs by default, polling briefly before it sleeps; with
+  the log and without it.
 - unpinned, no polling (--busy-wait-us 0): every wait sleeps, as the anchor's does.
 
-Ends with `ratio rage_decision_vs_zmq_roundtrip VALUE` (unpinned, default settings;
-lower is better; target <= 1.5).
+Ends with `ratio rage_decision_vs_zmq_roundtrip VALUE` (unpinned, default settings, log
+on; lower is better; target <= 1.5), the same without the log, and
+`ratio log_cpu_per_game VALUE` (one CPU: referee CPU per game, log on over log off).
 """
 
 from __future__ import annotations
@@ -30,16 +40,20 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from referee.games.rage import RageConfig  # noqa: E402
+from referee.matches.game import Options  # noqa: E402
+from referee.matches.game_log import GameLog  # noqa: E402
+from referee.matches.play import write_header  # noqa: E402
 from referee.players.lineup import LaunchSettings, Lineup, bot_specs  # noqa: E402
-from referee.matches.rage_match import RageMatch  # noqa: E402
+from referee.registry.rage import RAGE  # noqa: E402
 
 ANCHOR = ROOT.parent / "shared" / "anchors" / "zmq_floor.py"
 ANCHOR_PYTHON = os.environ.get("ANCHOR_PYTHON", "/tmp/anchors/bin/python")
@@ -48,21 +62,40 @@ PLAYERS = 4
 DECISIONS_PER_GAME = PLAYERS * sum(range(1, 11)) + PLAYERS * 10  # plays + bids
 
 
-def referee_us_per_decision(games: int, busy_wait: float | None = None) -> float:
-    """Microseconds per bid or play, averaged over `games` whole games (this process)."""
+@dataclass(frozen=True)
+class Figures:
+    """One run of GAMES games: wall time per decision, the referee process's CPU per
+    game, and the log's bytes per game (0 without a log)."""
+
+    us_per_decision: float
+    cpu_ms_per_game: float
+    log_bytes_per_game: float
+
+
+def referee_figures(games: int, logged: bool, busy_wait: float | None = None) -> Figures:
+    """`games` whole games by the same 4 bots, in this process; opening, heading and
+    closing each game's log is part of the game, as in a tournament worker."""
     launch = LaunchSettings(busy_wait=busy_wait)
     specs = bot_specs([f"python {ROOT / 'bots' / 'rage_random.py'}"] * PLAYERS)
-    config = RageConfig(PLAYERS)
-    elapsed = 0.0
-    with Lineup(launch) as lineup:
+    config = RAGE.configure(PLAYERS, Options.of(RAGE, {}))
+    elapsed = cpu = 0.0
+    size = 0
+    with Lineup(launch) as lineup, tempfile.TemporaryDirectory() as logs:
         players = lineup.launch_all(specs)
         for seed in range(games):
-            match = RageMatch(players, config, seed, launch.times)
-            start = time.perf_counter()
-            result = match.run()
+            path = Path(logs) / f"game{seed}.jsonl"
+            start, cpu_start = time.perf_counter(), time.process_time()
+            log = GameLog.open(path) if logged else None
+            write_header(log, RAGE, config, seed, launch.times, specs, players)
+            result = RAGE.run(players, config, seed, launch.times, log)
+            if log is not None:
+                log.close()
             elapsed += time.perf_counter() - start
+            cpu += time.process_time() - cpu_start
             assert not result.faults, result.faults
-    return elapsed / (games * DECISIONS_PER_GAME) * 1e6
+            size += path.stat().st_size if logged else 0
+    return Figures(elapsed / (games * DECISIONS_PER_GAME) * 1e6, cpu / games * 1e3,
+                   size / games)
 
 
 def pinned_to(cpu: int | None) -> Callable[[], None] | None:
@@ -72,13 +105,14 @@ def pinned_to(cpu: int | None) -> Callable[[], None] | None:
     return lambda: os.sched_setaffinity(0, {cpu})
 
 
-def run_ours(games: int, cpu: int | None, busy_wait_us: int | None) -> float:
+def run_ours(games: int, cpu: int | None, logged: bool, busy_wait_us: int | None) -> Figures:
     """One measurement in a fresh process (so both sides start alike)."""
     polling = [] if busy_wait_us is None else ["--busy-wait-us", str(busy_wait_us)]
-    done = subprocess.run([sys.executable, __file__, str(games), "--worker", *polling],
+    log = [] if logged else ["--no-log"]
+    done = subprocess.run([sys.executable, __file__, str(games), "--worker", *log, *polling],
                           capture_output=True, text=True, check=True,
                           preexec_fn=pinned_to(cpu))
-    return float(done.stdout.split()[-1])
+    return Figures(*map(float, done.stdout.split()[-3:]))
 
 
 def run_anchor(cpu: int | None) -> float | None:
@@ -90,26 +124,53 @@ def run_anchor(cpu: int | None) -> float | None:
     return float(found.group(1)) if found else None
 
 
+def spread(values: Sequence[float], digits: int = 0) -> str:
+    """`median [min-max]` of a few runs."""
+    return (f"{statistics.median(values):.{digits}f} "
+            f"[{min(values):.{digits}f}-{max(values):.{digits}f}]")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way of running our side within a comparison."""
+
+    name: str
+    logged: bool = True
+    busy_wait_us: int | None = None
+
+
 def compare(label: str, games: int, repeats: int, cpu: int | None,
-            busy_wait_us: int | None = None) -> float | None:
-    """Alternate ours and the anchor; print both medians; return ours / anchor."""
-    ours: list[float] = []
+            variants: Sequence[Variant]) -> tuple[float | None, dict[str, tuple[float, float]]]:
+    """Alternate every variant and the anchor; print the medians. Return the anchor's
+    median (None without one) and per variant (median us per decision, median referee
+    CPU ms per game)."""
+    ours: dict[str, list[Figures]] = {variant.name: [] for variant in variants}
     floor: list[float] = []
     for _ in range(repeats):
-        ours.append(run_ours(games, cpu, busy_wait_us))
-        anchor = run_anchor(cpu)
+        for variant in variants:
+            ours[variant.name].append(run_ours(games, cpu, variant.logged,
+                                               variant.busy_wait_us))
+        anchor = run_anchor(cpu) if ANCHOR.exists() and Path(ANCHOR_PYTHON).exists() else None
         if anchor is not None:
             floor.append(anchor)
-    mine = statistics.median(ours)
-    print(f"{label}: referee {mine:.1f} us per decision ({1e6 / mine:,.0f} decisions/s; "
-          f"runs {', '.join(f'{v:.0f}' for v in ours)})")
-    if not floor:
-        print(f"{label}: anchor gave no ipc figure")
-        return None
-    bare = statistics.median(floor)
-    print(f"{label}: zmq ipc round trip {bare:.1f} us (runs "
-          f"{', '.join(f'{v:.0f}' for v in floor)}); ratio {mine / bare:.2f}")
-    return mine / bare
+    bare = statistics.median(floor) if floor else None
+    if bare is not None:
+        print(f"{label}: zmq ipc round trip {spread(floor, 1)} us")
+    results: dict[str, tuple[float, float]] = {}
+    for name, runs in ours.items():
+        wall = [run.us_per_decision for run in runs]
+        cpu_ms = [run.cpu_ms_per_game for run in runs]
+        mine = statistics.median(wall)
+        ratio = f"; ratio {mine / bare:.2f}" if bare else ""
+        print(f"{label}, {name}: referee {spread(wall, 1)} us per decision "
+              f"({1e6 / mine:,.0f} decisions/s), referee CPU {spread(cpu_ms, 1)} ms per game, "
+              f"log {spread([run.log_bytes_per_game for run in runs])} bytes per game{ratio}")
+        results[name] = (mine, statistics.median(cpu_ms))
+    return bare, results
+
+
+def ratio_line(name: str, value: float | None, digits: int = 2) -> str:
+    return f"ratio {name} " + ("n/a" if value is None else f"{value:.{digits}f}")
 
 
 def main() -> None:
@@ -117,23 +178,34 @@ def main() -> None:
     parser.add_argument("games", nargs="?", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--no-log", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--busy-wait-us", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         polling = None if args.busy_wait_us is None else args.busy_wait_us / 1e6
-        print(f"us_per_decision {referee_us_per_decision(args.games, polling):.2f}")
+        figures = referee_figures(args.games, not args.no_log, polling)
+        print(f"figures {figures.us_per_decision:.3f} {figures.cpu_ms_per_game:.3f} "
+              f"{figures.log_bytes_per_game:.1f}")
         return
     if not (Path(ANCHOR_PYTHON).exists() and ANCHOR.exists()):
         print(f"anchor skipped: needs {ANCHOR_PYTHON} with pyzmq and {ANCHOR}")
-        print(f"referee: {referee_us_per_decision(args.games):.1f} us per decision")
-        print("ratio rage_decision_vs_zmq_roundtrip n/a")
-        return
+    logged, unlogged = Variant("log on"), Variant("no log", logged=False)
     cpus = sorted(os.sched_getaffinity(0))
-    compare(f"one CPU (cpu {cpus[-1]})", args.games, args.repeats, cpus[-1])
-    ratio = compare("unpinned", args.games, args.repeats, None)
-    compare("unpinned, no polling", args.games, args.repeats, None, busy_wait_us=0)
-    print(f"ratio rage_decision_vs_zmq_roundtrip {ratio:.2f}" if ratio else
-          "ratio rage_decision_vs_zmq_roundtrip n/a")
+    # Pinned, the referee never polls: its CPU is its work, so the log's CPU shows there.
+    _, pinned = compare(f"one CPU (cpu {cpus[-1]})", args.games, args.repeats, cpus[-1],
+                        [logged, unlogged])
+    bare, default = compare("unpinned", args.games, args.repeats, None, [logged, unlogged])
+    compare("unpinned, no polling", args.games, args.repeats, None,
+            [Variant("log on", busy_wait_us=0)])
+    (on_us, on_cpu), (off_us, off_cpu) = pinned["log on"], pinned["no log"]
+    print(f"the log's overhead (one CPU medians): {on_cpu - off_cpu:+.1f} ms referee CPU "
+          f"per game, {on_us - off_us:+.1f} us wall per decision")
+    cpu_ratio = on_cpu / off_cpu
+    (on_us, _), (off_us, _) = default["log on"], default["no log"]
+    print(f"the log's overhead (unpinned medians): {on_us - off_us:+.1f} us wall per decision")
+    print(ratio_line("rage_decision_vs_zmq_roundtrip", bare and on_us / bare))
+    print(ratio_line("rage_decision_nolog_vs_zmq_roundtrip", bare and off_us / bare))
+    print(ratio_line("log_cpu_per_game", cpu_ratio, 3))
 
 
 if __name__ == "__main__":

@@ -1,37 +1,57 @@
-"""Tournament throughput with the sample Rage bots: jobs 1 against 2, fresh against reused bots.
+"""Tournament throughput with the sample Rage bots, beside the bare ZeroMQ round trip.
 
-    /tmp/venv/bin/python bench/tournament.py [--deals N] [--repeats R]
+    /tmp/venv/bin/python bench/tournament.py [--deals N] [--repeats R] [--extra]
 
-Plays the same small Rage tournament (random, heuristic, first at tables of 4: 12 games a
-deal) through `tournaments.session.run_session`, as `referee tournament` does, each time
-into a new results db (copied from one unplayed db, so every run has its deal secret and
-plays the same deals). Configurations alternate within each repeat and the medians are
-compared; the last lines are `ratio jobs2_vs_jobs1 X` (reused bots) and
-`ratio persistent_vs_fresh Y` (jobs 1). Also shown: jobs 2 on a plain, unpinned process
-pool, and both without the referee's polling before it sleeps (--busy-wait-us 0; see
-referee/transport/busy_wait.py: pinned workers have one CPU each and never poll). Wall-clock
-figures: run it on an otherwise idle machine.
+Plays the same Rage tournament (random, heuristic, first at tables of 4: 12 games a deal;
+34 deals by default, 408 games, so each setting's figure rests on at least 400 games)
+through `tournaments.session.run_session`, as `referee tournament` does, each time into
+a new results db (copied from one unplayed db, so every run has its deal secret and plays
+the same deals). Settings:
+
+- the default: `referee tournament` as it runs with no options: one worker per core,
+  sandboxed bots started afresh for every game (where there is no sandbox, the pool
+  reuses them: the first line says which);
+- --persistent-bots, one worker per core, and with one worker (jobs 1);
+- with --extra, also a plain unpinned process pool and no polling before sleeping
+  (--busy-wait-us 0; see referee/transport/busy_wait.py).
+
+Within each repeat the settings alternate with one run of the anchor,
+../shared/anchors/zmq_floor.py ($ANCHOR_PYTHON, default /tmp/anchors/bin/python), whose
+ipc round trip gives the floor: no referee on C cores can make more than C / round trip
+decisions a second. Medians and ranges are printed; the machine is shared and noisy, so
+compare only within one run. Ends with
+
+  ratio floor_fraction VALUE             default setting: decisions/s / (cores / round trip)
+  ratio floor_fraction_persistent VALUE  the same with --persistent-bots
+  ratio jobs<C>_vs_jobs1 VALUE           persistent bots: wall of jobs 1 / jobs C
+  ratio persistent_vs_fresh VALUE        one worker per core: wall default / persistent
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import os
+import re
 import resource
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from referee.registry.rage import RAGE
+from referee.games.rage import cards_in_round  # noqa: E402
+from referee.processes.sandbox import sandbox_problem  # noqa: E402
+from referee.registry.rage import RAGE  # noqa: E402
 from tournaments.spec import BotEntry, TournamentSpec  # noqa: E402
 from tournaments.session import RunOptions, run_session  # noqa: E402
 from tournaments.store import ResultStore  # noqa: E402
@@ -39,6 +59,14 @@ from tournaments.store import ResultStore  # noqa: E402
 BOTS = (BotEntry("random", "python bots/rage_random.py"),
         BotEntry("heuristic", "python bots/rage_heuristic.py"),
         BotEntry("first", "stdio:bots/rage_first.sh"))
+SIZE, ROUNDS, GAMES_PER_DEAL = 4, 10, 12
+# Every seat bids once and plays each card of every round, fallback moves included.
+DECISIONS_PER_GAME = sum(SIZE * (1 + cards_in_round(r)) for r in range(1, ROUNDS + 1))
+MIN_GAMES = 400
+ANCHOR = ROOT.parent / "shared" / "anchors" / "zmq_floor.py"
+ANCHOR_PYTHON = os.environ.get("ANCHOR_PYTHON", "/tmp/anchors/bin/python")
+ANCHOR_ROUND_TRIPS = "20000"
+CORES = len(os.sched_getaffinity(0))
 
 
 @dataclass(frozen=True)
@@ -46,22 +74,23 @@ class Setup:
     """One measured configuration."""
 
     jobs: int
-    fresh: bool
+    persistent: bool  # --persistent-bots: sandboxed bots play many games
     pinned: bool = True  # the default local pool: each worker on its own CPUs
     polling: bool = True  # the default: polling before sleeping where it has the CPUs
 
     @property
     def label(self) -> str:
+        bots = "persistent bots" if self.persistent else "default (bots per game)"
         pool = "" if self.pinned else ", unpinned"
         polling = "" if self.polling else ", no polling"
-        return (f"jobs {self.jobs}, {'fresh' if self.fresh else 'persistent'} "
-                f"bots{pool}{polling}")
+        return f"jobs {self.jobs}, {bots}{pool}{polling}"
 
 
-PERSISTENT_1, PERSISTENT_2, FRESH_1 = Setup(1, False), Setup(2, False), Setup(1, True)
-UNPINNED_2 = Setup(2, False, pinned=False)
-SETUPS = (PERSISTENT_1, PERSISTENT_2, UNPINNED_2, FRESH_1,
-          Setup(1, False, polling=False), Setup(2, False, pinned=False, polling=False))
+DEFAULT = Setup(CORES, persistent=False)
+PERSISTENT, PERSISTENT_1 = Setup(CORES, persistent=True), Setup(1, persistent=True)
+SETUPS = (DEFAULT, PERSISTENT, PERSISTENT_1)
+EXTRA = (Setup(CORES, True, pinned=False), Setup(1, True, polling=False),
+         Setup(CORES, True, pinned=False, polling=False))
 
 
 @dataclass(frozen=True)
@@ -73,6 +102,10 @@ class Run:
     games: int
     tables: str
 
+    @property
+    def decisions_per_s(self) -> float:
+        return self.games * DECISIONS_PER_GAME / self.wall
+
 
 def cpu_seconds() -> float:
     """CPU of this process and of every reaped descendant (workers reap their bots)."""
@@ -81,10 +114,9 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def tournament(deals: int, fresh: bool = False) -> TournamentSpec:
-    """The measured tournament (fresh_bots is no part of its definition)."""
-    return TournamentSpec.create(RAGE, BOTS, deals=deals, seed=99, size=4,
-                                 fresh_bots=fresh)
+def tournament(deals: int) -> TournamentSpec:
+    """The measured tournament."""
+    return TournamentSpec.create(RAGE, BOTS, deals=deals, seed=99, size=SIZE)
 
 
 def unplayed_db(deals: int, folder: Path) -> Path:
@@ -95,45 +127,96 @@ def unplayed_db(deals: int, folder: Path) -> Path:
 
 
 def run_once(setup: Setup, deals: int, folder: Path, unplayed: Path) -> Run:
-    """Play the whole tournament once into a new db."""
-    spec = tournament(deals, setup.fresh)
-    db = folder / f"{setup.jobs}-{setup.fresh}-{time.monotonic_ns()}.sqlite"
+    """Play the whole tournament once into a new db (its logs beside it)."""
+    db = folder / f"{setup.jobs}-{setup.persistent}-{time.monotonic_ns()}" / "results.sqlite"
+    db.parent.mkdir()
     shutil.copyfile(unplayed, db)
     cpu, start = cpu_seconds(), time.perf_counter()
     factory = None if setup.pinned else ProcessPoolExecutor
     options = RunOptions(db, setup.jobs, progress=False, executor_factory=factory,
-                         busy_wait=None if setup.polling else 0.0)
-    tables = run_session(spec, options, io.StringIO())
-    return Run(time.perf_counter() - start, cpu_seconds() - cpu, 12 * deals, tables)
+                         busy_wait=None if setup.polling else 0.0,
+                         persistent_bots=setup.persistent)
+    tables = run_session(tournament(deals), options, io.StringIO())
+    run = Run(time.perf_counter() - start, cpu_seconds() - cpu, GAMES_PER_DEAL * deals, tables)
+    shutil.rmtree(db.parent)  # 400 games' logs are ~70 MB
+    return run
+
+
+def round_trip_us() -> float | None:
+    """One run of the anchor: its ipc round trip in microseconds (None without it)."""
+    if not (ANCHOR.exists() and Path(ANCHOR_PYTHON).exists()):
+        return None
+    done = subprocess.run([ANCHOR_PYTHON, str(ANCHOR), ANCHOR_ROUND_TRIPS],
+                          capture_output=True, text=True, check=True)
+    found = re.search(r"zmq ipc\s+round trip:\s+([\d.]+) us", done.stdout)
+    return float(found.group(1)) if found else None
+
+
+def spread(values: Sequence[float], digits: int = 1) -> str:
+    """`median [min-max]` of a few runs."""
+    return (f"{statistics.median(values):.{digits}f} "
+            f"[{min(values):.{digits}f}-{max(values):.{digits}f}]")
+
+
+def floor_fraction(decisions_per_s: float, round_trip: float | None) -> str:
+    """decisions/s over the floor's CORES / round trip, or n/a without the anchor."""
+    return "n/a" if round_trip is None else f"{decisions_per_s * round_trip / 1e6 / CORES:.3f}"
+
+
+def report(runs: dict[Setup, list[Run]], floors: list[float], deals: int) -> None:
+    games = GAMES_PER_DEAL * deals
+    same = len({run.tables for values in runs.values() for run in values}) == 1
+    sandbox = "off: bots are reused" if sandbox_problem() else "on"
+    repeats = len(next(iter(runs.values())))
+    print(f"{games} Rage games per run, {repeats} runs per setting, {CORES} cores, sandbox "
+          f"{sandbox} (tables identical in all runs: {same})")
+    if games < MIN_GAMES:
+        print(f"(fewer than {MIN_GAMES} games a run: a smoke run, not a figure)")
+    floor = statistics.median(floors) if floors else None
+    if floor is not None:
+        print(f"zmq ipc round trip {spread(floors)} us: floor {CORES / floor * 1e6:,.0f} "
+              f"decisions/s on {CORES} cores")
+    for setup, values in runs.items():
+        decisions = statistics.median(run.decisions_per_s for run in values)
+        cpu = statistics.median(run.cpu for run in values)
+        wall = statistics.median(run.wall for run in values)
+        # cpu/wall above 1 at jobs 1: one game keeps more than a core busy (referee,
+        # bots and ZeroMQ I/O threads overlap), which caps what a second core can add.
+        print(f"{setup.label:<50} {spread([run.wall for run in values])} s wall, "
+              f"{spread([run.decisions_per_s for run in values], 0)} decisions/s, "
+              f"{1000 * cpu / games:5.1f} ms cpu/game, cpu/wall {cpu / wall:4.2f}, "
+              f"floor fraction {floor_fraction(decisions, floor)}")
+    median = {setup: statistics.median(run.wall for run in values)
+              for setup, values in runs.items()}
+    decisions_of = {setup: statistics.median(run.decisions_per_s for run in values)
+                    for setup, values in runs.items()}
+    print(f"ratio floor_fraction {floor_fraction(decisions_of[DEFAULT], floor)}")
+    print(f"ratio floor_fraction_persistent {floor_fraction(decisions_of[PERSISTENT], floor)}")
+    print(f"ratio jobs{CORES}_vs_jobs1 {median[PERSISTENT_1] / median[PERSISTENT]:.2f}")
+    print(f"ratio persistent_vs_fresh {median[DEFAULT] / median[PERSISTENT]:.2f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--deals", type=int, default=4)
+    parser.add_argument("--deals", type=int, default=-(-MIN_GAMES // GAMES_PER_DEAL))
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--extra", action="store_true",
+                        help="also an unpinned pool and no polling before sleeping")
     args = parser.parse_args()
-    runs: dict[Setup, list[Run]] = {setup: [] for setup in SETUPS}
+    setups = SETUPS + EXTRA if args.extra else SETUPS
+    runs: dict[Setup, list[Run]] = {setup: [] for setup in setups}
+    floors: list[float] = []
     with tempfile.TemporaryDirectory(prefix="bench-tournament-") as tmp:
         unplayed = unplayed_db(args.deals, Path(tmp))
         for _ in range(args.repeats):
-            for setup in SETUPS:
+            for setup in setups:
                 runs[setup].append(run_once(setup, args.deals, Path(tmp), unplayed))
-    games = 12 * args.deals
-    same = len({run.tables for values in runs.values() for run in values}) == 1
-    print(f"{games} Rage games per tournament, median of {args.repeats} runs "
-          f"(tables identical in all runs: {same})")
-    median = {setup: statistics.median(run.wall for run in values)
-              for setup, values in runs.items()}
-    for setup in SETUPS:
-        cpu = statistics.median(run.cpu for run in runs[setup])
-        # cpu/wall above 1 at jobs 1: one game keeps more than a core busy (referee,
-        # bots and ZeroMQ I/O threads overlap), which caps what a second core can add.
-        print(f"{setup.label:<48} {median[setup]:6.2f} s wall {games / median[setup]:6.1f} "
-              f"games/s  {1000 * cpu / games:5.1f} ms cpu/game  cpu/wall "
-              f"{cpu / median[setup]:4.2f}")
-    print(f"(unpinned jobs 2 vs jobs 1: {median[PERSISTENT_1] / median[UNPINNED_2]:.2f})")
-    print(f"ratio jobs2_vs_jobs1 {median[PERSISTENT_1] / median[PERSISTENT_2]:.2f}")
-    print(f"ratio persistent_vs_fresh {median[FRESH_1] / median[PERSISTENT_1]:.2f}")
+            floor = round_trip_us()
+            if floor is not None:
+                floors.append(floor)
+    if not floors:
+        print(f"anchor skipped: needs {ANCHOR_PYTHON} with pyzmq and {ANCHOR}")
+    report(runs, floors, args.deals)
 
 
 if __name__ == "__main__":

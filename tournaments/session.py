@@ -6,8 +6,9 @@ import multiprocessing
 import os
 import sqlite3
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -16,11 +17,12 @@ from referee.processes.rlimits import die_with_parent
 from referee.errors import ConfigError
 from referee.processes.sandbox import SandboxSettings
 from tournaments.spec import TournamentSpec
-from tournaments.play import play_context, play_fixture
+from tournaments.play import PlayContext, play_context, play_fixture
 from tournaments.progress import Progress, StandingsEvery, StderrProgress
 from tournaments.backup import back_up
 from tournaments.bot_report import all_faults, bot_games, fault_list
 from tournaments.bots_table import bots_table
+from tournaments.cluster import open_cluster
 from tournaments.output.formats import OutputFormat
 from tournaments.output.metadata import Metadata
 from tournaments.output.render import Rendered, render, select
@@ -59,6 +61,7 @@ class RunOptions:
     executor_factory: ExecutorFactory | None = None  # None: pinned_process_pool
     standings_every: int | None = None  # with progress: the standings every N games
     restart: bool = False  # move an existing db and its logs to a backup, start over
+    cluster: str | None = None  # a Dask cluster to play on (tournaments/cluster.py)
 
 
 def run_session(spec: TournamentSpec, options: RunOptions,
@@ -79,9 +82,8 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     bots = bots_provenance(spec.bots, context.bots)  # every file read before any game
     context = replace(context, hashes=tuple(bot.hashes for bot in bots))
     err = stream if stream is not None else sys.stderr
-    if options.restart:
-        _restart(db_path, err)
-    with _open(lambda: ResultStore(db_path, spec), db_path) as store:
+    with _on_workers(options, context, bots) as options, \
+            _open_new(db_path, spec, options.restart, err) as store:
         # The db's secret: a resumed run plays the deals the interrupted one began.
         fixtures = fixtures_for(spec, store.deal_secret)
         if store.claim_bots(bots):
@@ -96,6 +98,27 @@ def run_session(spec: TournamentSpec, options: RunOptions,
         run_tournament(spec, fixtures, store, play_fixture, context, jobs,
                        options.executor_factory or pinned_process_pool, progress)
         return _render(store, options.fmt, options.table, err)
+
+
+@contextmanager
+def _on_workers(options: RunOptions, context: PlayContext,
+                bots: Sequence[BotProvenance]) -> Iterator[RunOptions]:
+    """`options` as they are, or, with a cluster, playing on its executors with all its
+    threads, once its workers have checked they can play these bots' games."""
+    if options.cluster is None:
+        yield options
+        return
+    with open_cluster(options.cluster) as cluster:
+        cluster.check(context, bots)
+        yield replace(options, jobs=cluster.threads, executor_factory=cluster.executor)
+
+
+def _open_new(db_path: Path, spec: TournamentSpec, restart: bool,
+              err: TextIO) -> ResultStore:
+    """The store to play into, the old one backed up first with `restart`."""
+    if restart:
+        _restart(db_path, err)
+    return _open(lambda: ResultStore(db_path, spec), db_path)
 
 
 def _restart(db_path: Path, err: TextIO) -> None:

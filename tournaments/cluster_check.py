@@ -1,0 +1,80 @@
+"""What every Dask worker checks before a cluster tournament's first game.
+
+A game played on a worker must be the game the coordinator scheduled: the same referee,
+the same bot files (by sha256, as tournaments/provenance.py hashes them on the
+coordinator), a sandbox that can start there, and a logs folder it can write. Each worker
+runs `worker_problems` (through Dask's `client.run`) and says what differs; the
+coordinator turns the first problem into one error naming the worker and the bot. This
+module imports nothing of Dask: it runs wherever the referee is installed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from referee import __version__
+from referee.errors import ConfigError
+from referee.players.lineup import sandbox_view
+from tournaments.play import PlayContext
+from tournaments.provenance import BotProvenance, bots_provenance, short_hash
+
+
+def worker_problems(context: PlayContext, bots: Sequence[BotProvenance],
+                    version: str) -> list[str]:
+    """In a worker: how this machine differs from the coordinator, whose bots are `bots`
+    and whose referee is `version` (bot paths resolve from the worker's folder, as the
+    bots it starts do); empty when it can play the tournament's games."""
+    problems = []
+    if version != __version__:
+        problems.append(f"the referee here is version {__version__}, the coordinator's "
+                        f"{version}")
+    try:
+        here = bots_provenance(context.spec.bots, context.bots)
+    except ConfigError as error:  # a program not on PATH, a file it cannot read
+        problems.append(str(error))
+        here = ()
+    for theirs, ours in zip(bots, here):
+        problems += _differences(theirs, ours)
+    try:
+        sandbox_view(context.launch_settings())
+    except ConfigError as error:
+        problems.append(str(error))
+    try:
+        context.logs.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        problems.append(f"cannot make the game-logs folder {context.logs}: "
+                        f"{error.strerror or error}")
+    return problems
+
+
+def _differences(theirs: BotProvenance, ours: BotProvenance) -> list[str]:
+    bot = f"bot {theirs.name!r}"
+    found = []
+    if ours.hashes.executable != theirs.hashes.executable:
+        found.append(f"{bot}: its executable {ours.executable} has sha256 "
+                     f"{short_hash(ours.hashes.executable)} here, "
+                     f"{short_hash(theirs.hashes.executable)} on the coordinator "
+                     f"({theirs.executable})")
+    if theirs.script is not None and ours.script is None:
+        found.append(f"{bot}: its script is missing here (on the coordinator: "
+                     f"{theirs.script})")
+    elif ours.hashes.script != theirs.hashes.script:
+        found.append(f"{bot}: its script {ours.script} has sha256 "
+                     f"{short_hash(ours.hashes.script)} here, "
+                     f"{short_hash(theirs.hashes.script)} on the coordinator "
+                     f"({theirs.script})")
+    return found
+
+
+def check_answers(answers: Mapping[str, Sequence[str]]) -> None:
+    """The workers' answers (address: problems): ConfigError with the first problem of
+    the first worker that has one, and how many more there are."""
+    troubled = sorted((address, problems) for address, problems in answers.items()
+                      if problems)
+    if not troubled:
+        return
+    address, problems = troubled[0]
+    more = len(problems) - 1 + sum(len(others) for _, others in troubled[1:])
+    also = f" (and {more} more problem{'s' * (more != 1)} on the cluster's workers)" \
+        if more else ""
+    raise ConfigError(f"Dask worker {address}: {problems[0]}{also}")

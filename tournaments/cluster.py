@@ -23,13 +23,14 @@ from typing import Any, ParamSpec, TypeVar
 
 from referee import __version__, bounds
 from referee.errors import ConfigError
-from tournaments.cluster_check import check_answers, worker_problems
+from tournaments.cluster_worker import check_answers, close_bots, worker_problems
 from tournaments.play import PlayContext
 from tournaments.provenance import BotProvenance
 
 LOCAL = "local:"
 SCHEMES = ("tcp://", "tls://")
 CONNECT_SECONDS = 10  # to reach a scheduler, and for its first worker to show up
+CLOSE_SECONDS = 10  # for every worker thread to close its bots at the end
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -59,9 +60,8 @@ def parse_cluster(text: str) -> ClusterAddress:
 class Cluster:
     """A Dask client: its workers' thread count, and executors that play on them."""
 
-    def __init__(self, client: Any, where: str) -> None:
+    def __init__(self, client: Any) -> None:
         self.client = client
-        self.where = where
 
     @property
     def threads(self) -> int:
@@ -74,6 +74,14 @@ class Cluster:
         first worker and bot that differ."""
         answers = self.client.run(worker_problems, context, tuple(bots), __version__)
         check_answers(answers)
+
+    def close_bots(self) -> None:
+        """Have every worker thread close the bots it keeps for its next game: the
+        workers outlive the tournament. A cluster gone meanwhile has none left."""
+        try:
+            self.client.run(close_bots, seconds=CLOSE_SECONDS, on_error="ignore")
+        except (OSError, TimeoutError):
+            pass
 
     def executor(self, jobs: int) -> Executor:
         """The runner's executor factory (`jobs` is the cluster's: it has its threads)."""
@@ -107,7 +115,7 @@ def _settle(inner: Future[T], outer: Future[T]) -> None:
         return
     error = inner.exception()
     if isinstance(error, KilledWorker):
-        outer.set_exception(BrokenExecutor(f"Dask gave up on its workers: {error}"))
+        outer.set_exception(BrokenExecutor("Dask gave up on the game: its workers died"))
     elif error is not None:
         outer.set_exception(error)
     else:
@@ -131,10 +139,14 @@ def open_cluster(text: str) -> Iterator[Cluster]:
                 n_workers=where.local_workers, threads_per_worker=1, processes=True,
                 memory_limit=0, dashboard_address=None, silence_logs=logging.ERROR
         ) as local, Client(local) as client:  # type: ignore[no-untyped-call]
-            yield Cluster(client, text)
+            yield Cluster(client)  # its workers, and their bots, end with it
         return
     with _connected(Client, text) as client:
-        yield Cluster(client, text)
+        cluster = Cluster(client)
+        try:
+            yield cluster
+        finally:
+            cluster.close_bots()
 
 
 @contextmanager

@@ -1,21 +1,29 @@
-"""What every Dask worker checks before a cluster tournament's first game.
+"""What runs on each Dask worker beside the games: the check before a cluster
+tournament's first game, and the closing of its bots after the last.
 
 A game played on a worker must be the game the coordinator scheduled: the same referee,
 the same bot files (by sha256, as tournaments/provenance.py hashes them on the
 coordinator), a sandbox that can start there, and a logs folder it can write. Each worker
 runs `worker_problems` (through Dask's `client.run`) and says what differs; the
-coordinator turns the first problem into one error naming the worker and the bot. This
-module imports nothing of Dask: it runs wherever the referee is installed.
+coordinator turns the first problem into one error naming the worker and the bot.
+
+A worker thread keeps the bots of its last games running, for its next (play.py's
+BotPool, one per thread). A worker outlives the tournament, so at the end each of its
+threads is made to close its pool (`close_bots`): no bot is left waiting. This module
+imports nothing of Dask: the worker hands itself in.
 """
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from referee import __version__
 from referee.errors import ConfigError
 from referee.players.lineup import sandbox_view
-from tournaments.play import PlayContext
+from tournaments.play import PlayContext, close_worker_pool
 from tournaments.provenance import BotProvenance, bots_provenance, short_hash
 
 
@@ -78,3 +86,23 @@ def check_answers(answers: Mapping[str, Sequence[str]]) -> None:
     also = f" (and {more} more problem{'s' * (more != 1)} on the cluster's workers)" \
         if more else ""
     raise ConfigError(f"Dask worker {address}: {problems[0]}{also}")
+
+
+async def close_bots(dask_worker: Any, seconds: float) -> int:
+    """In a worker (`client.run` hands it in as `dask_worker`): close the bots kept by each
+    of its task threads, each of which must run the closing itself (the pools are
+    thread-local). A barrier holds each closing until all have started, so they run on
+    as many distinct threads; a thread still busy after `seconds` (a game cancelled by
+    an interrupt, finishing) keeps its pool. Returns the threads that closed theirs."""
+    threads = int(dask_worker.state.nthreads)
+    barrier = threading.Barrier(threads, timeout=seconds)
+
+    def close_this_threads_bots() -> None:
+        close_worker_pool()
+        barrier.wait()
+
+    executor = dask_worker.executors["default"]
+    closings = [asyncio.wrap_future(executor.submit(close_this_threads_bots))
+                for _ in range(threads)]
+    outcomes = await asyncio.gather(*closings, return_exceptions=True)
+    return sum(not isinstance(outcome, BaseException) for outcome in outcomes)

@@ -23,7 +23,10 @@ from typing import Any, ParamSpec, TypeVar
 
 from referee import __version__, bounds
 from referee.errors import ConfigError
-from tournaments.cluster_worker import check_answers, close_bots, worker_problems
+from referee.players.lineup import sandbox_view
+from tournaments.cluster_worker import (
+    check_answers, close_bots, keep_to_cpus, worker_problems,
+)
 from tournaments.play import PlayContext
 from tournaments.provenance import BotProvenance
 
@@ -60,8 +63,9 @@ def parse_cluster(text: str) -> ClusterAddress:
 class Cluster:
     """A Dask client: its workers' thread count, and executors that play on them."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, local: bool = False) -> None:
         self.client = client
+        self.local = local  # started for this run, on this machine
 
     @property
     def threads(self) -> int:
@@ -70,10 +74,16 @@ class Cluster:
 
     def check(self, context: PlayContext, bots: Sequence[BotProvenance]) -> None:
         """Each worker checks the referee's version, the bots' files against `bots`
-        (the coordinator's), the sandbox and the logs folder: ConfigError naming the
-        first worker and bot that differ."""
-        answers = self.client.run(worker_problems, context, tuple(bots), __version__)
-        check_answers(answers)
+        (the coordinator's), that its bots are sandboxed as the coordinator's would be,
+        and the logs folder: ConfigError naming the first worker and bot that differ."""
+        sandboxed = sandbox_view(context.launch_settings()) is not None
+        answers = self.client.run(worker_problems, context, tuple(bots), __version__,
+                                  sandboxed, on_error="return")
+        check_answers({address: _problems(answer) for address, answer in answers.items()})
+
+    def keep_to_cpus(self, shares: Sequence[frozenset[int]]) -> None:
+        """Worker N of a local cluster keeps to CPUs shares[N] (see cluster_worker)."""
+        self.client.run(keep_to_cpus, tuple(shares))
 
     def close_bots(self) -> None:
         """Have every worker thread close the bots it keeps for its next game: the
@@ -87,6 +97,14 @@ class Cluster:
         """The runner's executor factory (`jobs` is the cluster's: it has its threads)."""
         # pure=False: a game played again is a new task, never the lost one's result.
         return GameExecutor(self.client.get_executor(pure=False))
+
+
+def _problems(answer: list[str] | BaseException) -> list[str]:
+    """A worker's answer, or the error its check ended with: another referee there?"""
+    if isinstance(answer, BaseException):
+        return [f"the check could not run there ({type(answer).__name__}: {answer}): is "
+                f"referee {__version__} installed there?"]
+    return answer
 
 
 class GameExecutor(Executor):
@@ -139,7 +157,7 @@ def open_cluster(text: str) -> Iterator[Cluster]:
                 n_workers=where.local_workers, threads_per_worker=1, processes=True,
                 memory_limit=0, dashboard_address=None, silence_logs=logging.ERROR
         ) as local, Client(local) as client:  # type: ignore[no-untyped-call]
-            yield Cluster(client)  # its workers, and their bots, end with it
+            yield Cluster(client, local=True)  # its workers, and their bots, end with it
         return
     with _connected(Client, text) as client:
         cluster = Cluster(client)

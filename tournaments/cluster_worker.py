@@ -16,6 +16,7 @@ imports nothing of Dask: the worker hands itself in.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -27,11 +28,12 @@ from tournaments.play import PlayContext, close_worker_pool
 from tournaments.provenance import BotProvenance, bots_provenance, short_hash
 
 
-def worker_problems(context: PlayContext, bots: Sequence[BotProvenance],
-                    version: str) -> list[str]:
-    """In a worker: how this machine differs from the coordinator, whose bots are `bots`
-    and whose referee is `version` (bot paths resolve from the worker's folder, as the
-    bots it starts do); empty when it can play the tournament's games."""
+def worker_problems(context: PlayContext, bots: Sequence[BotProvenance], version: str,
+                    sandboxed: bool) -> list[str]:
+    """In a worker: how this machine differs from the coordinator, whose bots are `bots`,
+    whose referee is `version` and whose bots would be `sandboxed` or not (bot paths
+    resolve from the worker's folder, as the bots it starts do); empty when it can play
+    the tournament's games as the coordinator would."""
     problems = []
     if version != __version__:
         problems.append(f"the referee here is version {__version__}, the coordinator's "
@@ -44,8 +46,10 @@ def worker_problems(context: PlayContext, bots: Sequence[BotProvenance],
     for theirs, ours in zip(bots, here):
         problems += _differences(theirs, ours)
     try:
-        sandbox_view(context.launch_settings())
-    except ConfigError as error:
+        if (sandbox_view(context.launch_settings()) is not None) != sandboxed:
+            problems.append(f"bots would run {_sandbox_words(not sandboxed)} here, "
+                            f"{_sandbox_words(sandboxed)} on the coordinator")
+    except ConfigError as error:  # e.g. --sandbox on, and no sandbox here
         problems.append(str(error))
     try:
         context.logs.mkdir(parents=True, exist_ok=True)
@@ -53,6 +57,23 @@ def worker_problems(context: PlayContext, bots: Sequence[BotProvenance],
         problems.append(f"cannot make the game-logs folder {context.logs}: "
                         f"{error.strerror or error}")
     return problems
+
+
+def keep_to_cpus(shares: Sequence[frozenset[int]], dask_worker: Any) -> None:
+    """In worker number N of a local cluster (`client.run` hands it in): keep, with the
+    threads it will start and their bots, which inherit it, to shares[N], as a local
+    pool's worker does (tournaments/session.py, pinned_process_pool). Every thread is
+    pinned, as sched_setaffinity pins one thread."""
+    share = shares[int(dask_worker.name) % len(shares)]
+    for thread in os.listdir("/proc/self/task"):
+        try:
+            os.sched_setaffinity(int(thread), share)
+        except ProcessLookupError:  # a thread that ended meanwhile
+            continue
+
+
+def _sandbox_words(sandboxed: bool) -> str:
+    return "sandboxed" if sandboxed else "without a sandbox (--sandbox auto found none)"
 
 
 def _differences(theirs: BotProvenance, ours: BotProvenance) -> list[str]:

@@ -110,6 +110,9 @@ def _on_workers(options: RunOptions, context: PlayContext,
         return
     with open_cluster(options.cluster) as cluster:
         cluster.check(context, bots)
+        if cluster.local and hasattr(os, "sched_setaffinity"):  # as a local pool's
+            cluster.keep_to_cpus(cpu_shares(sorted(os.sched_getaffinity(0)),
+                                            cluster.threads))
         yield replace(options, jobs=cluster.threads, executor_factory=cluster.executor)
 
 

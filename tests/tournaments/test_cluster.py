@@ -30,10 +30,11 @@ from referee.errors import ConfigError
 from tests.cli_support import assert_bad_input
 from tests.tournaments.db_support import unplayed_copy, wait_for_games
 from tests.tournaments.test_kill_resume_real import TAG, tagged_processes
-from tournaments.cluster import GameExecutor, parse_cluster
+from tournaments.cluster import Cluster, GameExecutor, parse_cluster
 from tournaments.cluster_worker import check_answers, worker_problems
-from tournaments.play import play_context
-from tournaments.provenance import bots_provenance
+from referee.players.lineup import sandbox_view
+from tournaments.play import PlayContext, play_context
+from tournaments.provenance import BotProvenance, bots_provenance
 from tests.tournaments.fakes import make_spec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -185,18 +186,55 @@ def test_parse_cluster_keeps_the_address_or_the_count() -> None:
         parse_cluster("tcp://")
 
 
-def test_a_worker_names_a_referee_of_another_version(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def coordinator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                ) -> tuple[PlayContext, tuple[BotProvenance, ...]]:
+    """A tournament's context and bots, as the coordinator makes them, in tmp_path."""
     monkeypatch.chdir(tmp_path)
     spec = make_spec(n_bots=3, deals=1, seed=0)
     for bot in range(3):
         (tmp_path / f"bot_{bot}.py").write_text("print('a bot')\n")
     context = play_context(spec, tmp_path / "r.sqlite")
     bots = bots_provenance(spec.bots, context.bots)
-    assert worker_problems(context, bots, __version__) == []
-    problems = worker_problems(context, bots, "0.0.0-other")
+    return context, bots
+
+
+def test_a_worker_names_another_referee_version_and_another_sandbox(
+        coordinator: tuple[PlayContext, tuple[BotProvenance, ...]]) -> None:
+    context, bots = coordinator
+    sandboxed = sandbox_view(context.launch_settings()) is not None
+    assert worker_problems(context, bots, __version__, sandboxed) == []
+    problems = worker_problems(context, bots, "0.0.0-other", sandboxed)
     assert problems == [f"the referee here is version {__version__}, the coordinator's "
                         "0.0.0-other"]
+    # A coordinator that would sandbox its bots, a worker that would not (or the reverse)
+    problems = worker_problems(context, bots, __version__, not sandboxed)
+    assert len(problems) == 1 and "on the coordinator" in problems[0]
+    assert ("without a sandbox" in problems[0]) and ("sandboxed" in problems[0])
+
+
+class Answering:
+    """A Dask client whose workers all answer `answer` to client.run."""
+
+    def __init__(self, answer: object) -> None:
+        self.answer = answer
+
+    def run(self, function: object, *args: object, on_error: str) -> dict[str, object]:
+        assert on_error == "return"
+        return {"tcp://w:2": [], "tcp://w:1": self.answer}
+
+
+def test_a_worker_whose_check_cannot_run_is_named_too(
+        coordinator: tuple[PlayContext, tuple[BotProvenance, ...]]) -> None:
+    context, bots = coordinator
+    Cluster(Answering([])).check(context, bots)
+    with pytest.raises(ConfigError) as caught:
+        # e.g. an older referee there, whose worker_problems takes other arguments
+        Cluster(Answering(TypeError("worker_problems() takes 3 arguments"))).check(
+            context, bots)
+    assert str(caught.value).startswith("Dask worker tcp://w:1: the check could not run "
+                                        "there (TypeError: worker_problems() takes 3")
+    assert f"is referee {__version__} installed there?" in str(caught.value)
 
 
 def test_the_first_problem_is_the_error_and_the_rest_are_counted() -> None:
@@ -230,7 +268,8 @@ class Settled:
 
 @pytest.mark.parametrize("outcome, expected", [
     ("record", "record"),
-    (KilledWorker("t", "tcp://w:1", 3), BrokenExecutor),  # the runner plays it again
+    (KilledWorker("t", "tcp://w:1", 3),  # type: ignore[arg-type]  # its type is what counts
+     BrokenExecutor),  # the runner plays it again
     (None, BrokenExecutor),  # dropped by the cluster: played again
     (ValueError("a referee bug"), ValueError),  # not a lost game: PlayFailed
 ])

@@ -6,8 +6,9 @@ import multiprocessing
 import os
 import sqlite3
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -16,11 +17,12 @@ from referee.processes.rlimits import die_with_parent
 from referee.errors import ConfigError
 from referee.processes.sandbox import SandboxSettings
 from tournaments.spec import TournamentSpec
-from tournaments.play import play_context, play_fixture
+from tournaments.play import PlayContext, play_context, play_fixture
 from tournaments.progress import Progress, StandingsEvery, StderrProgress
 from tournaments.backup import back_up
 from tournaments.bot_report import all_faults, bot_games, fault_list
 from tournaments.bots_table import bots_table
+from tournaments.cluster import open_cluster
 from tournaments.output.formats import OutputFormat
 from tournaments.output.metadata import Metadata
 from tournaments.output.render import Rendered, render, select
@@ -60,6 +62,7 @@ class RunOptions:
     standings_every: int | None = None  # with progress: the standings every N games
     restart: bool = False  # move an existing db and its logs to a backup, start over
     fail_on_fault: bool = False  # FaultsFound, with the tables, if any stored game faulted
+    cluster: str | None = None  # a Dask cluster to play on (tournaments/cluster.py)
 
 
 class FaultsFound(Exception):
@@ -76,10 +79,10 @@ def run_session(spec: TournamentSpec, options: RunOptions,
                 stream: TextIO | None = None) -> str:
     """Play every game of `spec` not yet stored, then return the rendered tables.
 
-    Progress goes to `stream` (standard error by default). With `fail_on_fault`, a
-    tournament with faults raises FaultsFound, which holds the tables. A db holding a different
+    Progress goes to `stream` (standard error by default). A db holding a different
     tournament, or a bot whose files changed since, is refused with a ConfigError;
-    running again on the same db resumes; `options.restart` starts over.
+    running again on the same db resumes; `options.restart` starts over. With
+    `fail_on_fault`, a tournament with faults raises FaultsFound, which holds the tables.
     """
     if options.jobs < 1:
         raise ConfigError(f"jobs must be at least 1, not {options.jobs}")
@@ -91,9 +94,8 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     bots = bots_provenance(spec.bots, context.bots)  # every file read before any game
     context = replace(context, hashes=tuple(bot.hashes for bot in bots))
     err = stream if stream is not None else sys.stderr
-    if options.restart:
-        _restart(db_path, err)
-    with _open(lambda: ResultStore(db_path, spec), db_path) as store:
+    with _on_workers(options, context, bots) as options, \
+            _open_new(db_path, spec, options.restart, err) as store:
         # The db's secret: a resumed run plays the deals the interrupted one began.
         fixtures = fixtures_for(spec, store.deal_secret)
         if store.claim_bots(bots):
@@ -112,6 +114,30 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     if options.fail_on_fault and faults:
         raise FaultsFound(tables, faults)
     return tables
+
+
+@contextmanager
+def _on_workers(options: RunOptions, context: PlayContext,
+                bots: Sequence[BotProvenance]) -> Iterator[RunOptions]:
+    """`options` as they are, or, with a cluster, playing on its executors with all its
+    threads, once its workers have checked they can play these bots' games."""
+    if options.cluster is None:
+        yield options
+        return
+    with open_cluster(options.cluster) as cluster:
+        cluster.check(context, bots)
+        if cluster.local and hasattr(os, "sched_setaffinity"):  # as a local pool's
+            cluster.keep_to_cpus(cpu_shares(sorted(os.sched_getaffinity(0)),
+                                            cluster.threads))
+        yield replace(options, jobs=cluster.threads, executor_factory=cluster.executor)
+
+
+def _open_new(db_path: Path, spec: TournamentSpec, restart: bool,
+              err: TextIO) -> ResultStore:
+    """The store to play into, the old one backed up first with `restart`."""
+    if restart:
+        _restart(db_path, err)
+    return _open(lambda: ResultStore(db_path, spec), db_path)
 
 
 def _restart(db_path: Path, err: TextIO) -> None:

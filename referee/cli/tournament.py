@@ -86,6 +86,10 @@ _tournament_options = compose(
                  help="Print the standings so far to standard error every N games."),
     click.option("--jobs", type=Bounded(bounds.JOBS), default=None,
                  help="Games played at once (default: one per core)."),
+    click.option("--cluster", default=None, metavar="ADDRESS",
+                 help="Play the games on a Dask cluster: its scheduler's tcp://HOST:PORT, "
+                      "or local:N to start N local worker processes; as many games run at "
+                      "once as its workers have threads (docs/cluster.md). Not with --jobs."),
     click.option("--fresh-bots", is_flag=True, help="Start new bot processes for every game."),
     click.option("--persistent-bots", is_flag=True,
                  help="Let sandboxed bot processes play many games (faster; a bot can then "
@@ -110,7 +114,7 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
                 restart: bool, fmt: str, table: str | None,
                 transport: str, busy_wait_us: int | None, sandbox: str,
                 sandbox_dirs: tuple[Path, ...], standings_every: int | None,
-                fail_on_fault: bool, **options: Any) -> None:
+                fail_on_fault: bool, cluster: str | None, **options: Any) -> None:
     """Play a round-robin tournament. GAME_OR_FILE is a game (rage, thegame) or a
     tournament .toml file (which lists its own bots); a BOT is a command line, or
     stdio:COMMAND.
@@ -119,6 +123,9 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
     again on the same --db resumes where it stopped, unless a bot's executable or script
     changed since (then --restart starts over).
     """
+    if cluster is not None and jobs is not None:
+        raise click.UsageError("--jobs and --cluster exclude each other: a cluster plays "
+                               "as many games at once as its workers have threads")
     if _is_file(game_or_file):
         spec = _file_spec(Path(game_or_file), bots, fresh_bots)
     else:
@@ -129,7 +136,7 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
                      sandbox=sandbox_settings(sandbox, sandbox_dirs, spec.time_limits.clock),
                      persistent_bots=persistent_bots, max_games=max_games,
                      standings_every=standings_every, restart=restart,
-                     fail_on_fault=fail_on_fault)
+                     fail_on_fault=fail_on_fault, cluster=cluster)
     try:
         click.echo(run_session(spec, run), nl=False)
     except FaultsFound as found:

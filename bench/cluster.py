@@ -1,0 +1,96 @@
+"""A tournament on a local Dask cluster of 2 workers against a local pool of 2 jobs.
+
+    .venv/bin/python bench/cluster.py [--deals N] [--repeats R]
+
+Plays the same Rage tournament (random, heuristic, first at a table of 3: 3 games a
+deal, reused bots, no sandbox: the bots' start is not what is compared) through
+`tournaments.session.run_session`, as `referee tournament` does, with `--jobs 2` and with
+`--cluster local:2`, each time into a new results db copied from one unplayed db (so
+every run plays the same deals). The cluster's wall time includes starting and stopping
+it, as a user's run would. Setups alternate within each repeat and the medians are
+compared. `ratio cluster_vs_jobs X` is the jobs run's time over the cluster run's (1.0:
+as fast; the target is at least 0.9). The cluster costs a few seconds whatever the
+size (starting the workers, which import the referee, and stopping them), so the same
+is measured on a quarter of the deals too, and `ratio cluster_vs_jobs_per_game Y` is the
+ratio of the extra time each setup takes for the extra games: the speed once running.
+Wall-clock figures: run it on an otherwise idle machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from referee.processes.sandbox import SandboxMode, SandboxSettings  # noqa: E402
+from referee.registry.rage import RAGE  # noqa: E402
+from tournaments.session import RunOptions, run_session  # noqa: E402
+from tournaments.spec import BotEntry, TournamentSpec  # noqa: E402
+from tournaments.store import ResultStore  # noqa: E402
+
+BOTS = (BotEntry("random", "python bots/rage_random.py"),
+        BotEntry("heuristic", "python bots/rage_heuristic.py"),
+        BotEntry("first", "stdio:bots/rage_first.sh"))
+SETUPS = {"jobs 2": {"jobs": 2}, "cluster local:2": {"cluster": "local:2"}}
+
+
+def tournament(deals: int) -> TournamentSpec:
+    return TournamentSpec.create(RAGE, BOTS, deals=deals, seed=7, size=3)
+
+
+def run_once(setup: str, deals: int, folder: Path, unplayed: Path) -> tuple[float, str]:
+    """Wall seconds of one whole tournament into a new db, and its tables."""
+    db = folder / f"{time.monotonic_ns()}.sqlite"
+    shutil.copyfile(unplayed, db)
+    options = RunOptions(db, progress=False, sandbox=SandboxSettings(SandboxMode.OFF),
+                         **SETUPS[setup])  # type: ignore[arg-type]
+    start = time.perf_counter()
+    tables = run_session(tournament(deals), options, io.StringIO())
+    return time.perf_counter() - start, tables
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--deals", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    small = max(1, args.deals // 4)
+    full, short = measure(args.deals, args.repeats), measure(small, args.repeats)
+    extra = {setup: full[setup] - short[setup] for setup in SETUPS}
+    print(f"ratio cluster_vs_jobs {full['jobs 2'] / full['cluster local:2']:.2f}")
+    print(f"ratio cluster_vs_jobs_per_game {extra['jobs 2'] / extra['cluster local:2']:.2f}")
+
+
+def measure(deals: int, repeats: int) -> dict[str, float]:
+    """The median wall seconds of each setup on `deals` deals, printed with its runs."""
+    walls: dict[str, list[float]] = {setup: [] for setup in SETUPS}
+    tables: set[str] = set()
+    with tempfile.TemporaryDirectory(prefix="bench-cluster-") as tmp:
+        unplayed = Path(tmp) / "unplayed.sqlite"
+        ResultStore(unplayed, tournament(deals)).close()
+        for _ in range(repeats):
+            for setup in SETUPS:
+                wall, table = run_once(setup, deals, Path(tmp), unplayed)
+                walls[setup].append(wall)
+                tables.add(table)
+    games = 3 * deals
+    print(f"{games} Rage games per tournament, median of {repeats} runs "
+          f"(tables identical in all runs: {len(tables) == 1})")
+    median = {setup: statistics.median(values) for setup, values in walls.items()}
+    for setup, wall in median.items():
+        print(f"{setup:<16} {wall:6.2f} s wall {games / wall:6.1f} games/s  "
+              f"(runs: {', '.join(f'{value:.2f}' for value in walls[setup])})")
+    return median
+
+
+if __name__ == "__main__":
+    main()

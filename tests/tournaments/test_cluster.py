@@ -1,0 +1,287 @@
+"""`referee tournament --cluster`: games on a Dask cluster give the tables of a local pool,
+survive a worker's death, leave no bot behind, and refuse a worker whose bots differ.
+
+Real processes throughout: `--cluster local:2` starts its own cluster; the tcp:// tests
+run a LocalCluster in the test process (worker processes, a real scheduler) and point the
+referee at its address, so that they can kill a worker or move it to another folder.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import BrokenExecutor, Future
+from pathlib import Path
+from typing import Any
+
+import pytest
+from distributed import Client, LocalCluster
+from distributed.scheduler import KilledWorker
+
+from referee import __version__
+from referee.errors import ConfigError
+from tests.cli_support import assert_bad_input
+from tests.tournaments.db_support import unplayed_copy, wait_for_games
+from tests.tournaments.test_kill_resume_real import TAG, tagged_processes
+from tournaments.cluster import Cluster, GameExecutor, parse_cluster
+from tournaments.cluster_worker import check_answers, worker_problems
+from referee.players.lineup import sandbox_view
+from tournaments.play import PlayContext, play_context
+from tournaments.provenance import BotProvenance, bots_provenance
+from tests.tournaments.fakes import make_spec
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = ["python bots/rage_random.py", "python bots/rage_heuristic.py",
+        "stdio:bots/rage_first.sh"]
+
+
+def command(db: Path, deals: int, *how: str) -> list[str]:
+    return [sys.executable, "-m", "referee", "tournament", "rage", "--deals", str(deals),
+            "--db", str(db), "--format", "json", "--move-time", "5", *how, *BOTS]
+
+
+def start(db: Path, deals: int, *how: str, env: dict[str, str] | None = None
+          ) -> subprocess.Popen[str]:
+    # TMPDIR: the hubs' socket folders stay in tmp_path.
+    return subprocess.Popen(command(db, deals, *how), cwd=ROOT, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "TMPDIR": str(db.parent), **(env or {})})
+
+
+def finish(run: subprocess.Popen[str]) -> tuple[str, str]:
+    out, err = run.communicate(timeout=180)
+    assert run.returncode == 0, err
+    assert "Traceback" not in err
+    return out, err
+
+
+def played_by_jobs_2(db: Path, unplayed: Path, deals: int) -> str:
+    """The tables of `db`'s tournament played on a local pool of 2, from an unplayed copy
+    of `db`: the same deal secret, so the same deals."""
+    unplayed_copy(db, unplayed)
+    out, _ = finish(start(unplayed, deals, "--jobs", "2", "--sandbox", "off"))
+    return out
+
+
+@pytest.fixture
+def tag() -> str:
+    return uuid.uuid4().hex
+
+
+@pytest.fixture
+def client(tag: str) -> Iterator[Any]:
+    """A cluster of 2 worker processes (one thread each) in the repository's folder, as
+    the docs ask; the bots they start carry `tag` in their environment."""
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,  # type: ignore[no-untyped-call]
+                      dashboard_address=None, silence_logs=logging.ERROR,
+                      env={TAG: tag}) as local, Client(local) as dask:  # type: ignore[no-untyped-call]
+        dask.run(os.chdir, str(ROOT))
+        yield dask
+
+
+def test_a_local_cluster_of_2_gives_the_tables_of_jobs_2(tmp_path: Path) -> None:
+    db = tmp_path / "cluster.sqlite"
+    # The default sandbox: bots are sandboxed on the workers as on a local pool.
+    out, err = finish(start(db, 4, "--cluster", "local:2"))
+    assert "12/12 games" in err and json.loads(out)["metadata"]["complete"]
+    assert out == played_by_jobs_2(db, tmp_path / "jobs.sqlite", 4)
+
+
+def test_a_worker_killed_mid_run_costs_no_game_and_leaves_no_bot(
+        tmp_path: Path, client: Any, tag: str) -> None:
+    db, deals = tmp_path / "killed.sqlite", 30  # 90 games: a wide window to kill in
+    workers = client.run(os.getpid)
+    run = start(db, deals, "--cluster", client.scheduler.address, "--sandbox", "off")
+    wait_for_games(db, 8)
+    os.kill(sorted(workers.values())[0], signal.SIGKILL)
+    assert run.poll() is None  # killed mid-run
+    out, err = finish(run)
+    assert f"{deals * 3}/{deals * 3} games" in err
+    # The killed worker's bots died with it, the other's were closed at the end, while
+    # the cluster itself lives on.
+    assert bots_left(tag) == []
+    assert len(client.nthreads()) >= 1
+    assert out == played_by_jobs_2(db, tmp_path / "jobs.sqlite", deals)
+
+
+def bots_left(tag: str, timeout: float = 30.0) -> list[str]:
+    """The command lines of bots carrying `tag` still running after `timeout` (the
+    workers and their sentinels carry it too, but run no bot)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = []
+        for pid in tagged_processes(tag):
+            try:
+                line = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:  # gone meanwhile
+                continue
+            if b"bots/rage_" in line:
+                left.append(line.decode(errors="replace"))
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
+def bot_folder(folder: Path, text: str) -> Path:
+    """A folder holding a bot script bot.py (which never needs to run)."""
+    folder.mkdir()
+    (folder / "bot.py").write_text(text)
+    return folder
+
+
+@pytest.mark.parametrize("elsewhere, words", [
+    (None, ("script is missing here",)),
+    ("print('another bot')\n", ("script", "sha256", "on the coordinator")),
+])
+def test_a_worker_without_the_coordinators_bot_is_one_error_naming_both(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, client: Any,
+        elsewhere: str | None, words: tuple[str, ...]) -> None:
+    here = bot_folder(tmp_path / "here", "print('the bot')\n")
+    monkeypatch.chdir(here)
+    other = tmp_path / "other"
+    if elsewhere is None:
+        other.mkdir()
+    else:
+        bot_folder(other, elsewhere)
+    addresses = sorted(client.nthreads())
+    client.run(os.chdir, str(here), workers=[addresses[0]])  # as the coordinator
+    client.run(os.chdir, str(other), workers=[addresses[1]])
+    assert_bad_input(["tournament", "rage", "--cluster", client.scheduler.address,
+                      "--sandbox", "off", "--db", str(tmp_path / "r.sqlite"),
+                      "mine=python bot.py", "python bot.py", "python bot.py"],
+                     f"Dask worker {addresses[1]}: ", "bot 'mine'", *words)
+    assert not (tmp_path / "r.sqlite").exists()  # refused before anything is written
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--cluster", "nonsense"], ("tcp://HOST:PORT", "local:N")),
+    (["--cluster", "local:0"], ("local:N", "from 1 to 1024")),
+    (["--cluster", "local:x"], ("local:N",)),
+    (["--cluster", "local:2", "--jobs", "2"], ("--jobs", "--cluster")),
+])
+def test_bad_cluster_options_are_one_line(tmp_path: Path, args: list[str],
+                                          words: tuple[str, ...]) -> None:
+    assert_bad_input(["tournament", "rage", "--db", str(tmp_path / "r.sqlite"), *args,
+                      *BOTS], *words)
+    assert not (tmp_path / "r.sqlite").exists()
+
+
+def test_an_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
+    assert_bad_input(["tournament", "rage", "--cluster", "tcp://127.0.0.1:9",
+                      "--sandbox", "off", "--db", str(tmp_path / "r.sqlite"), *BOTS],
+                     "tcp://127.0.0.1:9", "cannot reach the Dask scheduler")
+
+
+def test_parse_cluster_keeps_the_address_or_the_count() -> None:
+    assert parse_cluster("tcp://10.0.0.5:8786").scheduler == "tcp://10.0.0.5:8786"
+    assert parse_cluster("local:3").local_workers == 3
+    with pytest.raises(ConfigError):
+        parse_cluster("tcp://")
+
+
+@pytest.fixture
+def coordinator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                ) -> tuple[PlayContext, tuple[BotProvenance, ...]]:
+    """A tournament's context and bots, as the coordinator makes them, in tmp_path."""
+    monkeypatch.chdir(tmp_path)
+    spec = make_spec(n_bots=3, deals=1, seed=0)
+    for bot in range(3):
+        (tmp_path / f"bot_{bot}.py").write_text("print('a bot')\n")
+    context = play_context(spec, tmp_path / "r.sqlite")
+    bots = bots_provenance(spec.bots, context.bots)
+    return context, bots
+
+
+def test_a_worker_names_another_referee_version_and_another_sandbox(
+        coordinator: tuple[PlayContext, tuple[BotProvenance, ...]]) -> None:
+    context, bots = coordinator
+    sandboxed = sandbox_view(context.launch_settings()) is not None
+    assert worker_problems(context, bots, __version__, sandboxed) == []
+    problems = worker_problems(context, bots, "0.0.0-other", sandboxed)
+    assert problems == [f"the referee here is version {__version__}, the coordinator's "
+                        "0.0.0-other"]
+    # A coordinator that would sandbox its bots, a worker that would not (or the reverse)
+    problems = worker_problems(context, bots, __version__, not sandboxed)
+    assert len(problems) == 1 and "on the coordinator" in problems[0]
+    assert ("without a sandbox" in problems[0]) and ("sandboxed" in problems[0])
+
+
+class Answering:
+    """A Dask client whose workers all answer `answer` to client.run."""
+
+    def __init__(self, answer: object) -> None:
+        self.answer = answer
+
+    def run(self, function: object, *args: object, on_error: str) -> dict[str, object]:
+        assert on_error == "return"
+        return {"tcp://w:2": [], "tcp://w:1": self.answer}
+
+
+def test_a_worker_whose_check_cannot_run_is_named_too(
+        coordinator: tuple[PlayContext, tuple[BotProvenance, ...]]) -> None:
+    context, bots = coordinator
+    Cluster(Answering([])).check(context, bots)
+    with pytest.raises(ConfigError) as caught:
+        # e.g. an older referee there, whose worker_problems takes other arguments
+        Cluster(Answering(TypeError("worker_problems() takes 3 arguments"))).check(
+            context, bots)
+    assert str(caught.value).startswith("Dask worker tcp://w:1: the check could not run "
+                                        "there (TypeError: worker_problems() takes 3")
+    assert f"is referee {__version__} installed there?" in str(caught.value)
+
+
+def test_the_first_problem_is_the_error_and_the_rest_are_counted() -> None:
+    check_answers({"tcp://a:1": [], "tcp://b:2": []})
+    with pytest.raises(ConfigError) as caught:
+        check_answers({"tcp://b:2": ["y"], "tcp://a:1": ["x", "z"], "tcp://c:3": []})
+    assert str(caught.value) == ("Dask worker tcp://a:1: x (and 2 more problems on the "
+                                 "cluster's workers)")
+
+
+class Settled:
+    """An inner executor whose every future is already done with `outcome`."""
+
+    def __init__(self, outcome: BaseException | str | None) -> None:
+        self.outcome = outcome
+        self.shutdowns: list[bool] = []
+
+    def submit(self, fn: object, *args: object) -> Future[str]:
+        future: Future[str] = Future()
+        if self.outcome is None:
+            future.cancel()
+        elif isinstance(self.outcome, BaseException):
+            future.set_exception(self.outcome)
+        else:
+            future.set_result(self.outcome)
+        return future
+
+    def shutdown(self, wait: bool = True) -> None:
+        self.shutdowns.append(wait)
+
+
+@pytest.mark.parametrize("outcome, expected", [
+    ("record", "record"),
+    (KilledWorker("t", "tcp://w:1", 3),  # type: ignore[arg-type]  # its type is what counts
+     BrokenExecutor),  # the runner plays it again
+    (None, BrokenExecutor),  # dropped by the cluster: played again
+    (ValueError("a referee bug"), ValueError),  # not a lost game: PlayFailed
+])
+def test_the_executor_reports_a_game_lost_with_its_worker_as_a_broken_pool(
+        outcome: BaseException | str | None, expected: object) -> None:
+    inner = Settled(outcome)
+    executor = GameExecutor(inner)  # type: ignore[arg-type]
+    future = executor.submit(str, 1)
+    if isinstance(expected, str):
+        assert future.result(timeout=5) == expected
+    else:
+        assert isinstance(future.exception(timeout=5), expected)  # type: ignore[arg-type]
+    executor.shutdown(wait=False, cancel_futures=True)
+    executor.shutdown(wait=True)
+    assert inner.shutdowns == [False, True]

@@ -79,19 +79,7 @@ print(decisions, spent, late_chance)
 
 def play_random_game(config: RageConfig, seed: int, rng: random.Random) -> int:
     """Play one game to the end with uniform random decisions; return the decision count."""
-    state = RageState.new_game(config, seed)
-    decisions = 0
-    phase = state.phase
-    while phase is not Phase.OVER:
-        if phase is Phase.BID:
-            bids = state.legal_bids()
-            state.bid(bids[rng.randrange(len(bids))])
-        else:
-            plays = state.legal_plays()
-            state.play(plays[rng.randrange(len(plays))])
-        decisions += 1
-        phase = state.phase
-    return decisions
+    return play_out(RageState.new_game(config, seed), rng)
 
 
 def measure_rage(games: int, seed: int) -> tuple[float, float, float]:

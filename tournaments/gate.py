@@ -17,12 +17,12 @@ from pathlib import Path
 
 from referee.errors import ConfigError, Fault
 from referee.matches.game import Contest, Options
-from referee.players.lineup import LaunchSettings, bot_specs, named, sandbox_view
+from referee.players.lineup import LaunchSettings, bot_specs, named
 from referee.registry.games import AnyGame
 from tournaments.gate_schedule import (
     BASELINE, NEW, ROLES, GateTable, candidate_score, deal_fixtures, paired_difference,
 )
-from tournaments.play import PlayContext, close_worker_pool, play_fixture
+from tournaments.play import PlayContext, checked_context, close_worker_pool, play_fixture
 from tournaments.records import GameRecord
 from tournaments.schedule import Fixture, deal_seed
 from tournaments.spec import BotEntry, SpecError, TournamentSpec
@@ -134,14 +134,10 @@ def gate_context(game: AnyGame, bots: GateBots, size: int, options: Options,
                                      options=dict(options.items))
     except SpecError as error:
         raise ConfigError(str(error)) from None
-    specs = bot_specs([bot.command for bot in spec.bots], list(spec.bot_names))
-    game.configure(size, spec.options)
     logs = logs.resolve()
-    context = PlayContext(spec, tuple(specs), logs, launch.transport, busy_wait=launch.busy_wait,
-                          sandbox=launch.sandbox, persistent_bots=persistent_bots,
-                          secrets=(logs, *launch.secrets))
-    sandbox_view(context.launch_settings())  # `--sandbox on` where none: fail now
-    return context
+    return checked_context(PlayContext(
+        spec, (), logs, launch.transport, busy_wait=launch.busy_wait, sandbox=launch.sandbox,
+        persistent_bots=persistent_bots, secrets=(logs, *launch.secrets)))
 
 
 def run_gate(plan: GatePlan, context: PlayContext, progress: Progress,

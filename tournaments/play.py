@@ -77,14 +77,21 @@ def play_context(spec: TournamentSpec, db_path: Path, transport: str = "ipc",
                  log_times: bool = True, busy_wait: float | None = None,
                  sandbox: SandboxSettings = SandboxSettings(),
                  persistent_bots: bool = False) -> PlayContext:
-    """Check everything a game will need before any starts: the bot commands
-    (BotStartError), the game's config, e.g. a command mapping file, and the sandbox
-    (ConfigError); locate the logs."""
+    """The context of a tournament whose logs go beside its results db (checked_context);
+    no bot may see either."""
+    logs = logs_dir(db_path).resolve()
+    return checked_context(PlayContext(spec, (), logs, transport, log_times, busy_wait,
+                                       sandbox, persistent_bots, (logs, db_path.resolve())))
+
+
+def checked_context(context: PlayContext) -> PlayContext:
+    """`context` with its bots' specs, once everything a game will need is checked before
+    any starts: the bot commands (BotStartError), the game's config, e.g. a command
+    mapping file, and the sandbox (ConfigError)."""
+    spec = context.spec
     specs = bot_specs([bot.command for bot in spec.bots], list(spec.bot_names))
     spec.game.configure(spec.size, spec.options)  # in a worker it would look like our bug
-    logs = logs_dir(db_path).resolve()
-    context = PlayContext(spec, tuple(specs), logs, transport, log_times, busy_wait,
-                          sandbox, persistent_bots, (logs, db_path.resolve()))
+    context = replace(context, bots=tuple(specs))
     sandbox_view(context.launch_settings())  # `--sandbox on` where none: fail now
     return context
 

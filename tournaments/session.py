@@ -109,8 +109,9 @@ def run_session(spec: TournamentSpec, options: RunOptions,
         progress = _progress(store, options, err)
         run_tournament(spec, fixtures, store, play_fixture, context, jobs,
                        options.executor_factory or pinned_process_pool, progress)
-        tables = _render(store, options.fmt, options.table, err)
-        faults = sum(len(record.faults) for record in store.records())
+        records = store.records()
+        tables = _render(store, records, options.fmt, options.table, err)
+        faults = sum(len(record.faults) for record in records)
     if options.fail_on_fault and faults:
         raise FaultsFound(tables, faults)
     return tables
@@ -165,9 +166,9 @@ def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
     `stream` (by default, there)."""
     err = stream if stream is not None else sys.stderr
     with _open(lambda: ResultStore.open_existing(db_path), db_path) as store:
-        if bot is None and not faults:
-            return _render(store, fmt, table, err)
         records, folder = store.records(), db_path.resolve().parent
+        if bot is None and not faults:
+            return _render(store, records, fmt, table, err)
         tables: list[Table] = []
         if bot is not None:
             games = bot_games(records, bot, store.spec.bot_names, folder)  # checks the name
@@ -201,10 +202,10 @@ def _standings(store: ResultStore) -> str:
     return render(ranking, metadata(store.spec, len(records)), OutputFormat.TEXT).out
 
 
-def _render(store: ResultStore, fmt: OutputFormat, table: str | None, err: TextIO) -> str:
-    """The tournament's tables and where its bots came from: the same after a run and
-    from `referee results`."""
-    records = store.records()
+def _render(store: ResultStore, records: Sequence[GameRecord], fmt: OutputFormat,
+            table: str | None, err: TextIO) -> str:
+    """The tournament's tables of `records` (the store's) and where its bots came from:
+    the same after a run and from `referee results`."""
     rendered = render(_tables(store.spec, records, fmt, store.bots()),
                       metadata(store.spec, len(records)), fmt, table)
     return _written(rendered, err)

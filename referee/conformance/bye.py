@@ -104,28 +104,36 @@ def probed_session(bench: Bench, setup: Setup, games: int) -> Ending:
                 if faults:
                     fault = (number, faults[0])
                     break
-            sent, exited = _say_bye(started.player) if fault is None else (None, False)
-        # A probe killed by us wrote no report: a line that looks like one is the bot's.
-        return Ending(fault, sent, read_report(stderr) if exited else None, started.fault)
+            sent, status = _say_bye(started.player) if fault is None else (None, None)
+        return Ending(fault, sent, _probes(read_report(stderr), status), started.fault)
 
 
 def _noted(verdict: Verdict, note: str) -> Verdict:
     return replace(verdict, evidence=verdict.evidence + note)
 
 
-def _say_bye(player: object) -> tuple[float | None, bool]:
+def _say_bye(player: object) -> tuple[float | None, int | None]:
     """Send BYE and wait for the probe to end: when BYE went (monotonic; None: not sent),
-    and whether the probe exited by itself in time."""
+    and the probe's exit status if it ended in time (None: it did not)."""
     if not isinstance(player, RemotePlayer) or player.closed:
-        return None, False
+        return None, None
     sent = time.monotonic()
     try:
         player.say_bye()
     except (BotFault, OSError):  # a bot gone already: its probe says how it ended
         pass
     exited = player.process.wait(BYE_GRACE + PROBE_MARGIN)
+    status = player.process.exit_code if exited else None
     player.close()  # kills whatever is left, and closes the stderr file
-    return sent, exited
+    return sent, status
+
+
+def _probes(report: ProbeReport | None, status: int | None) -> ProbeReport | None:
+    """`report` if the probe wrote it: it ended by itself (a probe we killed wrote none),
+    with the status its report implies (one the bot killed did not either)."""
+    if report is None or status is None or exit_probe.exit_status(report.code) != status:
+        return None
+    return report
 
 
 def read_report(stderr: Path) -> ProbeReport | None:
@@ -142,7 +150,7 @@ def read_report(stderr: Path) -> ProbeReport | None:
         data = json.loads(last[len(exit_probe.REPORT):])
         return ProbeReport(int(data["code"]), float(data["ended"]),
                            tuple(str(p) for p in data["left"]))
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, OverflowError):  # e.g. a code of 1e999
         return None
 
 

@@ -60,6 +60,13 @@ def main(argv: list[str]) -> int:
     relay.stop()  # nothing the bot's processes write from now on reaches our stderr
     report = {"code": code, "ended": ended, "left": left}
     print(REPORT + json.dumps(report), file=sys.stderr, flush=True)
+    return exit_status(code)
+
+
+def exit_status(code: int) -> int:
+    """The probe's own exit status after a bot that ended with `code` (negative: killed by
+    that signal). The referee takes a report as the probe's only when the two agree: a bot
+    that kills its probe to leave a forged line last cannot make them."""
     return code if code >= 0 else SIGNAL_EXIT_BASE - code
 
 

@@ -308,6 +308,17 @@ def test_a_child_left_after_bye_cannot_pass_by_forging_the_probe_report(
     assert verdicts(report)[LEFTOVER_CHECK]["figures"]["left"] == 1  # the writing child
 
 
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+def test_a_bot_that_kills_its_probe_cannot_pass_with_a_forged_report(
+        tmp_path: Path, sandbox: str) -> None:
+    """The forged line stays the last one when the probe is dead; the probe's exit status
+    then does not match it, so it is not taken as the probe's word."""
+    code, _, report = check(tmp_path, "rage", quirks("forge", "kill"), "--quick",
+                            "--sandbox", sandbox)
+    assert code == 1 and failed(report) == {BYE_CHECK, LEFTOVER_CHECK}
+    assert "still running" in verdicts(report)[BYE_CHECK]["evidence"]
+
+
 def test_slow_replies_warn_above_half_the_limit(tmp_path: Path) -> None:
     code, out, report = check(tmp_path, "rage", quirks("slow", "1.2", "2"), "--quick",
                               "--move-time", "2")

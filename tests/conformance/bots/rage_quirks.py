@@ -23,11 +23,14 @@ on the first request of such a game, so a test picks the one setup that fails:
   forge HOW        on BYE, writes a made-up report of referee check's exit probe ('exit
                    code 0 at once, nothing left') to its stderr and to its parent's
                    and grandparent's (the probe's, the sandbox's init's), then: HOW=hang sleeps 30 s; HOW=child
-                   leaves a child that keeps writing it for 5 s, and exits with code 0
+                   leaves a child that keeps writing it for 5 s, and exits with code 0;
+                   HOW=kill leaves a child sleeping, SIGKILLs its parent if that is the
+                   probe (so the forged line stays last), and exits with code 0
 """
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -85,6 +88,16 @@ def forge_on_bye(how: str) -> int:
     forge(ended)
     if how == "hang":
         time.sleep(30)
+        return 0
+    if how == "kill":
+        if os.fork() == 0:
+            time.sleep(20)
+            os._exit(0)
+        parent = os.getppid()
+        with open(f"/proc/{parent}/cmdline", "rb") as command:
+            probe = b"exit_probe" in command.read()
+        if probe:  # only the probe: in a check's other sessions the parent is the referee
+            os.kill(parent, signal.SIGKILL)
         return 0
     if os.fork() == 0:
         until = time.monotonic() + 5

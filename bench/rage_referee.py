@@ -83,7 +83,7 @@ def referee_figures(games: int, logged: bool, busy_wait: float | None = None) ->
     with Lineup(launch) as lineup, tempfile.TemporaryDirectory() as logs:
         players = lineup.launch_all(specs)
         for seed in range(games):
-            path = Path(logs) / f"game{seed}.jsonl"
+            path = Path(logs) / f"game{seed}.jsonl.gz"  # as tournaments write it
             start, cpu_start = time.perf_counter(), time.process_time()
             log = GameLog.open(path) if logged else None
             write_header(log, RAGE, config, seed, launch.times, specs, players)

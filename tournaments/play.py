@@ -96,9 +96,13 @@ def checked_context(context: PlayContext) -> PlayContext:
     return context
 
 
+LOG_SUFFIX = ".jsonl.gz"
+
+
 def log_name(fixture_id: str) -> str:
-    """The game log's file name: the fixture id made safe, e.g. rage_d01_t02_r3.jsonl."""
-    return safe_word(fixture_id).strip("_") + ".jsonl"
+    """The game log's file name: the fixture id made safe, e.g. rage_d01_t02_r3.jsonl.gz
+    (gzip-compressed)."""
+    return safe_word(fixture_id).strip("_") + LOG_SUFFIX
 
 
 def stderr_path(context: PlayContext, bot: str) -> Path:
@@ -110,7 +114,7 @@ def stderr_path(context: PlayContext, bot: str) -> Path:
 def game_stderr_name(log: str, seat: int, bot: str) -> str:
     """The file of one seat's stderr in one game, beside the game's log `log`, e.g.
     rage_d01_t02_r3.seat1.alice.stderr."""
-    return f"{Path(log).stem}.seat{seat}.{safe_word(bot)}.stderr"
+    return f"{Path(log).name.removesuffix(LOG_SUFFIX)}.seat{seat}.{safe_word(bot)}.stderr"
 
 
 def seat_keys(seats: Sequence[int]) -> list[SeatKey]:

@@ -1,21 +1,37 @@
-"""The JSON Lines game log: settings, every line in and out per seat, moves, faults, result.
+"""The game log: settings, every line in and out per seat, moves, faults, result.
 
-Complete enough to replay the game (`referee replay LOG`): the seed and settings plus the
-decisions applied, whoever made them (bot or fallback).
+Complete enough to replay the game (`referee replay LOG`) and to show every line each
+seat sent and received. It is JSON Lines, one record per exchange rather than per line
+(docs/game-log.md):
+
+- an exchange: the batch of lines sent to one seat at once (its held lines and the
+  request), the lines heard back (LOG lines and the reply), and the move that reply
+  became;
+- a fault, a move the fallback made for a faulted seat, the result.
+
+Recording is a list append per batch and per line heard; records are encoded in blocks,
+off the decision path, and gzip-compressed when the file name ends in ".gz" (as every
+tournament log is). `read_log` is the one reader: it gives every log, this format and the
+older one-record-per-line one, as one record per line (`expand`).
 """
 
 from __future__ import annotations
 
 import enum
 import json
-import time
+import zlib
 from pathlib import Path
-from typing import IO, Any
+from time import monotonic
+from typing import IO, Any, Sequence
 
 from referee.errors import Fault
-from referee.players.player import Direction
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"))  # one encoder: ~2,300 records a game
+FORMAT = 2  # the header's "format"; logs without one are the older per-line format
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+_BLOCK = 256  # records encoded and written together
+_LEVEL = 1  # gzip's fastest: the lines repeat so much that it costs little in size
+_string = json.encoder.encode_basestring_ascii  # a str as JSON, ASCII only, as the encoder
+_GZIP = 31  # zlib's window bits for a gzip stream (its header has no time: reproducible)
 
 
 class DecidedBy(enum.StrEnum):
@@ -26,51 +42,156 @@ class DecidedBy(enum.StrEnum):
 
 
 class GameLog:
-    """Writes one JSON object per line. `timestamps=False` makes the log byte-reproducible."""
+    """Records one game; `timestamps=False` makes the log byte-reproducible.
 
-    def __init__(self, stream: IO[str], timestamps: bool = True, owns: bool = False) -> None:
+    An exchange is kept as a list [seat, lines out, lines in, move, µs, µs of the last
+    line in] until its block is written; everything else as the record it will be.
+    """
+
+    def __init__(self, stream: IO[bytes], timestamps: bool = True, compress: bool = False,
+                 owns: bool = False) -> None:
         self._stream = stream
         self._owns = owns
         self._timestamps = timestamps
-        self._start = time.monotonic()
+        self._zip = zlib.compressobj(_LEVEL, zlib.DEFLATED, _GZIP) if compress else None
+        self._start = monotonic()
+        self._records: list[list[Any] | dict[str, Any]] = []
+        self._open: list[Any] | None = None  # the last record, if an exchange
 
     @classmethod
     def open(cls, path: Path, timestamps: bool = True) -> GameLog:
+        """A log written to `path`, gzip-compressed if its name ends in ".gz"."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        return cls(path.open("w", encoding="utf-8"), timestamps, owns=True)
-
-    def _write(self, record: dict[str, Any]) -> None:
-        if self._timestamps:
-            record["t"] = round(time.monotonic() - self._start, 6)
-        self._stream.write(_ENCODER.encode(record) + "\n")
+        return cls(path.open("wb"), timestamps, compress=path.suffix == ".gz", owns=True)
 
     def header(self, game: str, seed: int, settings: dict[str, Any],
                players: list[dict[str, Any]]) -> None:
-        self._start = time.monotonic()
-        self._write({"type": "game", "game": game, "seed": seed, "settings": settings,
-                     "players": players})
+        self._start = monotonic()
+        self._add({"type": "game", "format": FORMAT, "game": game, "seed": seed,
+                   "settings": settings, "players": players})
 
-    def line(self, seat: int, direction: Direction, text: str) -> None:
-        self._write({"type": "line", "seat": seat, "dir": direction, "line": text})
+    # sent() and heard() run for every batch and line of the game: kept to a few
+    # operations each, with the clock read inline.
+    def sent(self, seat: int, lines: Sequence[str]) -> None:
+        """Lines sent to a seat in one batch: they open an exchange."""
+        now = int((monotonic() - self._start) * 1e6) if self._timestamps else 0
+        self._open = exchange = [seat, tuple(lines), [], None, now, now]
+        records = self._records
+        records.append(exchange)
+        if len(records) > _BLOCK:
+            self._flush(len(records) - 1)  # the last is the open exchange
+
+    def heard(self, seat: int, line: str) -> None:
+        """A line from a seat: part of the seat's exchange if nothing came between."""
+        exchange = self._open
+        if exchange is None or exchange[0] != seat:
+            self.sent(seat, ())
+            exchange = self._open
+            assert exchange is not None
+        exchange[2].append(line)
+        if self._timestamps:
+            exchange[5] = int((monotonic() - self._start) * 1e6)
 
     def move(self, seat: int, kind: str, move: str, by: DecidedBy) -> None:
         """A decision applied to the game: its kind (the game's own words, e.g. "bid"),
-        the move as the protocol spells it, and who made it."""
-        self._write({"type": "move", "seat": seat, "kind": kind, "move": move, "by": by})
+        the move as the protocol spells it, and who made it. A bot's move closes the
+        exchange its reply came in; a fallback's is a record of its own."""
+        exchange = self._open
+        if by is DecidedBy.BOT and exchange is not None and exchange[0] == seat:
+            exchange[3] = (kind, move)
+            self._open = None
+        else:
+            self._add({"type": "move", "seat": seat, "kind": kind, "move": move, "by": by})
 
     def fault(self, fault: Fault) -> None:
-        self._write({"type": "fault", **fault.to_json()})
+        self._add({"type": "fault", **fault.to_json()})
 
     def result(self, result: dict[str, Any]) -> None:
-        self._write({"type": "result", **result})
+        self._add({"type": "result", **result})
 
     def close(self) -> None:
+        """Write what is left (and the end of the gzip stream)."""
+        self._flush(len(self._records))
+        if self._zip is not None:
+            self._stream.write(self._zip.flush())
         self._stream.flush()
         if self._owns:
             self._stream.close()
 
+    def _add(self, record: dict[str, Any]) -> None:
+        if self._timestamps:
+            record["us"] = int((monotonic() - self._start) * 1e6)
+        self._open = None
+        self._records.append(record)
+        if len(self._records) > _BLOCK:
+            self._flush(len(self._records))
+
+    def _flush(self, count: int) -> None:
+        if not count:
+            return
+        block, self._records = self._records[:count], self._records[count:]
+        data = "".join(_ENCODER.encode(record) + "\n" if isinstance(record, dict)
+                       else self._exchange_line(record) for record in block).encode()
+        self._stream.write(data if self._zip is None else self._zip.compress(data))
+
+    def _exchange_line(self, exchange: list[Any]) -> str:
+        """{"type":"exchange","seat","out","in"[,"move"][,"us","us_in"]}, encoded by hand:
+        one string escape per line instead of the encoder's walk of a dict per record."""
+        seat, sent, heard, move, began, ended = exchange
+        text = (f'{{"type":"exchange","seat":{seat},"out":[{",".join(map(_string, sent))}],'
+                f'"in":[{",".join(map(_string, heard))}]')
+        if move is not None:
+            text += f',"move":[{_string(move[0])},{_string(move[1])}]'
+        if self._timestamps:
+            text += f',"us":{began},"us_in":{ended}'
+        return text + "}\n"
+
 
 def read_log(path: Path) -> list[dict[str, Any]]:
-    """All records of a log file, in order."""
-    with path.open(encoding="utf-8") as stream:
-        return [json.loads(line) for line in stream if line.strip()]
+    """Every record of a log file, in order, with each line as a record of its own
+    ({"type": "line", "seat", "dir", "line"}), whichever format wrote it. ValueError if
+    the file is not a game log (OSError if it cannot be read)."""
+    data = path.read_bytes()
+    try:
+        if data[:2] == b"\x1f\x8b":
+            data = zlib.decompress(data, _GZIP)
+        records = [json.loads(line) for line in data.decode().splitlines() if line.strip()]
+    except (zlib.error, UnicodeDecodeError, RecursionError) as error:
+        raise ValueError(f"not a game log: {error}") from None
+    if not all(isinstance(record, dict) for record in records):
+        raise ValueError("not a game log: a line that is not a JSON object")
+    return expand(records)
+
+
+def expand(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records with each exchange unfolded into its lines and its move."""
+    expanded: list[dict[str, Any]] = []
+    for record in records:
+        if isinstance(record.get("us"), int):  # this format's time: µs, as an int
+            record["t"] = record.pop("us") / 1e6
+        if record.get("type") == "exchange":
+            try:
+                expanded.extend(_unfold(record))
+            except (KeyError, TypeError) as error:
+                raise ValueError(f"not a game log: a broken exchange ({error!r})") from None
+        else:
+            expanded.append(record)
+    return expanded
+
+
+def _unfold(exchange: dict[str, Any]) -> list[dict[str, Any]]:
+    seat, sent, heard = exchange["seat"], exchange["out"], exchange["in"]
+    if not isinstance(sent, list) or not isinstance(heard, list):
+        raise TypeError("out and in must be lists")
+    timed = "t" in exchange
+    when = {"t": exchange["t"]} if timed else {}
+    later = {"t": exchange["us_in"] / 1e6} if timed else {}
+    records = [{"type": "line", "seat": seat, "dir": "out", "line": line, **when}
+               for line in sent]
+    records += [{"type": "line", "seat": seat, "dir": "in", "line": line, **later}
+                for line in heard]
+    if "move" in exchange:
+        kind, move = exchange["move"]
+        records.append({"type": "move", "seat": seat, "kind": kind, "move": move,
+                        "by": DecidedBy.BOT.value, **later})
+    return records

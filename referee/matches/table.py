@@ -17,7 +17,7 @@ from typing import Callable, Sequence, TypeVar
 from protocols.wire import WireError, error_line
 from referee.errors import BotFault, Fault, IllegalMove, ProtocolError, RuleError
 from referee.matches.game_log import GameLog
-from referee.players.player import Direction, Player
+from referee.players.player import Player
 
 T = TypeVar("T")
 E = TypeVar("E")
@@ -32,7 +32,7 @@ class Table:
         self.faults: dict[int, Fault] = {}
         self._held: list[list[str]] = [[] for _ in self.players]
         for seat, player in enumerate(self.players):  # no log: nothing to hear lines
-            player.listener = None if log is None else _listener(log, seat)
+            player.listener = None if log is None else _SeatLog(log, seat)
 
     @property
     def faulted(self) -> frozenset[int]:
@@ -124,10 +124,20 @@ class Table:
             player.listener = None
 
 
-def _listener(log: GameLog, seat: int) -> Callable[[Direction, str], None]:
-    def heard(direction: Direction, line: str) -> None:
-        log.line(seat, direction, line)
-    return heard
+class _SeatLog:
+    """A seat's lines, into the game log (a LineListener)."""
+
+    __slots__ = ("log", "seat")
+
+    def __init__(self, log: GameLog, seat: int) -> None:
+        self.log = log
+        self.seat = seat
+
+    def sent(self, lines: Sequence[str]) -> None:
+        self.log.sent(self.seat, lines)
+
+    def heard(self, line: str) -> None:
+        self.log.heard(self.seat, line)
 
 
 def _decode(decode: Callable[[str], T], reply: str) -> T:

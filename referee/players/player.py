@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
 from referee.errors import ProtocolError
 
@@ -21,9 +21,13 @@ class Direction(enum.StrEnum):
     IN = "in"
 
 
-# Called with (OUT, line) for every line sent and (IN, line) for every line received,
-# LOG lines included: the single choke point the game log hangs on.
-LineListener = Callable[[Direction, str], None]
+class LineListener(Protocol):
+    """Told of every line sent and every line received, LOG lines included: the single
+    choke point the game log hangs on. Lines sent together come as one batch."""
+
+    def sent(self, lines: Sequence[str]) -> None: ...
+
+    def heard(self, line: str) -> None: ...
 
 
 class Player(ABC):
@@ -58,7 +62,10 @@ class Player(ABC):
 
     def _heard(self, direction: Direction, line: str) -> None:
         if self.listener is not None:
-            self.listener(direction, line)
+            if direction is Direction.OUT:
+                self.listener.sent((line,))
+            else:
+                self.listener.heard(line)
 
 
 class FunctionPlayer(Player):

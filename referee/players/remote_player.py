@@ -297,8 +297,7 @@ class RemotePlayer(Player):
 
     def _log_out(self, lines: Sequence[str]) -> None:
         if self.listener is not None:
-            for line in lines:
-                self.listener(Direction.OUT, line)
+            self.listener.sent(lines)
 
     def _next_line(self, deadline: float) -> str | None:
         """The next non-LOG line, or None at the deadline; LOG lines go to the listener."""

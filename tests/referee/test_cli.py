@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from referee.processes.sandbox import sandbox_problem
+from referee.matches.game_log import read_log
 from tests.cli_support import assert_bad_input, run_main
 from tests.referee.fault_bots.support import expected_limits_holder
 
@@ -137,7 +138,7 @@ def test_without_seed_the_seed_is_secret_from_stdout_and_bots_but_in_the_log(
            "echo \"heard: $l\" >&2; echo \"$l\"; done | sh bots/rage_first.sh'")
     run = run_cli("play", "rage", "--log", str(log), RANDOM, HEURISTIC, spy)
     assert run.returncode == 0, run.stderr
-    records = [json.loads(line) for line in log.read_text().splitlines()]
+    records = read_log(log)
     seed = str(records[0]["seed"])
     assert records[0]["type"] == "game" and 0 <= int(seed) < 2**63
     assert run.stdout.startswith("Rage, 3 players, secret seed (in the log), variants: none")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -35,6 +35,19 @@ def heard() -> list[tuple[str, str]]:
     return []
 
 
+class Heard:
+    """A LineListener keeping every line as (direction, line)."""
+
+    def __init__(self, lines: list[tuple[str, str]]) -> None:
+        self.lines = lines
+
+    def sent(self, lines: Sequence[str]) -> None:
+        self.lines.extend(("out", line) for line in lines)
+
+    def heard(self, line: str) -> None:
+        self.lines.append(("in", line))
+
+
 class Launcher(Protocol):
     def __call__(self, cmd: BotCommand, times: TimeLimits = ...,
                  stderr: Path | None = None) -> RemotePlayer: ...
@@ -48,7 +61,7 @@ def launch(hub: ZmqHub, heard: list[tuple[str, str]]) -> Iterator[Launcher]:
     def start(cmd: BotCommand, times: TimeLimits = TIMES,
               stderr: Path | None = None) -> RemotePlayer:
         player = RemotePlayer.launch(cmd, "bot", hub, times, LIMITS, stderr,
-                                     listener=lambda d, line: heard.append((d, line)))
+                                     listener=Heard(heard))
         players.append(player)
         return player
 

@@ -37,6 +37,6 @@ def wait_for_games(db: Path, started: int, timeout: float = 60.0) -> None:
     when it starts. (Reading the db while the run commits can wait on SQLite's lock for
     seconds, long enough for a short run to end unseen.)"""
     deadline = time.monotonic() + timeout
-    while (begun := len(list(logs_dir(db).glob("*.jsonl")))) < started:
+    while (begun := len(list(logs_dir(db).glob("*.jsonl.gz")))) < started:
         assert time.monotonic() < deadline, f"{begun} of {started} games began in {timeout} s"
         time.sleep(0.01)

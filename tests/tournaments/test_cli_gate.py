@@ -44,7 +44,7 @@ def test_heuristic_against_random_is_not_weaker_quickly(tmp_path: Path) -> None:
     assert len(report["differences"]) == report["deals"] and report["mean"] > 2
     # the running line, once a deal
     assert sum(line.startswith("deals ") for line in err.splitlines()) == report["deals"]
-    assert len(list((tmp_path / "logs").glob("gate_d*_new_r*.jsonl"))) == 4 * report["deals"]
+    assert len(list((tmp_path / "logs").glob("gate_d*_new_r*.jsonl.gz"))) == 4 * report["deals"]
 
 
 def test_random_against_heuristic_is_weaker_quickly(tmp_path: Path) -> None:

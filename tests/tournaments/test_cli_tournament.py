@@ -23,6 +23,7 @@ import pytest
 
 from tests.cli_support import assert_bad_input, run_main, running_with
 from tests.tournaments.db_support import unplayed_copy
+from referee.matches.game_log import read_log
 from referee.players.lineup import bot_specs
 from tournaments.spec_file import load_tournament_file
 from tournaments.progress import StderrProgress
@@ -57,7 +58,7 @@ def test_tables_go_to_stdout_and_progress_to_stderr(tmp_path: Path) -> None:
     assert all(row[2] == "6" for row in rows[1:])  # 6 games, one seat each
     assert "rage: 6/6 games, 0 faults" in done.stderr
     assert "rage_heuristic" not in done.stderr
-    assert len(list((tmp_path / "r-logs").glob("*.jsonl"))) == 6
+    assert len(list((tmp_path / "r-logs").glob("*.jsonl.gz"))) == 6
 
 
 def test_jobs_two_gives_the_tables_of_jobs_one(tmp_path: Path) -> None:
@@ -100,8 +101,8 @@ def test_deals_are_secret_per_db_and_the_same_on_resume(tmp_path: Path) -> None:
     assert set(seeds.values()).isdisjoint(other.values())
     for seed in seeds.values():
         assert str(seed) not in runs[0].stdout + runs[0].stderr
-    for log in (tmp_path / "a-logs").glob("*.jsonl"):
-        header = json.loads(log.read_text().splitlines()[0])
+    for log in (tmp_path / "a-logs").glob("*.jsonl.gz"):
+        header = read_log(log)[0]
         assert header["seed"] in seeds.values()
     with sqlite3.connect(first) as conn:  # as if killed after its first deal
         conn.execute("DELETE FROM games WHERE fixture_id LIKE 'rage/d02/%'")
@@ -386,12 +387,12 @@ def test_rerun_reproduces_a_stored_game_and_says_so(tmp_path: Path) -> None:
                              f"a={RANDOM}", f"b={HEURISTIC}", f"c={RANDOM}"])
     assert code == 0, err
     game = "rage/d01/t01/r1"
-    stored_log = tmp_path / "r-logs" / "rage_d01_t01_r1.jsonl"
+    stored_log = tmp_path / "r-logs" / "rage_d01_t01_r1.jsonl.gz"
     before = stored_log.read_bytes()
     code, out, err = run_main(["rerun", str(db), game])
     assert code == 0 and out.startswith(f"{game}: reproduced"), out + err
     assert stored_log.read_bytes() == before
-    assert (tmp_path / "r-logs-rerun" / "rage_d01_t01_r1.jsonl").is_file()
+    assert (tmp_path / "r-logs-rerun" / "rage_d01_t01_r1.jsonl.gz").is_file()
     assert_bad_input(["rerun", str(db), "rage/d09/t01/r0"], "no stored game")
 
 

@@ -87,8 +87,8 @@ def test_seat_keys_number_the_copies_of_a_bot() -> None:
 
 
 def test_log_names_are_safe_file_names() -> None:
-    assert log_name("rage/d01/t02/r3") == "rage_d01_t02_r3.jsonl"
-    assert log_name("thegame/d7/team/t1") == "thegame_d7_team_t1.jsonl"
+    assert log_name("rage/d01/t02/r3") == "rage_d01_t02_r3.jsonl.gz"
+    assert log_name("thegame/d7/team/t1") == "thegame_d7_team_t1.jsonl.gz"
 
 
 def test_a_rage_fixture_gives_a_record_matching_its_game_log(tmp_path: Path) -> None:

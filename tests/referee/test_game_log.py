@@ -1,0 +1,161 @@
+"""The game log (issue 14, part 1): one record per exchange, compressed, and one reader
+(`read_log`) that gives back every line in and out, in order, for replay and for
+everything else that reads logs; the older one-record-per-line logs still read."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings, strategies as st
+
+from referee.errors import Fault, FaultKind
+from referee.matches.game_log import DecidedBy, GameLog, read_log
+from tests.cli_support import assert_bad_input, run_main
+
+FOUR = ["python bots/rage_random.py", "python bots/rage_heuristic.py",
+        "python bots/rage_random.py", "stdio:bots/rage_first.sh"]
+
+# A game's calls on its log, as the table and the match make them.
+lines = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12) | \
+    st.sampled_from(["PLAY? r3 y4", "LOG \udcff not utf-8", "BID 2", "{\"},{\"\n"])
+seats = st.integers(0, 3)
+calls = st.lists(st.one_of(
+    st.tuples(st.just("sent"), seats, st.lists(lines, max_size=4)),
+    st.tuples(st.just("heard"), seats, lines),
+    st.tuples(st.just("move"), seats, st.sampled_from(list(DecidedBy)), lines),
+    st.tuples(st.just("fault"), seats, lines)), max_size=700)  # blocks are 256 records
+
+
+def record_calls(log: GameLog, script: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    """Make the calls; return the records the older per-line log would have written."""
+    log.header("rage", 7, {"players": 4}, [])
+    expected: list[dict[str, Any]] = [
+        {"type": "game", "format": 2, "game": "rage", "seed": 7, "settings": {"players": 4},
+         "players": []}]
+    for call in script:
+        if call[0] == "sent":
+            log.sent(call[1], call[2])
+            expected += [{"type": "line", "seat": call[1], "dir": "out", "line": line}
+                         for line in call[2]]
+        elif call[0] == "heard":
+            log.heard(call[1], call[2])
+            expected.append({"type": "line", "seat": call[1], "dir": "in", "line": call[2]})
+        elif call[0] == "move":
+            log.move(call[1], "play", call[3], call[2])
+            expected.append({"type": "move", "seat": call[1], "kind": "play",
+                             "move": call[3], "by": call[2].value})
+        else:
+            fault = Fault(call[1], "bot", FaultKind.PROTOCOL, "bad line", call[2])
+            log.fault(fault)
+            expected.append({"type": "fault", **fault.to_json()})
+    log.result({"totals": [1, 2]})
+    log.close()
+    return [*expected, {"type": "result", "totals": [1, 2]}]
+
+
+@settings(max_examples=150, deadline=None)
+@example(script=[("sent", 1, ["PLAY? a"]), ("heard", 1, "a"), ("move", 1, DecidedBy.BOT, "a"),
+                 ("heard", 1, "LOG late"), ("sent", 2, ["x"]), ("heard", 1, "LOG later")],
+         name="game.jsonl", timestamps=False)  # a line after the move stays after it
+@given(script=calls, name=st.sampled_from(["game.jsonl", "game.jsonl.gz"]),
+       timestamps=st.booleans())
+def test_every_call_reads_back_as_the_per_line_records_in_order(
+        tmp_path_factory: pytest.TempPathFactory, script: list[tuple[Any, ...]], name: str,
+        timestamps: bool) -> None:
+    path = tmp_path_factory.mktemp("log") / name
+    expected = record_calls(GameLog.open(path, timestamps), script)
+    read = read_log(path)
+    times = [record.pop("t", None) for record in read]
+    assert read == expected
+    if timestamps:
+        assert all(isinstance(t, float) for t in times) and times == sorted(times)
+    else:
+        assert times == [None] * len(times)
+    assert (path.read_bytes()[:2] == b"\x1f\x8b") == name.endswith(".gz")
+
+
+def test_a_bot_move_is_folded_into_its_exchange_and_the_file_is_one_line_each(
+        tmp_path: Path) -> None:
+    path = tmp_path / "game.jsonl"
+    log = GameLog.open(path, timestamps=False)
+    log.sent(1, ["PLAYED 0 r3", "PLAY? r4 y2"])
+    log.heard(1, "LOG thinking")
+    log.heard(1, "r4")
+    log.move(1, "play", "r4", DecidedBy.BOT)
+    log.move(2, "play", "y1", DecidedBy.FALLBACK)
+    log.close()
+    assert [json.loads(line) for line in path.read_text().splitlines()] == [
+        {"type": "exchange", "seat": 1, "out": ["PLAYED 0 r3", "PLAY? r4 y2"],
+         "in": ["LOG thinking", "r4"], "move": ["play", "r4"]},
+        {"type": "move", "seat": 2, "kind": "play", "move": "y1", "by": "fallback"}]
+
+
+def test_a_compressed_log_of_a_real_game_replays_and_tampering_is_caught(
+        tmp_path: Path) -> None:
+    """Issue 14's target: at most 20 KB of log per 4-player Rage game."""
+    log = tmp_path / "game.jsonl.gz"
+    code, _, err = run_main(["play", "rage", "--seed", "7", "--log", str(log), *FOUR])
+    assert code == 0, err
+    assert log.stat().st_size <= 20_000
+    lines = [record for record in read_log(log) if record["type"] == "line"]
+    assert sum(line["line"].startswith("GAME rage ") for line in lines) == 4
+    assert sum(record["dir"] == "in" for record in lines) >= 4 * 55 + 4 * 10  # every reply
+    code, out, err = run_main(["replay", str(log)])
+    assert code == 0 and "260 moves replayed, result reproduced" in out, err
+    records = gzip.decompress(log.read_bytes()).decode().splitlines()
+    result = json.loads(records[-1])
+    result["totals"][0] += 1
+    log.write_bytes(gzip.compress("\n".join([*records[:-1], json.dumps(result)]).encode()))
+    code, _, err = run_main(["replay", str(log)])
+    assert code == 1 and "does not reproduce" in err
+
+
+def test_a_log_in_the_older_per_line_format_still_replays(tmp_path: Path) -> None:
+    new, old = tmp_path / "new.jsonl.gz", tmp_path / "old.jsonl"
+    assert run_main(["play", "thegame", "--seed", "3", "--log", str(new),
+                     "python bots/thegame_heuristic.py",
+                     "python bots/thegame_random.py"])[0] == 0
+    records = read_log(new)
+    del records[0]["format"]
+    old.write_text("".join(json.dumps(record) + "\n" for record in records))
+    assert read_log(old) == records
+    code, out, err = run_main(["replay", str(old)])
+    assert code == 0 and "result reproduced" in out, err
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not gzip", "not json", "broken exchange",
+                                    "not an object"])
+def test_a_damaged_log_is_one_error_line(tmp_path: Path, damage: str) -> None:
+    log = tmp_path / "game.jsonl.gz"
+    assert run_main(["play", "rage", "--seed", "1", "--log", str(log), *FOUR[:3]])[0] == 0
+    data = log.read_bytes()
+    text = gzip.decompress(data).decode()
+    log.write_bytes({
+        "truncated": data[:len(data) // 2],
+        "not gzip": b"\x1f\x8b" + data[10:],
+        "not json": gzip.compress(text.replace("}", "", 5).encode()),
+        "broken exchange": gzip.compress(text.replace('"in":[', '"in":7,"x":[', 1).encode()),
+        "not an object": gzip.compress(b"[1, 2]\n" + text.encode()),
+    }[damage])
+    assert_bad_input(["replay", str(log)], str(log))
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.binary(max_size=300) | st.builds(
+    lambda text, level: zlib.compress(text.encode(), level, 31),
+    st.text(st.sampled_from('{}[]",:0123456789 \n"typeexchangeseatoutinmove'), max_size=200),
+    st.integers(0, 9)))
+def test_read_log_of_any_bytes_returns_records_or_raises_value_error(
+        tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
+    path = tmp_path_factory.mktemp("fuzz") / "game.jsonl.gz"
+    path.write_bytes(data)
+    try:
+        records = read_log(path)
+    except ValueError:
+        return
+    assert all(isinstance(record, dict) for record in records)

@@ -29,6 +29,7 @@ from referee.errors import Fault
 FORMAT = 2  # the header's "format"; logs without one are the older per-line format
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
 _BLOCK = 256  # records encoded and written together
+_BLOCK_CHARS = 1 << 20  # or fewer, once the bots' lines in them pass this (LOG floods)
 _LEVEL = 1  # gzip's fastest: the lines repeat so much that it costs little in size
 _string = json.encoder.encode_basestring_ascii  # a str as JSON, ASCII only, as the encoder
 _GZIP = 31  # zlib's window bits for a gzip stream (its header has no time: reproducible)
@@ -57,6 +58,7 @@ class GameLog:
         self._start = monotonic()
         self._records: list[list[Any] | dict[str, Any]] = []
         self._open: list[Any] | None = None  # the last record, if an exchange
+        self._heard_chars = 0  # of the bots' lines not yet written: they bound the memory
 
     @classmethod
     def open(cls, path: Path, timestamps: bool = True) -> GameLog:
@@ -78,7 +80,7 @@ class GameLog:
         self._open = exchange = [seat, tuple(lines), [], None, now, now]
         records = self._records
         records.append(exchange)
-        if len(records) > _BLOCK:
+        if len(records) > _BLOCK or self._heard_chars > _BLOCK_CHARS:
             self._flush(len(records) - 1)  # the last is the open exchange
 
     def heard(self, seat: int, line: str) -> None:
@@ -89,6 +91,7 @@ class GameLog:
             exchange = self._open
             assert exchange is not None
         exchange[2].append(line)
+        self._heard_chars += len(line)
         if self._timestamps:
             exchange[5] = int((monotonic() - self._start) * 1e6)
 
@@ -130,6 +133,8 @@ class GameLog:
         if not count:
             return
         block, self._records = self._records[:count], self._records[count:]
+        self._heard_chars = sum(len(line) for exchange in self._records
+                                if isinstance(exchange, list) for line in exchange[2])
         data = "".join(_ENCODER.encode(record) + "\n" if isinstance(record, dict)
                        else self._exchange_line(record) for record in block).encode()
         self._stream.write(data if self._zip is None else self._zip.compress(data))

@@ -159,3 +159,20 @@ def test_read_log_of_any_bytes_returns_records_or_raises_value_error(
     except ValueError:
         return
     assert all(isinstance(record, dict) for record in records)
+
+
+def test_a_flood_of_long_lines_is_written_as_it_comes_not_held_in_memory(
+        tmp_path: Path) -> None:
+    """A bot may send 16 LOG lines of 4 KB per request: the log holds about 1 MB of them
+    at most, however few records that is."""
+    path = tmp_path / "game.jsonl"
+    log = GameLog.open(path, timestamps=False)
+    flood = "LOG " + "x" * 4000
+    for _ in range(60):
+        log.sent(0, ["PLAY? a"])
+        for _ in range(16):
+            log.heard(0, flood)
+    sent = 60 * 16 * len(flood)
+    assert path.stat().st_size >= sent - (1 << 20) - 20 * len(flood)
+    log.close()
+    assert [r["line"] for r in read_log(path) if r["dir"] == "in"] == [flood] * 16 * 60

@@ -2,7 +2,7 @@
 """Decisions per second through the whole referee: 4 sample random bots over ZeroMQ ipc.
 
 Each game is played as tournaments play it (tournaments/play.py): the game's definition
-runs it with its JSON Lines log on (timestamps too), the log opened and its header
+runs it with its game log on (gzip, timestamps too: docs/game-log.md), the log opened and its header
 written per game. The same games without a log are measured beside it, so the log's
 overhead per game is printed: the referee process's CPU and the log's bytes.
 

@@ -29,7 +29,7 @@ EXIT_CODES = (
     ExitCode(0, EVERY_COMMAND,
              "success: play and tournament refereed every game (a bot's fault is a result, "
              "not an error, unless --fail-on-fault); results printed the tables; replay "
-             "verified the log; rerun reproduced the game; check: the bot conforms; gate: "
+             "verified the log; show printed it; rerun reproduced the game; check: the bot conforms; gate: "
              "NEW is not weaker"),
     ExitCode(FAILED, EVERY_COMMAND,
              "play and tournament with --fail-on-fault: a bot faulted; check: a check "
@@ -46,7 +46,7 @@ EXIT_CODES = (
              "that cannot be read, an unknown or impossible variant, a number out of range, "
              "a bad command mapping, options of another game, a bad tournament file, a "
              "--log, --db, --junit or --json that cannot be written, a file that is no "
-             "results db, a resumed bot whose files changed"),
+             "results db or no game log, a resumed bot whose files changed"),
     ExitCode(UNDECIDED, "gate", "undecided: --max-games came before the test decided, or "
                                 "BASELINE or an opponent faulted"),
     ExitCode(INTERRUPTED, "play, tournament, check, gate, rerun",

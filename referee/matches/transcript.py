@@ -1,0 +1,44 @@
+"""A game log as people read it: one line per line sent or heard, move and fault.
+
+`referee show LOG` prints it; what a bot sent is shown with its control characters
+escaped (referee.printable), so a log cannot drive the reader's terminal.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from referee.printable import printable
+
+ARROWS = {"out": "<", "in": ">"}  # < to the bot, > from it
+
+
+def transcript(records: list[dict[str, Any]], seat: int | None = None) -> Iterator[str]:
+    """The lines of a log's records (read_log's), only those of `seat` if given."""
+    for record in records:
+        if seat is not None and record.get("seat", seat) != seat:
+            continue
+        text = _describe(record)
+        if text is not None:
+            when = record.get("t")
+            stamp = f"{when:10.6f} " if isinstance(when, (int, float)) else ""
+            yield stamp + printable(text)
+
+
+def _describe(record: dict[str, Any]) -> str | None:
+    kind = record.get("type")
+    if kind == "game":
+        names = ", ".join(f"{p.get('seat')} {p.get('name')}" for p in record.get("players", []))
+        return f"{record.get('game')} seed {record.get('seed')}: {names}"
+    if kind == "line":
+        return f"seat {record.get('seat')} {ARROWS.get(str(record.get('dir')), '?')} " \
+               f"{record.get('line')}"
+    if kind == "move":
+        return f"seat {record.get('seat')} {record.get('kind')} {record.get('move')}" \
+               f" ({record.get('by')})"
+    if kind == "fault":
+        return f"seat {record.get('seat')} FAULT {record.get('kind')}: {record.get('detail')}"
+    if kind == "result":
+        return "result " + ", ".join(f"{k} {v}" for k, v in record.items()
+                                     if k not in ("type", "t"))
+    return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocols.wire import quote
+from protocols.wire import line_escaped, quote
 from tournaments.gate import GateBots, GateFault, GatePlan, GateResult, GateState
 
 _LINE_SHOWN = 120  # characters of an offending line
@@ -42,7 +42,8 @@ def verdict_lines(result: GateResult, plan: GatePlan, logs: str) -> list[str]:
 
 def fault_words(where: GateFault) -> str:
     fault = where.fault
-    line = f" (line: {quote(fault.line, _LINE_SHOWN)})" if fault.line is not None else ""
+    line = (f" (line: {quote(fault.line, _LINE_SHOWN, line_escaped(fault.detail))})"
+            if fault.line is not None else "")
     return (f"{fault.bot} in {where.game_id}, seat {fault.seat}: {fault.kind.value}: "
             f"{quote(fault.detail, _LINE_SHOWN)}{line}; log {where.log}")
 

@@ -235,10 +235,17 @@ def test_a_reply_that_spends_time_bank_fails_reply_times(tmp_path: Path) -> None
 
 
 def test_a_reply_not_in_utf8_fails_well_formed_lines(tmp_path: Path) -> None:
-    code, _, report = check(tmp_path, "rage", quirks("garbage", "players=7"), *GENEROUS)
+    """Each undecodable byte shows escaped exactly once (as \\xNN) in all three reports:
+    the line is recorded escaped already, and the summary and XML quote it as it is."""
+    code, out, report = check(tmp_path, "rage", quirks("garbage", "players=7"), *GENEROUS)
     assert code == 1 and failed(report) == {"game 7 seats", "well-formed lines"}
     formed = verdicts(report)["well-formed lines"]
-    assert "UTF-8" in formed["evidence"] and "not utf-8" in formed["line"]
+    assert "UTF-8" in formed["evidence"]
+    once = r"\xff\xfe not utf-8 \xc3("
+    assert formed["line"] == verdicts(report)["game 7 seats"]["line"] == once
+    assert out.count(f"line: '{once}'") == 2 and "\\\\" not in out
+    junit = (tmp_path / "report.xml").read_text()
+    assert junit.count(f"line: '{once}'") == 2 and "\\\\" not in junit
 
 
 def test_endless_log_lines_fail_no_flood(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from typing import Callable, ClassVar, Self, TypeVar
 
 from protocols.wire import PROTOCOL_VERSION, WireError, error_line, quote
 from referee.errors import FaultKind
+from referee.settings import Clock
 
 # One spelling per number (no leading zeros, no -0), in ASCII digits (int() also reads
 # '٣'), and at most 9 digits: no number on the wire is larger, and int() of a huge text is slow.
@@ -25,6 +26,7 @@ _NUMBER = re.compile(r"0|-?[1-9][0-9]{0,8}")
 # Most numbers are small (seats, bids, cards): those are looked up, not parsed.
 _SMALL: dict[str, int] = {str(n): n for n in range(1000)}
 _ENUM = TypeVar("_ENUM", bound=enum.Enum)
+_CLOCK_KEY = "clock"
 
 
 class Message:
@@ -145,14 +147,34 @@ def settings(words: Sequence[str], keys: Sequence[str]) -> list[str]:
     return values
 
 
-def game_settings(words: Sequence[str], game: str, keys: Sequence[str]) -> list[str]:
-    """A GAME line's values after `protocol=2` (README.md, A bot's life): `keys` name them."""
+def game_settings(words: Sequence[str], game: str,
+                  keys: Sequence[str]) -> tuple[list[str], Clock]:
+    """A GAME line's values after `protocol=2` (README.md, A bot's life), which `keys`
+    name, and the clock of its optional last word (clock_setting)."""
     if not words or words[0] != game:
         raise WireError(f"not a game of {game}: {quote(' '.join(words[:1]))}")
+    words, clock = _clock_word(words)
     protocol, *values = settings(words[1:], ["protocol", *keys])
     if protocol != str(PROTOCOL_VERSION):
         raise WireError(f"protocol {quote(protocol)}; this codec speaks {PROTOCOL_VERSION}")
-    return values
+    return values, clock
+
+
+def clock_setting(clock: Clock) -> dict[str, str]:
+    """The GAME line's optional last setting: `clock=cpu` when move_ms and bank_ms count
+    CPU time; nothing for the wall clock, the default, so that those lines read as they
+    did before the key (README.md, Time)."""
+    return {} if clock is Clock.WALL else {_CLOCK_KEY: clock.value}
+
+
+def _clock_word(words: Sequence[str]) -> tuple[Sequence[str], Clock]:
+    """`words` without a last `clock=...` word, and the clock it names (else the wall's)."""
+    if not words or not words[-1].startswith(_CLOCK_KEY + "="):
+        return words, Clock.WALL
+    clock = member(Clock, words[-1].partition("=")[2], "clock")
+    if not clock_setting(clock):  # one spelling: the default is never written
+        raise WireError(f"the wall clock is the default, never written: {quote(words[-1])}")
+    return words[:-1], clock
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Self, Sequence
 
 from protocols.message import (
-    SHARED_MESSAGES, Message, Numbers, decode_with, fields, game_settings, keyword_table,
-    member, number, number_words, numbers, settings,
+    SHARED_MESSAGES, Message, Numbers, clock_setting, decode_with, fields, game_settings,
+    keyword_table, member, number, number_words, numbers, settings,
 )
 from protocols.wire import PROTOCOL_VERSION, WireError, ascii_number, key_values, quote
 from referee.games.rage import (
@@ -24,6 +24,7 @@ from referee.games.rage import (
     RoundStarted, TrickWon, TrumpReason, TrumpSet, Variant,
 )
 from referee.games.rage_cards import COLOURS, DECK, Card, Colour, Kind, Play, cards_from_faces
+from referee.settings import Clock
 
 GAME = "rage"
 BID_REQUEST = "BID?"
@@ -94,7 +95,8 @@ def _plays(notations: Sequence[str]) -> tuple[Play, ...]:
 
 @dataclass(frozen=True, slots=True)
 class Game(Message):
-    """`GAME rage protocol=2 seat=S players=N rounds=R variants=V move_ms=M bank_ms=B`."""
+    """`GAME rage protocol=2 seat=S players=N rounds=R variants=V move_ms=M bank_ms=B`,
+    then `clock=cpu` where those times count CPU time."""
 
     KEYWORD: ClassVar[str] = "GAME"
     seat: int
@@ -103,21 +105,23 @@ class Game(Message):
     variants: frozenset[Variant]
     move_ms: int
     bank_ms: int
+    clock: Clock = Clock.WALL  # what move_ms and bank_ms count
 
     @staticmethod
     def line(seat: int, players: int, rounds: int, variants: frozenset[Variant],
-             move_ms: int, bank_ms: int) -> str:
+             move_ms: int, bank_ms: int, clock: Clock = Clock.WALL) -> str:
         return f"GAME {GAME} " + key_values({
             "protocol": PROTOCOL_VERSION, "seat": seat, "players": players, "rounds": rounds,
-            "variants": variants_word(variants), "move_ms": move_ms, "bank_ms": bank_ms})
+            "variants": variants_word(variants), "move_ms": move_ms, "bank_ms": bank_ms,
+            **clock_setting(clock)})
 
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
-        seat, players, rounds, variants, move_ms, bank_ms = game_settings(
+        (seat, players, rounds, variants, move_ms, bank_ms), clock = game_settings(
             words, GAME, ("seat", "players", "rounds", "variants", "move_ms", "bank_ms"))
         return cls(number(seat, "seat"), number(players, "players"),
                    number(rounds, "rounds"), _variants(variants),
-                   number(move_ms, "move_ms"), number(bank_ms, "bank_ms"))
+                   number(move_ms, "move_ms"), number(bank_ms, "bank_ms"), clock)
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,9 +338,9 @@ def decode(line: str) -> Message:
 # ---- the referee's encoders ---------------------------------------------------------
 
 def game_line(seat: int, players: int, variants: frozenset[Variant], rounds: int,
-              move_ms: int, bank_ms: int) -> str:
+              move_ms: int, bank_ms: int, clock: Clock = Clock.WALL) -> str:
     """The first line of every game: who you are and the settings."""
-    return Game.line(seat, players, rounds, variants, move_ms, bank_ms)
+    return Game.line(seat, players, rounds, variants, move_ms, bank_ms, clock)
 
 
 def _score_line(event: RoundScored) -> str:

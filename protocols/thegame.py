@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Self, Sequence
 
 from protocols.message import (
-    SHARED_MESSAGES, Message, Numbers, check_spelling, decode_with, fields, game_settings,
-    in_range, keyword_table, member, number, settings,
+    SHARED_MESSAGES, Message, Numbers, check_spelling, clock_setting, decode_with, fields,
+    game_settings, in_range, keyword_table, member, number, settings,
 )
 from protocols.wire import PROTOCOL_VERSION, WireError, key_values, quote
 from referee.errors import ConfigError
@@ -26,6 +26,7 @@ from referee.games.thegame import (
     ASCENDING_START, DESCENDING_START, PILE_NAMES, EndReason, Outcome, Placement, Turn,
 )
 from referee.games.thegame_commands import HIGHEST_CARD, LOWEST_CARD, Command, CommandMap
+from referee.settings import Clock
 
 GAME = "thegame"
 TURN_REQUEST = "TURN?"
@@ -85,7 +86,8 @@ def _placements(words: Sequence[str]) -> Turn:
 
 @dataclass(frozen=True, slots=True)
 class Game(Message):
-    """`GAME thegame protocol=2 seat=S players=N hand=H commands=on|off move_ms=M bank_ms=B`."""
+    """`GAME thegame protocol=2 seat=S players=N hand=H commands=on|off move_ms=M bank_ms=B`,
+    then `clock=cpu` where those times count CPU time."""
 
     KEYWORD: ClassVar[str] = "GAME"
     seat: int
@@ -94,23 +96,25 @@ class Game(Message):
     commands_on: bool  # off: the original The Game
     move_ms: int
     bank_ms: int
+    clock: Clock = Clock.WALL  # what move_ms and bank_ms count
 
     @staticmethod
     def line(seat: int, players: int, hand_size: int, commands_on: bool, move_ms: int,
-             bank_ms: int) -> str:
+             bank_ms: int, clock: Clock = Clock.WALL) -> str:
         return f"GAME {GAME} " + key_values({
             "protocol": PROTOCOL_VERSION, "seat": seat, "players": players, "hand": hand_size,
             "commands": "on" if commands_on else "off", "move_ms": move_ms,
-            "bank_ms": bank_ms})
+            "bank_ms": bank_ms, **clock_setting(clock)})
 
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
-        seat, players, hand, commands, move_ms, bank_ms = game_settings(
+        (seat, players, hand, commands, move_ms, bank_ms), clock = game_settings(
             words, GAME, ("seat", "players", "hand", "commands", "move_ms", "bank_ms"))
         if commands not in ("on", "off"):
             raise WireError(f"commands must be on or off, got {quote(commands)}")
         return cls(_seat(seat), number(players, "players"), number(hand, "hand"),
-                   commands == "on", number(move_ms, "move_ms"), number(bank_ms, "bank_ms"))
+                   commands == "on", number(move_ms, "move_ms"), number(bank_ms, "bank_ms"),
+                   clock)
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,7 +302,7 @@ def decode(line: str) -> Message:
 
 # ---- the referee's encoders ---------------------------------------------------------
 
-game_line = Game.line  # (seat, players, hand size, commands on, move_ms, bank_ms) -> the line
+game_line = Game.line  # (seat, players, hand size, commands on, move_ms, bank_ms, clock)
 commands_line = Commands.line  # (command map) -> the line
 
 # The line announcing each event type (the view decides who gets it).

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Self, Sequence
 
 from protocols.message import (
-    SHARED_MESSAGES, Message, Numbers, clock_setting, decode_with, fields, game_settings,
-    keyword_table, member, number, number_words, numbers, settings,
+    SHARED_MESSAGES, Message, NumberList, Numbers, decode_with, encode_with, fields,
+    format_game_line, game_settings, keyword_table, member, number, number_words, numbers,
+    settings,
 )
-from protocols.wire import PROTOCOL_VERSION, WireError, ascii_number, key_values, quote
+from protocols.wire import WireError, ascii_number, key_values, quote
 from referee.games.rage import (
     BidMade, BidsRevealed, CardPlayed, Event, Flipped, HandDealt, RoundScored,
     RoundStarted, TrickWon, TrumpReason, TrumpSet, Variant,
@@ -110,18 +111,16 @@ class Game(Message):
     @staticmethod
     def line(seat: int, players: int, rounds: int, variants: frozenset[Variant],
              move_ms: int, bank_ms: int, clock: Clock = Clock.WALL) -> str:
-        return f"GAME {GAME} " + key_values({
-            "protocol": PROTOCOL_VERSION, "seat": seat, "players": players, "rounds": rounds,
-            "variants": variants_word(variants), "move_ms": move_ms, "bank_ms": bank_ms,
-            **clock_setting(clock)})
+        return format_game_line(GAME, seat, players,
+                                {"rounds": rounds, "variants": variants_word(variants)},
+                                move_ms, bank_ms, clock)
 
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
-        (seat, players, rounds, variants, move_ms, bank_ms), clock = game_settings(
-            words, GAME, ("seat", "players", "rounds", "variants", "move_ms", "bank_ms"))
-        return cls(number(seat, "seat"), number(players, "players"),
-                   number(rounds, "rounds"), _variants(variants),
-                   number(move_ms, "move_ms"), number(bank_ms, "bank_ms"), clock)
+        seat, players, (rounds, variants), move_ms, bank_ms, clock = game_settings(
+            words, GAME, ("rounds", "variants"),
+            lambda own: (number(own[0], "rounds"), _variants(own[1])))
+        return cls(seat, players, rounds, variants, move_ms, bank_ms, clock)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,14 +195,10 @@ class Trump(Message):
 
 
 @dataclass(frozen=True, slots=True)
-class _BidList(Message):
+class _BidList(NumberList):
     """A keyword and bids: BID? and BIDS."""
 
     bids: tuple[int, ...]
-
-    @classmethod
-    def line(cls, bids: Sequence[int]) -> str:
-        return " ".join([cls.KEYWORD, *(str(b) for b in bids)])
 
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
@@ -367,8 +362,7 @@ _ENCODERS: dict[type, Callable[[Any], str]] = {
 
 def encode_event(event: Event) -> str | None:
     """The line announcing an engine event, or None for events sent otherwise (GameOver)."""
-    encoder = _ENCODERS.get(type(event))
-    return None if encoder is None else encoder(event)
+    return encode_with(_ENCODERS, event)
 
 
 bid_request = BidRequest.line  # (legal bids) -> the line

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Self, Sequence
 
 from protocols.message import (
-    SHARED_MESSAGES, Message, Numbers, check_spelling, clock_setting, decode_with, fields,
-    game_settings, in_range, keyword_table, member, number, settings,
+    SHARED_MESSAGES, Message, NumberList, Numbers, check_spelling, decode_with, encode_with,
+    fields, format_game_line, game_settings, in_range, keyword_table, member, number,
+    settings,
 )
-from protocols.wire import PROTOCOL_VERSION, WireError, key_values, quote
+from protocols.wire import WireError, key_values, quote
 from referee.errors import ConfigError
 from referee.games import thegame as engine
 from referee.games.thegame import (
@@ -69,6 +70,12 @@ def _seat(word: str) -> int:
     return number(word, "seat")
 
 
+def _switch(word: str, what: str) -> bool:
+    if word not in ("on", "off"):
+        raise WireError(f"{what} must be on or off, got {quote(word)}")
+    return word == "on"
+
+
 def _placements(words: Sequence[str]) -> Turn:
     """`pile:card` words, at least one (the strict reading, for the referee's lines)."""
     if not words:
@@ -101,20 +108,15 @@ class Game(Message):
     @staticmethod
     def line(seat: int, players: int, hand_size: int, commands_on: bool, move_ms: int,
              bank_ms: int, clock: Clock = Clock.WALL) -> str:
-        return f"GAME {GAME} " + key_values({
-            "protocol": PROTOCOL_VERSION, "seat": seat, "players": players, "hand": hand_size,
-            "commands": "on" if commands_on else "off", "move_ms": move_ms,
-            "bank_ms": bank_ms, **clock_setting(clock)})
+        own = {"hand": hand_size, "commands": "on" if commands_on else "off"}
+        return format_game_line(GAME, seat, players, own, move_ms, bank_ms, clock)
 
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
-        (seat, players, hand, commands, move_ms, bank_ms), clock = game_settings(
-            words, GAME, ("seat", "players", "hand", "commands", "move_ms", "bank_ms"))
-        if commands not in ("on", "off"):
-            raise WireError(f"commands must be on or off, got {quote(commands)}")
-        return cls(_seat(seat), number(players, "players"), number(hand, "hand"),
-                   commands == "on", number(move_ms, "move_ms"), number(bank_ms, "bank_ms"),
-                   clock)
+        seat, players, (hand, commands_on), move_ms, bank_ms, clock = game_settings(
+            words, GAME, ("hand", "commands"),
+            lambda own: (number(own[0], "hand"), _switch(own[1], "commands")))
+        return cls(seat, players, hand, commands_on, move_ms, bank_ms, clock)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,14 +146,10 @@ class Commands(Message):
 
 
 @dataclass(frozen=True, slots=True)
-class _CardList(Message):
+class _CardList(NumberList):
     """A keyword and cards: HAND and DRAW."""
 
     cards: tuple[int, ...]
-
-    @classmethod
-    def line(cls, cards: Sequence[int]) -> str:
-        return " ".join([cls.KEYWORD, *map(str, cards)])
 
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
@@ -318,8 +316,7 @@ _ENCODERS: dict[type, Callable[[Any], str]] = {
 
 def encode_event(event: engine.Event) -> str | None:
     """The line announcing an engine event (the view decides who gets it)."""
-    encoder = _ENCODERS.get(type(event))
-    return None if encoder is None else encoder(event)
+    return encode_with(_ENCODERS, event)
 
 
 turn_request = TurnRequest.line  # (min cards, draw pile size, tops) -> the line

@@ -160,7 +160,7 @@ CPU_CLOCK = pytest.mark.skipif(sandbox_problem() is not None or CgroupRoot.find(
                                        ("thegame", "python bots/thegame_heuristic.py")])
 def test_sample_bots_conform_when_told_the_cpu_clock(tmp_path: Path, game: str,
                                                      bot: str) -> None:
-    """Their SDK reads the GAME line's `clock=cpu` (the opponents' too: they are sample bots)."""
+    """Their SDK reads the GAME line's `clock=cpu` (the opponents' too: sample bots)."""
     code, out, report = check(tmp_path, game, bot, "--quick", "--clock", "cpu", *GENEROUS)
     assert code == 0 and report["passed"], out
 

@@ -107,7 +107,8 @@ COMMANDS = ("COMMANDS stop=3,39,56,92 skull=6,42,59,95 three=9,45,62,77 notalk=1
     ("rage", RAGE_GAME.format("none").replace("protocol=2", "protocol=1")),
     ("rage", RAGE_GAME.format("none").replace("move_ms=1000 bank_ms=0", "bank_ms=0 move_ms=1000")),
     ("rage", RAGE_GAME.format("none") + " clock=wall"),  # the default is never written
-    ("rage", RAGE_GAME.format("none") + " clock=CPU"), ("rage", RAGE_GAME.format("none") + " clock="),
+    ("rage", RAGE_GAME.format("none") + " clock=CPU"),
+    ("rage", RAGE_GAME.format("none") + " clock="),
     ("rage", RAGE_GAME.format("none") + " clock=cpu clock=cpu"),
     ("rage", RAGE_GAME.format("none").replace("move_ms", "clock=cpu move_ms")),
     ("rage", "SCORE 9 bids=2,0 tricks=1,0,1 points=1,10,-4"), ("rage", "TRUMP none deal "),
@@ -227,7 +228,8 @@ def test_the_game_line_tells_the_clock_and_the_wall_clock_as_before(clock: Clock
         message = codec.decode(line)
         assert isinstance(message, (rage.Game, thegame.Game)) and message.encode() == line
         assert (message.clock, message.move_ms, message.bank_ms) == (clock, 250, 2000)
-        assert line.endswith("bank_ms=2000" if clock is Clock.WALL else "bank_ms=2000 clock=cpu")
+        tail = "bank_ms=2000" if clock is Clock.WALL else "bank_ms=2000 clock=cpu"
+        assert line.endswith(tail)
 
 
 # ---- the bots' replies: the SDK's encoders against the referee's parsers ------------

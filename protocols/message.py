@@ -14,10 +14,11 @@ import enum
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, ClassVar, Self, TypeVar
+from typing import Any, Callable, ClassVar, Self, TypeVar
 
-from protocols.wire import PROTOCOL_VERSION, WireError, error_line, quote
+from protocols.wire import PROTOCOL_VERSION, WireError, error_line, key_values, quote
 from referee.errors import FaultKind
+from referee.settings import Clock
 
 # One spelling per number (no leading zeros, no -0), in ASCII digits (int() also reads
 # '٣'), and at most 9 digits: no number on the wire is larger, and int() of a huge text is slow.
@@ -25,6 +26,8 @@ _NUMBER = re.compile(r"0|-?[1-9][0-9]{0,8}")
 # Most numbers are small (seats, bids, cards): those are looked up, not parsed.
 _SMALL: dict[str, int] = {str(n): n for n in range(1000)}
 _ENUM = TypeVar("_ENUM", bound=enum.Enum)
+_OWN = TypeVar("_OWN")
+_CLOCK_KEY = "clock"
 
 
 class Message:
@@ -78,6 +81,14 @@ def decode_with(kinds: Mapping[str, type[Message]], line: str) -> Message:
     if kind is None:
         raise WireError(f"not a line of this protocol: {quote(line)}")
     return decode_as(kind, line)
+
+
+def encode_with(encoders: Mapping[type, Callable[[Any], str]], event: object) -> str | None:
+    """The line announcing an engine event, given a game's table of an encoder per event
+    type (a dict lookup: the common events need no chain of cases); None for an event
+    with no line of its own."""
+    encoder = encoders.get(type(event))
+    return None if encoder is None else encoder(event)
 
 
 # ---- field readers: each returns a value or raises WireError -------------------------
@@ -145,14 +156,53 @@ def settings(words: Sequence[str], keys: Sequence[str]) -> list[str]:
     return values
 
 
-def game_settings(words: Sequence[str], game: str, keys: Sequence[str]) -> list[str]:
-    """A GAME line's values after `protocol=2` (README.md, A bot's life): `keys` name them."""
+# ---- the GAME line: what every game's has, around the game's own settings -----------
+
+def format_game_line(game: str, seat: int, players: int, own: Mapping[str, object],
+                     move_ms: int, bank_ms: int, clock: Clock) -> str:
+    """`GAME <game> protocol=2 seat=S players=N`, the game's `own` settings, `move_ms=M
+    bank_ms=B`, and the clock's setting if any (README.md, A bot's life)."""
+    return f"GAME {game} " + key_values({
+        "protocol": PROTOCOL_VERSION, "seat": seat, "players": players, **own,
+        "move_ms": move_ms, "bank_ms": bank_ms, **clock_setting(clock)})
+
+
+def game_settings(words: Sequence[str], game: str, own_keys: Sequence[str],
+                  read_own: Callable[[Sequence[str]], _OWN]
+                  ) -> tuple[int, int, _OWN, int, int, Clock]:
+    """The inverse of format_game_line, from the words after `GAME`: seat, players, the game's
+    own settings (the values of `own_keys`, as `read_own` reads them), move_ms, bank_ms
+    and the clock, read in the line's order."""
     if not words or words[0] != game:
         raise WireError(f"not a game of {game}: {quote(' '.join(words[:1]))}")
-    protocol, *values = settings(words[1:], ["protocol", *keys])
+    words, clock = _clock_word(words)
+    protocol, seat, players, *own, move_ms, bank_ms = settings(
+        words[1:], ["protocol", "seat", "players", *own_keys, "move_ms", "bank_ms"])
     if protocol != str(PROTOCOL_VERSION):
         raise WireError(f"protocol {quote(protocol)}; this codec speaks {PROTOCOL_VERSION}")
-    return values
+    return (number(seat, "seat"), number(players, "players"), read_own(own),
+            number(move_ms, "move_ms"), number(bank_ms, "bank_ms"), clock)
+
+
+def clock_setting(clock: Clock) -> dict[str, str]:
+    """The GAME line's optional last setting: `clock=cpu` when move_ms and bank_ms count
+    CPU time; nothing for the wall clock, the default, so that those lines read as they
+    did before the key (README.md, Time)."""
+    return {} if clock is Clock.WALL else {_CLOCK_KEY: clock.value}
+
+
+def _clock_word(words: Sequence[str]) -> tuple[Sequence[str], Clock]:
+    """`words` without a last `clock=...` word, and the clock it names (else the wall's)."""
+    if not words or not words[-1].startswith(_CLOCK_KEY + "="):
+        return words, Clock.WALL
+    clock = member(Clock, words[-1].partition("=")[2], "clock")
+    if not clock_setting(clock):  # one spelling: the default is never written
+        raise WireError(f"the wall clock is the default, never written: {quote(words[-1])}")
+    return words[:-1], clock
+
+
+def _numbers_line(keyword: str, values: Iterable[int]) -> str:
+    return " ".join([keyword, *map(str, values)])
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,11 +211,21 @@ class Numbers(Message):
 
     @classmethod
     def line(cls, *values: int) -> str:
-        return " ".join([cls.KEYWORD, *map(str, values)])
+        return _numbers_line(cls.KEYWORD, values)
 
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
         return cls(*number_fields(words, cls.__match_args__, cls.KEYWORD))
+
+
+@dataclass(frozen=True, slots=True)
+class NumberList(Message):
+    """A keyword and any count of numbers, e.g. `BIDS b0 b1 ...`: a subclass declares the
+    one field (a tuple) and reads the words (from_words)."""
+
+    @classmethod
+    def line(cls, values: Sequence[int]) -> str:
+        return _numbers_line(cls.KEYWORD, values)
 
 
 # ---- the lines every game shares ----------------------------------------------------

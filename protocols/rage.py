@@ -15,15 +15,17 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Self, Sequence
 
 from protocols.message import (
-    SHARED_MESSAGES, Message, Numbers, decode_with, fields, game_settings, keyword_table,
-    member, number, number_words, numbers, settings,
+    SHARED_MESSAGES, Message, NumberList, Numbers, decode_with, encode_with, fields,
+    format_game_line, game_settings, keyword_table, member, number, number_words, numbers,
+    settings,
 )
-from protocols.wire import PROTOCOL_VERSION, WireError, ascii_number, key_values, quote
+from protocols.wire import WireError, ascii_number, key_values, quote
 from referee.games.rage import (
     BidMade, BidsRevealed, CardPlayed, Event, Flipped, HandDealt, RoundScored,
     RoundStarted, TrickWon, TrumpReason, TrumpSet, Variant,
 )
 from referee.games.rage_cards import COLOURS, DECK, Card, Colour, Kind, Play, cards_from_faces
+from referee.settings import Clock
 
 GAME = "rage"
 BID_REQUEST = "BID?"
@@ -94,7 +96,8 @@ def _plays(notations: Sequence[str]) -> tuple[Play, ...]:
 
 @dataclass(frozen=True, slots=True)
 class Game(Message):
-    """`GAME rage protocol=2 seat=S players=N rounds=R variants=V move_ms=M bank_ms=B`."""
+    """`GAME rage protocol=2 seat=S players=N rounds=R variants=V move_ms=M bank_ms=B`,
+    then `clock=cpu` where those times count CPU time."""
 
     KEYWORD: ClassVar[str] = "GAME"
     seat: int
@@ -103,21 +106,21 @@ class Game(Message):
     variants: frozenset[Variant]
     move_ms: int
     bank_ms: int
+    clock: Clock = Clock.WALL  # what move_ms and bank_ms count
 
     @staticmethod
     def line(seat: int, players: int, rounds: int, variants: frozenset[Variant],
-             move_ms: int, bank_ms: int) -> str:
-        return f"GAME {GAME} " + key_values({
-            "protocol": PROTOCOL_VERSION, "seat": seat, "players": players, "rounds": rounds,
-            "variants": variants_word(variants), "move_ms": move_ms, "bank_ms": bank_ms})
+             move_ms: int, bank_ms: int, clock: Clock = Clock.WALL) -> str:
+        return format_game_line(GAME, seat, players,
+                                {"rounds": rounds, "variants": variants_word(variants)},
+                                move_ms, bank_ms, clock)
 
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
-        seat, players, rounds, variants, move_ms, bank_ms = game_settings(
-            words, GAME, ("seat", "players", "rounds", "variants", "move_ms", "bank_ms"))
-        return cls(number(seat, "seat"), number(players, "players"),
-                   number(rounds, "rounds"), _variants(variants),
-                   number(move_ms, "move_ms"), number(bank_ms, "bank_ms"))
+        seat, players, (rounds, variants), move_ms, bank_ms, clock = game_settings(
+            words, GAME, ("rounds", "variants"),
+            lambda own: (number(own[0], "rounds"), _variants(own[1])))
+        return cls(seat, players, rounds, variants, move_ms, bank_ms, clock)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,14 +195,10 @@ class Trump(Message):
 
 
 @dataclass(frozen=True, slots=True)
-class _BidList(Message):
+class _BidList(NumberList):
     """A keyword and bids: BID? and BIDS."""
 
     bids: tuple[int, ...]
-
-    @classmethod
-    def line(cls, bids: Sequence[int]) -> str:
-        return " ".join([cls.KEYWORD, *(str(b) for b in bids)])
 
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
@@ -334,9 +333,9 @@ def decode(line: str) -> Message:
 # ---- the referee's encoders ---------------------------------------------------------
 
 def game_line(seat: int, players: int, variants: frozenset[Variant], rounds: int,
-              move_ms: int, bank_ms: int) -> str:
+              move_ms: int, bank_ms: int, clock: Clock = Clock.WALL) -> str:
     """The first line of every game: who you are and the settings."""
-    return Game.line(seat, players, rounds, variants, move_ms, bank_ms)
+    return Game.line(seat, players, rounds, variants, move_ms, bank_ms, clock)
 
 
 def _score_line(event: RoundScored) -> str:
@@ -363,8 +362,7 @@ _ENCODERS: dict[type, Callable[[Any], str]] = {
 
 def encode_event(event: Event) -> str | None:
     """The line announcing an engine event, or None for events sent otherwise (GameOver)."""
-    encoder = _ENCODERS.get(type(event))
-    return None if encoder is None else encoder(event)
+    return encode_with(_ENCODERS, event)
 
 
 bid_request = BidRequest.line  # (legal bids) -> the line

@@ -16,16 +16,18 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Self, Sequence
 
 from protocols.message import (
-    SHARED_MESSAGES, Message, Numbers, check_spelling, decode_with, fields, game_settings,
-    in_range, keyword_table, member, number, settings,
+    SHARED_MESSAGES, Message, NumberList, Numbers, check_spelling, decode_with, encode_with,
+    fields, format_game_line, game_settings, in_range, keyword_table, member, number,
+    settings,
 )
-from protocols.wire import PROTOCOL_VERSION, WireError, key_values, quote
+from protocols.wire import WireError, key_values, quote
 from referee.errors import ConfigError
 from referee.games import thegame as engine
 from referee.games.thegame import (
     ASCENDING_START, DESCENDING_START, PILE_NAMES, EndReason, Outcome, Placement, Turn,
 )
 from referee.games.thegame_commands import HIGHEST_CARD, LOWEST_CARD, Command, CommandMap
+from referee.settings import Clock
 
 GAME = "thegame"
 TURN_REQUEST = "TURN?"
@@ -68,6 +70,12 @@ def _seat(word: str) -> int:
     return number(word, "seat")
 
 
+def _switch(word: str, what: str) -> bool:
+    if word not in ("on", "off"):
+        raise WireError(f"{what} must be on or off, got {quote(word)}")
+    return word == "on"
+
+
 def _placements(words: Sequence[str]) -> Turn:
     """`pile:card` words, at least one (the strict reading, for the referee's lines)."""
     if not words:
@@ -85,7 +93,8 @@ def _placements(words: Sequence[str]) -> Turn:
 
 @dataclass(frozen=True, slots=True)
 class Game(Message):
-    """`GAME thegame protocol=2 seat=S players=N hand=H commands=on|off move_ms=M bank_ms=B`."""
+    """`GAME thegame protocol=2 seat=S players=N hand=H commands=on|off move_ms=M bank_ms=B`,
+    then `clock=cpu` where those times count CPU time."""
 
     KEYWORD: ClassVar[str] = "GAME"
     seat: int
@@ -94,23 +103,20 @@ class Game(Message):
     commands_on: bool  # off: the original The Game
     move_ms: int
     bank_ms: int
+    clock: Clock = Clock.WALL  # what move_ms and bank_ms count
 
     @staticmethod
     def line(seat: int, players: int, hand_size: int, commands_on: bool, move_ms: int,
-             bank_ms: int) -> str:
-        return f"GAME {GAME} " + key_values({
-            "protocol": PROTOCOL_VERSION, "seat": seat, "players": players, "hand": hand_size,
-            "commands": "on" if commands_on else "off", "move_ms": move_ms,
-            "bank_ms": bank_ms})
+             bank_ms: int, clock: Clock = Clock.WALL) -> str:
+        own = {"hand": hand_size, "commands": "on" if commands_on else "off"}
+        return format_game_line(GAME, seat, players, own, move_ms, bank_ms, clock)
 
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
-        seat, players, hand, commands, move_ms, bank_ms = game_settings(
-            words, GAME, ("seat", "players", "hand", "commands", "move_ms", "bank_ms"))
-        if commands not in ("on", "off"):
-            raise WireError(f"commands must be on or off, got {quote(commands)}")
-        return cls(_seat(seat), number(players, "players"), number(hand, "hand"),
-                   commands == "on", number(move_ms, "move_ms"), number(bank_ms, "bank_ms"))
+        seat, players, (hand, commands_on), move_ms, bank_ms, clock = game_settings(
+            words, GAME, ("hand", "commands"),
+            lambda own: (number(own[0], "hand"), _switch(own[1], "commands")))
+        return cls(seat, players, hand, commands_on, move_ms, bank_ms, clock)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,14 +146,10 @@ class Commands(Message):
 
 
 @dataclass(frozen=True, slots=True)
-class _CardList(Message):
+class _CardList(NumberList):
     """A keyword and cards: HAND and DRAW."""
 
     cards: tuple[int, ...]
-
-    @classmethod
-    def line(cls, cards: Sequence[int]) -> str:
-        return " ".join([cls.KEYWORD, *map(str, cards)])
 
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
@@ -298,7 +300,7 @@ def decode(line: str) -> Message:
 
 # ---- the referee's encoders ---------------------------------------------------------
 
-game_line = Game.line  # (seat, players, hand size, commands on, move_ms, bank_ms) -> the line
+game_line = Game.line  # (seat, players, hand size, commands on, move_ms, bank_ms, clock)
 commands_line = Commands.line  # (command map) -> the line
 
 # The line announcing each event type (the view decides who gets it).
@@ -314,8 +316,7 @@ _ENCODERS: dict[type, Callable[[Any], str]] = {
 
 def encode_event(event: engine.Event) -> str | None:
     """The line announcing an engine event (the view decides who gets it)."""
-    encoder = _ENCODERS.get(type(event))
-    return None if encoder is None else encoder(event)
+    return encode_with(_ENCODERS, event)
 
 
 turn_request = TurnRequest.line  # (min cards, draw pile size, tops) -> the line

@@ -18,6 +18,9 @@ STDIO_ENDPOINT = "stdio"
 
 MAX_QUOTE_CHARS = 200  # bot text quoted in an error detail is cut short at this length
 MAX_PROTOCOL_DIGITS = 9
+# The detail of a line that is not UTF-8. Its recorded line is an excerpt that already
+# shows each undecodable byte escaped, as \xNN (referee/transport/channel.excerpt).
+NOT_UTF8 = "line is not UTF-8"
 
 _NAME = re.compile(r"[A-Za-z0-9._+-]{1,40}")
 # Not str.isdigit() nor regex \d: those accept '²' or '٣', which int() rejects or reads.
@@ -83,7 +86,7 @@ def decode_line(raw: bytes) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise WireError(f"line is not UTF-8 ({exc.reason})") from None
+        raise WireError(f"{NOT_UTF8} ({exc.reason})") from None
     text = text.removesuffix("\n").removesuffix("\r")
     if "\n" in text or "\r" in text:
         raise WireError("a frame must hold exactly one line")
@@ -108,10 +111,26 @@ def ascii_number(text: str, max_digits: int) -> int | None:
     return int(text)
 
 
-def quote(text: str, limit: int = MAX_QUOTE_CHARS) -> str:
-    """`text` quoted (repr) for an error detail: at most `limit` characters, then "..."."""
-    shown = repr(text[:limit])  # escapes can make the repr longer than the text
+def quote(text: str, limit: int = MAX_QUOTE_CHARS, escaped: bool = False) -> str:
+    """`text` quoted (repr) for an error detail: at most `limit` characters, then "...".
+    `escaped`: the text already shows undecodable bytes as \\xNN (the line of a NOT_UTF8
+    fault), so its backslashes are not escaped a second time; all else is as repr."""
+    cut = text[:limit]
+    shown = "'" + "".join(map(_escaped_char, cut)) + "'" if escaped else repr(cut)
+    # escapes can make the quoted text longer than the text
     return shown if len(shown) <= limit else shown[:limit] + _ELLIPSIS
+
+
+def line_escaped(detail: str) -> bool:
+    """Does a fault of this detail record its line with the undecodable bytes escaped
+    already? Such a line is quoted with escaped=True, lest it be escaped twice."""
+    return detail.startswith(NOT_UTF8)
+
+
+def _escaped_char(char: str) -> str:
+    if char == "'":
+        return "\\'"
+    return char if char.isprintable() else repr(char)[1:-1]
 
 
 def key_values(pairs: dict[str, object]) -> str:

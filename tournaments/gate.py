@@ -144,7 +144,7 @@ def run_gate(plan: GatePlan, context: PlayContext, progress: Progress,
              play: PlayOne = play_fixture) -> GateResult:
     """Play deals until the test decides, a fault ends the gate, or the next deal would
     pass `max_games`; `progress` hears of every deal. The bots are closed at the end."""
-    state = GateState(PairedSprt(plan.sprt))
+    state = GateState(PairedSprt(plan.sprt, plan.table.step()))
     try:
         return _run(plan, context, progress, play, state)
     finally:

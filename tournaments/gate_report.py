@@ -8,20 +8,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocols.wire import quote
+from protocols.wire import line_escaped, quote
 from tournaments.gate import GateBots, GateFault, GatePlan, GateResult, GateState
 
 _LINE_SHOWN = 120  # characters of an offending line
 
 
 def running_line(state: GateState) -> str:
-    """deals, mean difference with its 95% interval, the LLR and its bounds."""
+    """deals, mean difference with its 95% interval, the LLR and its bounds, and when the
+    differences spread less than their step, the floor the LLR took instead."""
     test = state.test
     settings = test.settings
     interval = test.interval()
     shown = "[-, -]" if interval is None else f"[{interval[0]:+.2f}, {interval[1]:+.2f}]"
+    floor = (f"; no spread yet, variance taken as step^2/12 = {test.variance_floor:.3g}"
+             if test.floored else "")
     return (f"deals {test.n}, games {state.games}: mean {test.mean:+.3f} 95% CI {shown}, "
-            f"LLR {test.llr:+.3f} in ({settings.lower:+.3f}, {settings.upper:+.3f})")
+            f"LLR {test.llr:+.3f} in ({settings.lower:+.3f}, {settings.upper:+.3f})"
+            f"{floor}")
 
 
 def verdict_lines(result: GateResult, plan: GatePlan, logs: str) -> list[str]:
@@ -38,7 +42,8 @@ def verdict_lines(result: GateResult, plan: GatePlan, logs: str) -> list[str]:
 
 def fault_words(where: GateFault) -> str:
     fault = where.fault
-    line = f" (line: {quote(fault.line, _LINE_SHOWN)})" if fault.line is not None else ""
+    line = (f" (line: {quote(fault.line, _LINE_SHOWN, line_escaped(fault.detail))})"
+            if fault.line is not None else "")
     return (f"{fault.bot} in {where.game_id}, seat {fault.seat}: {fault.kind.value}: "
             f"{quote(fault.detail, _LINE_SHOWN)}{line}; log {where.log}")
 
@@ -56,6 +61,8 @@ def gate_json(result: GateResult, plan: GatePlan, bots: GateBots,
         "mean": test.mean if test.n else None,
         "ci95": None if interval is None else list(interval),
         "llr": test.llr, "bounds": [settings.lower, settings.upper],
+        "variance": test.spread if test.n >= 2 else None,
+        "variance_floor": test.variance_floor,
         "delta": settings.delta, "alpha": settings.alpha, "beta": settings.beta,
         "min_deals": test.min_samples, "max_games": plan.max_games,
         "size": plan.table.size, "seed": given_seed,

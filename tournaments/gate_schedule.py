@@ -42,6 +42,11 @@ class GateTable:
             return 2 * self.size
         return 2 * (2 if self.size >= 2 else 1)
 
+    def step(self) -> float:
+        """The resolution of a deal's difference: a difference of two means of integer
+        scores over the candidate's games is a multiple of 1 / those games."""
+        return 1 / (self.games_per_deal() // 2)
+
 
 def deal_fixtures(table: GateTable, deal: int, seed: int, candidate: int) -> list[Fixture]:
     """The games `candidate` (NEW or BASELINE) plays on `deal`, whose seed is `seed`."""

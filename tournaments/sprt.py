@@ -17,6 +17,12 @@ which keeps its error rates as well but grows only like n delta / m when NEW is 
 both hypotheses: heuristic against random Rage bots (m = 34, delta = 2) had reached 0.5
 of the 2.94 needed after 10 deals. The error rates are measured by simulation
 (tests/tournaments/test_sprt_error_rates.py); the figures are in docs/gate.md.
+
+s^2 is at least step^2 / 12, where step is the samples' resolution (a deal's difference
+is a mean of integer scores, so a multiple of 1 / games): that is the variance rounding
+to the step adds (Sheppard's correction), the least spread a sample of this resolution
+can tell. Identical deterministic bots, every difference 0, thus get a ratio of the size
+their scores can justify instead of one divided by nearly nothing.
 """
 
 from __future__ import annotations
@@ -28,8 +34,6 @@ from dataclasses import dataclass
 from tournaments.stats import t_975
 
 MIN_SAMPLES = 10  # no decision before this many deals (docs/gate.md: why 10)
-# Keeps the ratio finite when every sample so far is the same (s^2 = 0).
-_VARIANCE_FLOOR = 1e-12
 
 
 class Decision(enum.StrEnum):
@@ -67,20 +71,31 @@ class SprtSettings:
 
 def log_likelihood_ratio(n: int, mean: float, variance: float, delta: float) -> float:
     """H1 (mean 0) against H0 (mean -delta) for n samples of this mean and unbiased
-    variance; 0 below 4 samples, too few for the correction."""
+    variance (> 0); 0 below 4 samples, too few for the correction."""
     if n < 4:
         return 0.0
-    precision = (n - 3) / (n - 1) / max(variance, _VARIANCE_FLOOR * delta * delta)
+    precision = (n - 3) / (n - 1) / variance
     return n * delta * (mean + delta / 2) * precision
+
+
+def variance_floor(step: float) -> float:
+    """The least variance samples rounded to multiples of `step` can show: the rounding's
+    own, step^2 / 12 (a uniform error over one step)."""
+    if not (math.isfinite(step) and step > 0):
+        raise ValueError(f"the samples' step must be a finite number > 0, not {step!r}")
+    return step * step / 12
 
 
 class PairedSprt:
     """The running test: add a deal's difference, read the decision and the figures.
 
-    Running sums (Welford's), so one update costs the same after a million deals."""
+    Running sums (Welford's), so one update costs the same after a million deals.
+    `step` is the samples' resolution: every difference is a multiple of it."""
 
-    def __init__(self, settings: SprtSettings, min_samples: int = MIN_SAMPLES) -> None:
+    def __init__(self, settings: SprtSettings, step: float,
+                 min_samples: int = MIN_SAMPLES) -> None:
         self.settings = settings
+        self.variance_floor = variance_floor(step)
         self.min_samples = max(4, min_samples)
         self.n = 0
         self.mean = 0.0
@@ -89,16 +104,27 @@ class PairedSprt:
     def add(self, difference: float) -> Decision:
         """Take one more sample; the decision after it."""
         self.n += 1
-        step = difference - self.mean
-        self.mean += step / self.n
-        self._squares += step * (difference - self.mean)
+        change = difference - self.mean
+        self.mean += change / self.n
+        self._squares += change * (difference - self.mean)
         return self.decision()
+
+    @property
+    def spread(self) -> float:
+        """The samples' unbiased variance, 0 before two samples."""
+        return self._squares / (self.n - 1) if self.n >= 2 else 0.0
+
+    @property
+    def floored(self) -> bool:
+        """Whether the ratio uses the floor: the samples spread less than their step."""
+        return self.n >= 2 and self.spread < self.variance_floor
 
     @property
     def llr(self) -> float:
         if self.n < 2:
             return 0.0
-        return log_likelihood_ratio(self.n, self.mean, self._squares / (self.n - 1),
+        return log_likelihood_ratio(self.n, self.mean,
+                                    max(self.spread, self.variance_floor),
                                     self.settings.delta)
 
     def decision(self) -> Decision:
@@ -115,5 +141,5 @@ class PairedSprt:
         """The mean's 95% Student t interval; None before two samples."""
         if self.n < 2:
             return None
-        half = t_975(self.n - 1) * math.sqrt(self._squares / (self.n - 1) / self.n)
+        half = t_975(self.n - 1) * math.sqrt(self.spread / self.n)
         return self.mean - half, self.mean + half

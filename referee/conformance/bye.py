@@ -19,7 +19,7 @@ from referee.conformance import exit_probe
 from referee.conformance.recording import RecordingPlayer
 from referee.conformance.sessions import Bench, bot_faults, start_bot
 from referee.conformance.setups import Setup
-from referee.conformance.verdict import Status, Verdict, skipped
+from referee.conformance.verdict import Status, Verdict, fault_verdict, skipped
 from referee.errors import BotFault, Fault
 from referee.players.lineup import BotSpec, LaunchSettings, Lineup
 from referee.players.remote_player import BYE_GRACE, RemotePlayer
@@ -159,8 +159,8 @@ def _row_verdict(games: int, fault: tuple[int, Fault] | None, seconds: float) ->
         return Verdict(ROW_CHECK, Status.PASS,
                        f"{games} games by one process, each GAME after the last END", seconds)
     number, first = fault
-    return Verdict(ROW_CHECK, Status.FAIL, f"game {number} of {games}: {first.kind.value}: "
-                                           f"{first.detail}", seconds, first.line)
+    return fault_verdict(ROW_CHECK, f"game {number} of {games}: {first.kind.value}: "
+                                    f"{first.detail}", seconds, first)
 
 
 def exit_verdict(report: ProbeReport | None, sent: float) -> Verdict:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from protocols.thegame import NUMBERS_IN_HINT
 from referee.conformance.recording import Reply
-from referee.conformance.verdict import Status, Verdict, percentile
+from referee.conformance.verdict import Status, Verdict, fault_verdict, percentile
 from referee.errors import Fault, FaultKind
 from referee.players.remote_player import UNSOLICITED
 from referee.settings import Clock, TimeLimits
@@ -58,8 +58,8 @@ def _verdict(name: str, found: list[tuple[str, Fault]], games: int) -> Verdict:
         return Verdict(name, Status.PASS, f"no such fault in {games} game(s)")
     where, first = found[0]
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-    return Verdict(name, Status.FAIL, f"{where}: {first.kind.value}: {first.detail}{more}",
-                   line=first.line)
+    return fault_verdict(name, f"{where}: {first.kind.value}: {first.detail}{more}", 0.0,
+                         first)
 
 
 def reply_verdict(replies: Sequence[Reply], times: TimeLimits) -> Verdict:

@@ -2,7 +2,8 @@
 
 Bot text (offending lines, leftover commands) is quoted with protocols.wire.quote in the
 summary and the XML, so no bot can write to a terminal or break a document; the JSON
-holds it as a JSON string.
+holds it as a JSON string. A line that was not UTF-8 comes with its bytes escaped already
+(\\xNN): it is quoted without a second escape, so all three show the same \\xNN.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def summary_line(verdict: Verdict) -> str:
     text = (f"{verdict.status.name:4}  {verdict.name:<44} {verdict.seconds:7.2f} s  "
             f"{_safe(verdict.evidence)}")
     if verdict.line is not None:
-        text += f"\n      line: {quote(verdict.line)}"
+        text += f"\n      line: {_quoted_line(verdict.line, verdict)}"
     return text
 
 
@@ -66,7 +67,8 @@ def _testcase(report: Report, verdict: Verdict) -> ET.Element:
     case = ET.Element("testcase", {"classname": f"referee.check.{report.game}",
                                    "name": _xml(verdict.name), "time": f"{verdict.seconds:.3f}"})
     evidence = _xml(verdict.evidence)
-    body = evidence if verdict.line is None else f"{evidence}\nline: {quote(verdict.line)}"
+    body = (evidence if verdict.line is None
+            else f"{evidence}\nline: {_quoted_line(verdict.line, verdict)}")
     if verdict.status is Status.FAIL:
         ET.SubElement(case, "failure", {"message": evidence, "type": "conformance"}).text = body
     elif verdict.status is Status.SKIP:
@@ -80,6 +82,10 @@ def write_junit(report: Report, path: Path) -> None:
     tree = junit(report)
     ET.indent(tree)
     tree.write(path, encoding="utf-8", xml_declaration=True)
+
+
+def _quoted_line(line: str, verdict: Verdict) -> str:
+    return quote(line, escaped=verdict.line_escaped)
 
 
 def _xml(text: str) -> str:

@@ -11,7 +11,7 @@ from referee.conformance.bye import BYE_CHECK, LEFTOVER_CHECK, ROW_CHECK, bye_se
 from referee.conformance.judging import REPLY_TIMES, RULES, reply_verdict, rule_verdicts
 from referee.conformance.sessions import Bench, GameRun, Pool, Started, play_setup
 from referee.conformance.setups import Setup, full_setups, quick_setups
-from referee.conformance.verdict import Status, Verdict, skipped
+from referee.conformance.verdict import Status, Verdict, fault_verdict, skipped
 from referee.players.lineup import Lineup
 
 HELLO_CHECK = "HELLO in time, protocol version"
@@ -85,8 +85,8 @@ def later_checks(bench: Bench, setups: Sequence[Setup], quick: bool) -> list[str
 def hello_verdict(started: Started, limit: float) -> Verdict:
     fault = started.fault
     if fault is not None:
-        return Verdict(HELLO_CHECK, Status.FAIL, f"{fault.kind.value}: {fault.detail}",
-                       started.seconds, fault.line)
+        return fault_verdict(HELLO_CHECK, f"{fault.kind.value}: {fault.detail}",
+                             started.seconds, fault)
     hello = getattr(started.player, "hello", None)
     said = f" ({hello.name} {hello.version}, protocol {hello.protocol})" if hello else ""
     return Verdict(HELLO_CHECK, Status.PASS, f"HELLO after {started.seconds:.3f} s (limit "
@@ -100,5 +100,5 @@ def game_verdict(bench: Bench, setup: Setup, run: GameRun) -> Verdict:
         return Verdict(setup.name, Status.PASS, f"{where}: {run.requests} requests answered, "
                                                 "no fault", run.seconds)
     fault = run.faults[0]
-    return Verdict(setup.name, Status.FAIL, f"{where}: {fault.kind.value}: {fault.detail}",
-                   run.seconds, fault.line)
+    return fault_verdict(setup.name, f"{where}: {fault.kind.value}: {fault.detail}",
+                         run.seconds, fault)

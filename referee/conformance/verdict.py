@@ -8,6 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from protocols.wire import line_escaped
+from referee.errors import BotFault, Fault
+
 
 class Status(enum.Enum):
     PASS = "pass"
@@ -22,20 +25,30 @@ class Status(enum.Enum):
 
 @dataclass(frozen=True)
 class Verdict:
-    """One check's outcome. `line`: the offending line (bot text, unquoted); `figures`:
-    numbers a check measured, e.g. reply-time percentiles."""
+    """One check's outcome. `line`: the offending line (bot text, unquoted);
+    `line_escaped`: it shows bytes that were not UTF-8 escaped already (wire.line_escaped),
+    to be quoted without a second escape; `figures`: numbers a check measured, e.g.
+    reply-time percentiles."""
 
     name: str
     status: Status
     evidence: str
     seconds: float = 0.0
     line: str | None = None
+    line_escaped: bool = False
     figures: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "status": self.status.value,
                 "seconds": round(self.seconds, 3), "evidence": self.evidence,
                 "line": self.line, "figures": self.figures}
+
+
+def fault_verdict(name: str, evidence: str, seconds: float,
+                  fault: Fault | BotFault) -> Verdict:
+    """A check `fault` failed: its offending line kept, with how to quote it."""
+    return Verdict(name, Status.FAIL, evidence, seconds, fault.line,
+                   line_escaped(fault.detail))
 
 
 def skipped(name: str, why: str) -> Verdict:

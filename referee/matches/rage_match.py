@@ -100,7 +100,8 @@ class RageMatch(Match[Event]):
         config = self.state.config
         move_ms, bank_ms = int(self.times.move * 1000), int(self.times.bank * 1000)
         self.table.start([
-            codec.game_line(seat, config.players, config.variants, config.rounds, move_ms, bank_ms)
+            codec.game_line(seat, config.players, config.variants, config.rounds, move_ms, bank_ms,
+                            self.times.clock)
             for seat in range(config.players)])
 
     def _deliver(self) -> None:

@@ -94,7 +94,7 @@ class TheGameMatch(Match[Event]):
         move_ms, bank_ms = int(self.times.move * 1000), int(self.times.bank * 1000)
         self.table.start([
             codec.game_line(seat, config.players, config.hand_size,
-                            config.commands is not None, move_ms, bank_ms)
+                            config.commands is not None, move_ms, bank_ms, self.times.clock)
             for seat in range(config.players)])
         if config.commands is not None:
             line = codec.commands_line(config.commands)

@@ -21,6 +21,8 @@ from junitparser import Failure, JUnitXml, Skipped, TestSuite
 from referee.conformance.bye import BYE_CHECK, LEFTOVER_CHECK, ROW_CHECK
 from referee.conformance.setups import full_setups, quick_setups
 from referee.conformance.suite import HELLO_CHECK
+from referee.processes.cgroups import CgroupRoot
+from referee.processes.sandbox import sandbox_problem
 from referee.registry.games import lookup
 from tests.cli_support import assert_bad_input, run_main
 from tests.referee.fault_bots.support import wait_until
@@ -149,6 +151,32 @@ def test_quick_check_plays_one_game_then_bye(tmp_path: Path) -> None:
     assert read_junit(tmp_path / "report.xml").tests == 11
 
 
+CPU_CLOCK = pytest.mark.skipif(sandbox_problem() is not None or CgroupRoot.find() is None,
+                               reason="--clock cpu needs a sandbox and a cgroup per bot")
+
+
+@CPU_CLOCK
+@pytest.mark.parametrize("game, bot", [("rage", "python bots/rage_heuristic.py"),
+                                       ("thegame", "python bots/thegame_heuristic.py")])
+def test_sample_bots_conform_when_told_the_cpu_clock(tmp_path: Path, game: str,
+                                                     bot: str) -> None:
+    """Their SDK reads the GAME line's `clock=cpu` (the opponents' too: sample bots)."""
+    code, out, report = check(tmp_path, game, bot, "--quick", "--clock", "cpu", *GENEROUS)
+    assert code == 0 and report["passed"], out
+
+
+@CPU_CLOCK
+def test_a_bot_is_told_the_cpu_clock_in_its_game_line_and_only_then(tmp_path: Path) -> None:
+    """The quirks bot crashes on a GAME line holding `clock=cpu`: it gets one under
+    --clock cpu, and none under the default wall clock."""
+    bot = quirks("crash", "clock=cpu")
+    code, _, report = check(tmp_path, "rage", bot, "--quick", "--clock", "cpu", *GENEROUS)
+    assert code == 1 and "no crash" in failed(report)
+    assert "crash" in verdicts(report)[quick_setups(lookup("rage"))[0].name]["evidence"]
+    code, out, _ = check(tmp_path, "rage", bot, "--quick", *GENEROUS)
+    assert code == 0, out
+
+
 def test_never_saying_hello_fails_hello_in_time_and_skips_the_rest(tmp_path: Path) -> None:
     code, _, report = check(tmp_path, "rage", f"python {FAULT_BOTS}/misbehave.py nohello",
                             "--startup-time", "0.5")
@@ -235,10 +263,17 @@ def test_a_reply_that_spends_time_bank_fails_reply_times(tmp_path: Path) -> None
 
 
 def test_a_reply_not_in_utf8_fails_well_formed_lines(tmp_path: Path) -> None:
-    code, _, report = check(tmp_path, "rage", quirks("garbage", "players=7"), *GENEROUS)
+    """Each undecodable byte shows escaped exactly once (as \\xNN) in all three reports:
+    the line is recorded escaped already, and the summary and XML quote it as it is."""
+    code, out, report = check(tmp_path, "rage", quirks("garbage", "players=7"), *GENEROUS)
     assert code == 1 and failed(report) == {"game 7 seats", "well-formed lines"}
     formed = verdicts(report)["well-formed lines"]
-    assert "UTF-8" in formed["evidence"] and "not utf-8" in formed["line"]
+    assert "UTF-8" in formed["evidence"]
+    once = r"\xff\xfe not utf-8 \xc3("
+    assert formed["line"] == verdicts(report)["game 7 seats"]["line"] == once
+    assert out.count(f"line: '{once}'") == 2 and "\\\\" not in out
+    junit = (tmp_path / "report.xml").read_text()
+    assert junit.count(f"line: '{once}'") == 2 and "\\\\" not in junit
 
 
 def test_endless_log_lines_fail_no_flood(tmp_path: Path) -> None:

@@ -19,12 +19,14 @@ from referee.games.rage import TrumpReason, Variant
 from referee.games.rage_cards import COLOURS, DECK, Card, Colour, Kind, Play, cards_from_faces
 from referee.games.thegame import PILE_COUNT, EndReason, Outcome, Placement
 from referee.games.thegame_commands import HIGHEST_CARD, LOWEST_CARD, Command, CommandMap
+from referee.settings import Clock
 from tests.bot_text import HINT_WORDS, TRICKY
 
 Strategies = dict[type[Message], st.SearchStrategy[Any]]
 
 NUMBER = st.integers(-999_999_999, 999_999_999)
 NUMBERS = st.lists(NUMBER, max_size=9).map(tuple)
+CLOCK = st.sampled_from(Clock)  # what a GAME line's move_ms and bank_ms count
 
 # ---- the lines every game shares ----------------------------------------------------
 
@@ -60,7 +62,7 @@ def _per_seat(count: int) -> st.SearchStrategy[tuple[tuple[int, ...], ...]]:
 
 RAGE: Strategies = {
     rage.Game: st.builds(rage.Game, NUMBER, NUMBER, NUMBER,
-                         st.frozensets(st.sampled_from(Variant)), NUMBER, NUMBER),
+                         st.frozensets(st.sampled_from(Variant)), NUMBER, NUMBER, CLOCK),
     rage.Round: st.builds(rage.Round, NUMBER, NUMBER, NUMBER),
     rage.Hand: st.builds(rage.Hand, HAND),
     rage.Flip: st.builds(rage.Flip, CARD),
@@ -92,7 +94,7 @@ TURN = st.lists(st.builds(Placement, st.integers(0, PILE_COUNT - 1), TG_CARD),
 
 THEGAME: Strategies = {
     thegame.Game: st.builds(thegame.Game, NUMBER, NUMBER, NUMBER, st.booleans(), NUMBER,
-                            NUMBER),
+                            NUMBER, CLOCK),
     thegame.Commands: st.builds(thegame.Commands, COMMAND_MAP),
     thegame.Hand: st.builds(thegame.Hand, TG_CARDS),
     thegame.HintsRequest: st.just(thegame.HintsRequest()),

@@ -28,7 +28,7 @@ from referee.games.thegame import TheGameConfig, Turn
 from referee.matches.rage_match import RageMatch
 from referee.matches.thegame_match import TheGameMatch
 from referee.players.player import FunctionPlayer
-from referee.settings import TimeLimits
+from referee.settings import Clock, TimeLimits
 from tests.bot_text import BOT_TEXT, DETAIL_BOUND
 from tests.protocols.message_strategies import (
     HINTS, PLAY, RAGE, THEGAME, TURN, Strategies, mutated,
@@ -106,6 +106,11 @@ COMMANDS = ("COMMANDS stop=3,39,56,92 skull=6,42,59,95 three=9,45,62,77 notalk=1
     ("rage", RAGE_GAME.format("durchmarsch,durchmarsch")),
     ("rage", RAGE_GAME.format("none").replace("protocol=2", "protocol=1")),
     ("rage", RAGE_GAME.format("none").replace("move_ms=1000 bank_ms=0", "bank_ms=0 move_ms=1000")),
+    ("rage", RAGE_GAME.format("none") + " clock=wall"),  # the default is never written
+    ("rage", RAGE_GAME.format("none") + " clock=CPU"),
+    ("rage", RAGE_GAME.format("none") + " clock="),
+    ("rage", RAGE_GAME.format("none") + " clock=cpu clock=cpu"),
+    ("rage", RAGE_GAME.format("none").replace("move_ms", "clock=cpu move_ms")),
     ("rage", "SCORE 9 bids=2,0 tricks=1,0,1 points=1,10,-4"), ("rage", "TRUMP none deal "),
     ("rage", "ERROR protocol a  b"), ("rage", "ERROR protocol"), ("rage", "ERROR protocol \tb"),
     ("rage", "BYE "), ("thegame", COMMANDS.replace("3,39", "39,3")),
@@ -117,6 +122,8 @@ COMMANDS = ("COMMANDS stop=3,39,56,92 skull=6,42,59,95 three=9,45,62,77 notalk=1
     ("thegame", "END result=won reason=all-played left=00"),
     ("thegame", "GAME rage protocol=2 seat=0 players=2 hand=7 commands=on move_ms=1000 bank_ms=0"),
     ("thegame", "GAME thegame protocol=2 seat=0 players=2 hand=7 commands=yes move_ms=1 bank_ms=0"),
+    ("thegame", "GAME thegame protocol=2 seat=0 players=2 hand=7 commands=on move_ms=1 bank_ms=0 "
+                "clock=wall"),
 ])
 def test_another_spelling_of_a_line_is_refused(game: str, line: str) -> None:
     """Each line has one spelling: no leading zeros, lists in their order, single spaces."""
@@ -203,6 +210,26 @@ def test_every_line_of_a_thegame_game_decodes(players: int, commands: bool) -> N
             thegame.Drew, thegame.End} <= kinds
     assert (thegame.Commands in kinds) is commands
     assert (thegame.HintsRequest in kinds) is (players > 1)
+
+
+@pytest.mark.parametrize("clock", Clock)
+def test_the_game_line_tells_the_clock_and_the_wall_clock_as_before(clock: Clock) -> None:
+    """`clock=cpu` ends the GAME line where move_ms and bank_ms count CPU time; the wall
+    clock, the default, is not written, so those lines read as before the key."""
+    times = TimeLimits(move=0.25, bank=2.0, clock=clock)
+    rage_lines = recorded(3, first_option, lambda players: RageMatch(
+        players, RageConfig(3), 11, times).run())
+    thegame_lines = recorded(2, lambda seat: RandomBot().on_line, lambda seats: TheGameMatch(
+        seats, TheGameConfig(2), 7, times).run())
+    games = [line for line in rage_lines + thegame_lines if line.startswith("GAME ")]
+    assert len(games) == 5
+    for line in games:
+        codec = rage if line.startswith("GAME rage ") else thegame
+        message = codec.decode(line)
+        assert isinstance(message, (rage.Game, thegame.Game)) and message.encode() == line
+        assert (message.clock, message.move_ms, message.bank_ms) == (clock, 250, 2000)
+        tail = "bank_ms=2000" if clock is Clock.WALL else "bank_ms=2000 clock=cpu"
+        assert line.endswith(tail)
 
 
 # ---- the bots' replies: the SDK's encoders against the referee's parsers ------------

@@ -71,6 +71,8 @@ def test_a_new_that_misbehaves_fails_the_gate_at_once(tmp_path: Path, mode: str,
     assert f"fault: new in gate/d00001/new/r0, seat 0: {kind}" in out
     assert all(line.isprintable() for line in out.splitlines())  # bot text quoted
     assert report["games"] == 1 and report["fault"]["kind"] == kind
+    if mode == "garbage":  # its bytes were escaped when recorded: shown so, not twice
+        assert r"(line: '\xff\xfe not utf-8 \xc3(')" in out
     assert Path(report["fault"]["log"]).is_file()
 
 

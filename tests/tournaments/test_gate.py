@@ -17,13 +17,14 @@ from referee.registry.thegame import THEGAME
 from tournaments.gate import (
     GateBots, GatePlan, GateState, Verdict, gate_context, gate_table, run_gate,
 )
+from tournaments.gate_report import gate_json, running_line
 from tournaments.gate_schedule import (
     BASELINE, NEW, GateTable, deal_fixtures, paired_difference,
 )
 from tournaments.play import PlayContext
 from tournaments.records import GameRecord
 from tournaments.schedule import Fixture, FixtureKind
-from tournaments.sprt import MIN_SAMPLES, SprtSettings
+from tournaments.sprt import MIN_SAMPLES, PairedSprt, SprtSettings
 
 RANDOM = "python bots/rage_random.py"
 
@@ -65,6 +66,18 @@ def test_the_difference_is_positive_when_new_does_better() -> None:
     assert paired_difference(Contest.COOPERATIVE, [3, 5], [10, 20]) == 11.0  # fewer left
     with pytest.raises(ValueError):
         paired_difference(Contest.COMPETITIVE, [1, 2], [1])
+
+
+@pytest.mark.parametrize("table, games", [
+    (GateTable("rage", Contest.COMPETITIVE, 5, 2), 5),
+    (GateTable("thegame", Contest.COOPERATIVE, 3, 2), 2),
+    (GateTable("thegame", Contest.COOPERATIVE, 1, 0), 1)])
+def test_the_step_is_the_least_difference_one_score_point_makes(table: GateTable,
+                                                                games: int) -> None:
+    new, baseline = [7] * games, [7] * games
+    baseline[-1] += 1
+    least = abs(paired_difference(table.contest, new, baseline))
+    assert table.step() == pytest.approx(least)
 
 
 @pytest.mark.parametrize("opponents, size, words", [
@@ -159,3 +172,26 @@ def test_a_fault_by_another_bot_leaves_it_undecided(tmp_path: Path, bot: int,
     result = run_gate(plan(), context(tmp_path), lambda state: None, games)
     assert result.verdict is Verdict.UNDECIDED and words in result.reason
     assert result.state.test.n == 2  # the faulted deal counts for nothing
+
+
+def test_identical_bots_get_the_ratio_their_scores_justify(tmp_path: Path) -> None:
+    """Every difference 0: the variance is the rounding's, step^2/12 with a step of 1/3
+    at tables of 3, so the LLR is about 1680, not the 10^12 of a vanishing floor."""
+    result = run_gate(plan(), context(tmp_path), lambda state: None,
+                      FakeGames(new=20, baseline=20))
+    test, n = result.state.test, MIN_SAMPLES
+    assert result.state.differences == [0.0] * n
+    assert result.verdict is Verdict.NOT_WEAKER
+    floor = (1 / 3) ** 2 / 12
+    assert test.llr == pytest.approx((n - 3) / (n - 1) * n * 2.0 * 1.0 / floor)
+    line = running_line(result.state)
+    assert f"LLR {test.llr:+.3f} in" in line and "no spread yet" in line
+    report = gate_json(result, plan(), GateBots(RANDOM, RANDOM, (RANDOM,)), None, "logs")
+    assert report["variance"] == 0.0 and report["variance_floor"] == pytest.approx(floor)
+
+
+def test_the_running_line_says_nothing_of_the_floor_when_deals_spread() -> None:
+    state = GateState(PairedSprt(SprtSettings(2.0, 0.05, 0.05), 1 / 3))
+    for difference in (1.0, -2 / 3, 3.0, 0.0):
+        state.test.add(difference)
+    assert not state.test.floored and "no spread" not in running_line(state)

@@ -8,13 +8,17 @@ import random
 import pytest
 
 from tournaments.sprt import (
-    MIN_SAMPLES, Decision, PairedSprt, SprtSettings, log_likelihood_ratio,
+    MIN_SAMPLES, Decision, PairedSprt, SprtSettings, log_likelihood_ratio, variance_floor,
 )
 from tournaments.stats import mean_ci
 
 
-def run(settings: SprtSettings, samples: list[float]) -> tuple[PairedSprt, list[Decision]]:
-    test = PairedSprt(settings)
+STEP = 0.25  # Rage at tables of 4: a deal's difference is a multiple of 1/4
+
+
+def run(settings: SprtSettings, samples: list[float],
+        step: float = STEP) -> tuple[PairedSprt, list[Decision]]:
+    test = PairedSprt(settings, step)
     return test, [test.add(sample) for sample in samples]
 
 
@@ -58,12 +62,34 @@ def test_the_ratio_is_positive_above_the_midpoint_and_negative_below() -> None:
     assert log_likelihood_ratio(3, 5.0, 1.0, 2.0) == 0.0  # too few to correct
 
 
-def test_identical_samples_give_a_finite_decisive_ratio() -> None:
-    """A deterministic bot against itself: every difference 0."""
-    test, decisions = run(SprtSettings(2.0, 0.05, 0.05), [0.0] * MIN_SAMPLES)
-    assert math.isfinite(test.llr) and decisions[-1] is Decision.NOT_WEAKER
-    test, decisions = run(SprtSettings(2.0, 0.05, 0.05), [-2.0] * MIN_SAMPLES)
-    assert math.isfinite(test.llr) and decisions[-1] is Decision.WEAKER
+def test_identical_samples_take_the_variance_of_rounding_to_their_step() -> None:
+    """A deterministic bot against itself: every difference 0. The spread is then the
+    rounding's, step^2/12, not a vanishing floor that made the ratio about 10^12."""
+    n, floor = MIN_SAMPLES, STEP ** 2 / 12
+    test, decisions = run(SprtSettings(2.0, 0.05, 0.05), [0.0] * n)
+    assert test.floored and test.variance_floor == pytest.approx(floor)
+    assert test.llr == pytest.approx((n - 3) / (n - 1) * n * 2.0 * 1.0 / floor)
+    assert decisions[-1] is Decision.NOT_WEAKER
+    test, decisions = run(SprtSettings(2.0, 0.05, 0.05), [-2.0] * n)
+    assert test.llr == pytest.approx(-(n - 3) / (n - 1) * n * 2.0 * 1.0 / floor)
+    assert decisions[-1] is Decision.WEAKER
+
+
+def test_a_coarser_step_gives_identical_samples_less_weight() -> None:
+    fine, _ = run(SprtSettings(2.0, 0.05, 0.05), [0.0] * MIN_SAMPLES, step=0.25)
+    coarse, _ = run(SprtSettings(2.0, 0.05, 0.05), [0.0] * MIN_SAMPLES, step=1.0)
+    assert coarse.llr == pytest.approx(fine.llr / 16)
+
+
+def test_a_spread_above_the_floor_is_used_as_it_is() -> None:
+    test, _ = run(SprtSettings(2.0, 0.05, 0.05), [0.0, 0.25] * 5)
+    assert not test.floored and test.spread > test.variance_floor
+
+
+@pytest.mark.parametrize("step", [0.0, -1.0, math.inf, math.nan])
+def test_an_impossible_step_is_refused(step: float) -> None:
+    with pytest.raises(ValueError):
+        variance_floor(step)
 
 
 def test_the_interval_is_the_reports_student_t_interval() -> None:
@@ -72,4 +98,4 @@ def test_the_interval_is_the_reports_student_t_interval() -> None:
     mean, half = mean_ci(samples)
     assert half is not None
     assert test.interval() == pytest.approx((mean - half, mean + half))
-    assert PairedSprt(SprtSettings(1.0, 0.05, 0.05)).interval() is None
+    assert PairedSprt(SprtSettings(1.0, 0.05, 0.05), STEP).interval() is None

@@ -30,6 +30,7 @@ DELTA = 2.0
 RUNS = 3000
 Z = 3.0  # standard errors of margin
 CAP = 20_000  # deals: far beyond where these runs decide, so hardly any is undecided
+STEP = 0.25  # Rage's resolution at tables of 4; far below these spreads, so never binding
 
 Draw = Callable[[random.Random, float, float], float]
 
@@ -49,7 +50,7 @@ def decisions(mean: float, sd: float, draw: Draw, settings: SprtSettings,
     rng = random.Random(seed)
     ends: Counter[Decision] = Counter()
     for _ in range(RUNS):
-        test = PairedSprt(settings)
+        test = PairedSprt(settings, STEP)
         outcome = Decision.CONTINUE
         for _ in range(CAP):
             outcome = test.add(draw(rng, mean, sd))

@@ -17,6 +17,7 @@ from typing import Any
 from protocols.wire import quote
 from referee.conformance.suite import Report
 from referee.conformance.verdict import Status, Verdict
+from referee.printable import printable
 
 JSON_VERSION = 1
 # Characters XML 1.0 cannot hold at all, escaped or not.
@@ -26,7 +27,7 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 def summary_line(verdict: Verdict) -> str:
     """`PASS  name  0.81 s  evidence`, and the offending line quoted on a line of its own."""
     text = (f"{verdict.status.name:4}  {verdict.name:<44} {verdict.seconds:7.2f} s  "
-            f"{_safe(verdict.evidence)}")
+            f"{printable(verdict.evidence)}")
     if verdict.line is not None:
         text += f"\n      line: {_quoted_line(verdict.line, verdict)}"
     return text
@@ -92,6 +93,3 @@ def _xml(text: str) -> str:
     return _NOT_XML.sub(lambda m: repr(m.group())[1:-1], text)
 
 
-def _safe(text: str) -> str:
-    """Evidence for a terminal: control characters shown escaped."""
-    return "".join(repr(c)[1:-1] if not c.isprintable() else c for c in text)

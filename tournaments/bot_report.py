@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from protocols.wire import quote
+from protocols.wire import line_escaped, quote
 from referee.errors import ConfigError, Fault
 from tournaments.records import GameRecord
 from tournaments.report import Cell, Column, Table
@@ -39,7 +39,7 @@ def all_faults(records: Sequence[GameRecord], folder: Path) -> Table:
     """Every fault of the tournament, game by game, with the offending line, the log and
     the faulty bot's stderr file in that game."""
     rows = tuple((record.fixture_id, fault.seat, fault.bot, fault.kind.value, fault.detail,
-                  _shown(fault.line), _log(record, folder), _stderr(record, fault.seat, folder))
+                  _shown(fault), _log(record, folder), _stderr(record, fault.seat, folder))
                  for record in records for fault in record.faults)
     columns = (Column("game", "game"), Column("seat", "seat"), Column("bot", "bot"),
                Column("kind", "kind"), Column("detail", "detail"), Column("line", "line"),
@@ -52,7 +52,7 @@ def fault_list(records: Sequence[GameRecord]) -> Table:
     machine, only the game, kind, detail and the offending line."""
     faults = sorted(((fault.bot, record.fixture_id, fault) for record in records
                      for fault in record.faults), key=lambda entry: entry[:2])
-    rows = tuple((bot, game, fault.seat, fault.kind.value, fault.detail, _shown(fault.line))
+    rows = tuple((bot, game, fault.seat, fault.kind.value, fault.detail, _shown(fault))
                  for bot, game, fault in faults)
     columns = (Column("bot", "bot"), Column("game", "game"), Column("seat", "seat"),
                Column("kind", "kind"), Column("detail", "detail"), Column("line", "line"))
@@ -70,12 +70,15 @@ def _game_row(record: GameRecord, seat: int, folder: Path) -> tuple[Cell, ...]:
 def _fault_words(fault: Fault | None) -> str:
     if fault is None:
         return "none"
-    line = f" (line: {_shown(fault.line)})" if fault.line is not None else ""
+    line = f" (line: {_shown(fault)})" if fault.line is not None else ""
     return f"{fault.kind.value}: {fault.detail}{line}"
 
 
-def _shown(line: str | None) -> str | None:
-    return None if line is None else quote(line, _LINE_SHOWN)
+def _shown(fault: Fault) -> str | None:
+    """The fault's line quoted; a line whose bad bytes are escaped already, not twice."""
+    if fault.line is None:
+        return None
+    return quote(fault.line, _LINE_SHOWN, escaped=line_escaped(fault.detail))
 
 
 def _log(record: GameRecord, folder: Path) -> str | None:

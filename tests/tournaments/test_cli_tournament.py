@@ -434,3 +434,17 @@ def test_fail_on_fault_passes_a_tournament_without_faults(tmp_path: Path) -> Non
                                  "--fail-on-fault", *SLACK, FIRST, FIRST, FIRST])
     assert result == 0, err
     assert "standings" in out
+
+
+def test_results_show_a_non_utf8_line_escaped_once(tmp_path: Path) -> None:
+    """The transport records the bad bytes as \\xNN already: the reports quote that line
+    without escaping its backslashes again."""
+    db = tmp_path / "u.sqlite"
+    garbage = "python tests/referee/fault_bots/misbehave.py garbage 1"
+    code, _, err = run_main(["tournament", "rage", "--db", str(db), "--table-size", "3",
+                             f"alice={RANDOM}", f"carol={HEURISTIC}", f"bob={garbage}"])
+    assert code == 0, err
+    for args in (["--faults"], ["--bot", "bob"]):
+        code, out, _ = run_main(["results", str(db), *args])
+        assert code == 0 and r"'\xff\xfe not utf-8 \xc3('" in out, out
+        assert "\\\\x" not in out

@@ -13,13 +13,17 @@ as fast; the target is at least 0.9). The cluster costs a few seconds whatever t
 size (starting the workers, which import the referee, and stopping them), so the same
 is measured on a quarter of the deals too, and `ratio cluster_vs_jobs_per_game Y` is the
 ratio of the extra time each setup takes for the extra games: the speed once running.
-Wall-clock figures: run it on an otherwise idle machine.
+Wall-clock figures: run it on an otherwise idle machine. Each run's CPU seconds (the
+bench's process tree: coordinator, workers, bots; bench/proc_tree.py) are printed too:
+on a loaded machine the CPU a setup spends beyond the games is the steadier figure.
+`--games-per-task N` plays N games a Dask task (tournaments/cluster.py GAMES_PER_TASK).
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import os
 import shutil
 import statistics
 import sys
@@ -31,6 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import tournaments.cluster  # noqa: E402
+from bench.proc_tree import cpu_seconds  # noqa: E402
 from referee.processes.sandbox import SandboxMode, SandboxSettings  # noqa: E402
 from referee.registry.rage import RAGE  # noqa: E402
 from tournaments.session import RunOptions, run_session  # noqa: E402
@@ -47,22 +53,26 @@ def tournament(deals: int) -> TournamentSpec:
     return TournamentSpec.create(RAGE, BOTS, deals=deals, seed=7, size=3)
 
 
-def run_once(setup: str, deals: int, folder: Path, unplayed: Path) -> tuple[float, str]:
-    """Wall seconds of one whole tournament into a new db, and its tables."""
+def run_once(setup: str, deals: int, folder: Path,
+             unplayed: Path) -> tuple[float, float, str]:
+    """Wall and CPU seconds of one whole tournament into a new db, and its tables."""
     db = folder / f"{time.monotonic_ns()}.sqlite"
     shutil.copyfile(unplayed, db)
     options = RunOptions(db, progress=False, sandbox=SandboxSettings(SandboxMode.OFF),
                          **SETUPS[setup])  # type: ignore[arg-type]
-    start = time.perf_counter()
+    cpu, start = cpu_seconds(os.getpid()), time.perf_counter()
     tables = run_session(tournament(deals), options, io.StringIO())
-    return time.perf_counter() - start, tables
+    return time.perf_counter() - start, cpu_seconds(os.getpid()) - cpu, tables
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--deals", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--games-per-task", type=int,
+                        default=tournaments.cluster.GAMES_PER_TASK)
     args = parser.parse_args()
+    tournaments.cluster.GAMES_PER_TASK = args.games_per_task
     small = max(1, args.deals // 4)
     full, short = measure(args.deals, args.repeats), measure(small, args.repeats)
     extra = {setup: full[setup] - short[setup] for setup in SETUPS}
@@ -73,14 +83,16 @@ def main() -> None:
 def measure(deals: int, repeats: int) -> dict[str, float]:
     """The median wall seconds of each setup on `deals` deals, printed with its runs."""
     walls: dict[str, list[float]] = {setup: [] for setup in SETUPS}
+    cpus: dict[str, list[float]] = {setup: [] for setup in SETUPS}
     tables: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="bench-cluster-") as tmp:
         unplayed = Path(tmp) / "unplayed.sqlite"
         ResultStore(unplayed, tournament(deals)).close()
         for _ in range(repeats):
             for setup in SETUPS:
-                wall, table = run_once(setup, deals, Path(tmp), unplayed)
+                wall, cpu, table = run_once(setup, deals, Path(tmp), unplayed)
                 walls[setup].append(wall)
+                cpus[setup].append(cpu)
                 tables.add(table)
     games = 3 * deals
     print(f"{games} Rage games per tournament, median of {repeats} runs "
@@ -88,8 +100,13 @@ def measure(deals: int, repeats: int) -> dict[str, float]:
     median = {setup: statistics.median(values) for setup, values in walls.items()}
     for setup, wall in median.items():
         print(f"{setup:<16} {wall:6.2f} s wall {games / wall:6.1f} games/s  "
-              f"(runs: {', '.join(f'{value:.2f}' for value in walls[setup])})")
+              f"(runs: {_runs(walls[setup])}) CPU {statistics.median(cpus[setup]):6.2f} s "
+              f"(runs: {_runs(cpus[setup])})")
     return median
+
+
+def _runs(values: list[float]) -> str:
+    return ", ".join(f"{value:.2f}" for value in values)
 
 
 if __name__ == "__main__":

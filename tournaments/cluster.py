@@ -8,6 +8,10 @@ comes back to the runner as a game lost with its pool, which plays it again. Eac
 future gives one record, and the store refuses a second record of a game, so none is
 counted twice.
 
+A Dask task costs a few milliseconds of CPU, so a task plays a batch of up to
+GAMES_PER_TASK games (cluster_worker.run_calls) and its records are committed as its
+batch arrives; a batch lost with its worker is played again whole, its games unstored.
+
 `distributed` is an optional extra (`pip install 'referee[cluster]'`): it is imported
 only when a cluster is asked for.
 """
@@ -15,17 +19,20 @@ only when a cluster is asked for.
 from __future__ import annotations
 
 import logging
+import threading
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import BrokenExecutor, Executor, Future
+from concurrent.futures import BrokenExecutor, Executor, Future, wait as wait_for
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ParamSpec, TypeVar
 
 from referee import __version__, bounds
 from referee.errors import ConfigError
 from referee.players.lineup import sandbox_view
 from tournaments.cluster_worker import (
-    check_answers, close_bots, keep_to_cpus, worker_problems,
+    Outcome, check_answers, close_bots, keep_to_cpus, run_calls, worker_problems,
 )
 from tournaments.play import PlayContext
 from tournaments.provenance import BotProvenance
@@ -34,6 +41,15 @@ LOCAL = "local:"
 SCHEMES = ("tcp://", "tls://")
 CONNECT_SECONDS = 10  # to reach a scheduler, and for its first worker to show up
 CLOSE_SECONDS = 10  # for every worker thread to close its bots at the end
+# Games a Dask task plays in turn: its few milliseconds of bookkeeping are shared by that
+# many games (bench/cluster.py), and a worker whose thread finishes early waits for at
+# most that many games of another's at the end.
+GAMES_PER_TASK = 4
+# What the fork server of a local cluster imports once for all its workers: Dask's own
+# list, and what a game needs (the rest of Dask's list: tornado, msgpack, ...: imported
+# with distributed).
+FORK_SERVER_IMPORTS = ["distributed", "tournaments.cluster_worker", "tournaments.play",
+                       "referee.registry.games"]
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -93,10 +109,18 @@ class Cluster:
         except (OSError, TimeoutError):
             pass
 
+    def jobs(self, batches: bool) -> int:
+        """Games to keep in flight: GAMES_PER_TASK per thread with `batches`, else one
+        (--disqualify-after: no game runs ahead of the faults counted so far)."""
+        return self.threads * (GAMES_PER_TASK if batches else 1)
+
     def executor(self, jobs: int) -> Executor:
-        """The runner's executor factory (`jobs` is the cluster's: it has its threads)."""
+        """The runner's executor factory: `jobs` games in flight (the runner keeps twice
+        as many submitted), played in batches on the cluster's threads."""
+        threads = self.threads
         # pure=False: a game played again is a new task, never the lost one's result.
-        return GameExecutor(self.client.get_executor(pure=False))
+        return GameExecutor(self.client.get_executor(pure=False), threads,
+                            max(1, jobs // threads))
 
 
 def _problems(answer: list[str] | BaseException) -> list[str]:
@@ -107,37 +131,131 @@ def _problems(answer: list[str] | BaseException) -> list[str]:
     return answer
 
 
-class GameExecutor(Executor):
-    """Dask's concurrent.futures executor, as the runner expects it: a game whose worker
-    Dask gave up on, or that the cluster dropped, fails as BrokenExecutor (the runner
-    plays it again), and shutdown takes cancel_futures."""
+@dataclass(frozen=True)
+class _Game:
+    """A submitted call, and the future the runner holds for it."""
 
-    def __init__(self, inner: Executor) -> None:
+    outer: Future[Any]
+    function: Callable[..., Any]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
+class GameExecutor(Executor):
+    """Dask's concurrent.futures executor (`inner`), as the runner expects it, playing
+    games in batches of up to `batch` (cluster_worker.run_calls).
+
+    Each of the `threads` worker threads is kept busy with a task, and has at most one
+    more queued (a full batch, so a queued task is never a lone game while games are
+    plenty). Each game's future settles with its own record or error. A batch whose
+    worker Dask gave up on, or that the cluster dropped, fails each of its games as
+    BrokenExecutor (the runner plays them again); shutdown takes cancel_futures."""
+
+    def __init__(self, inner: Executor, threads: int, batch: int) -> None:
         self._inner = inner
+        self._threads = threads
+        self._batch = batch
+        self._lock = threading.Lock()
+        self._waiting: deque[_Game] = deque()  # submitted, not yet sent to a worker
+        self._tasks = 0  # batches sent and not settled
+        self._unsettled: set[Future[Any]] = set()
+        self._closed = False
 
     def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
         outer: Future[T] = Future()
-        self._inner.submit(fn, *args, **kwargs).add_done_callback(
-            lambda inner: _settle(inner, outer))
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("cannot submit a game after shutdown")
+            self._waiting.append(_Game(outer, fn, args, kwargs))
+            self._unsettled.add(outer)
+        self._send()
         return outer
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        # Dask's shutdown(wait=False) cancels every game not done.
+        with self._lock:
+            self._closed = True
+            unsent = list(self._waiting) if cancel_futures or not wait else []
+            for game in unsent:
+                self._waiting.remove(game)
+                self._settled(game.outer).cancel()
+            left = list(self._unsettled)
+        if wait and not cancel_futures:
+            wait_for(left)
+        # Dask's shutdown(wait=False) cancels every batch not done.
         self._inner.shutdown(wait=wait and not cancel_futures)
 
+    def _send(self) -> None:
+        """Send batches while a thread would otherwise idle, or a full batch can queue."""
+        while True:
+            with self._lock:
+                batch = self._next_batch()
+                if not batch:
+                    return
+                self._tasks += 1
+            calls = [(game.args, game.kwargs) for game in batch]
+            try:
+                task = self._inner.submit(run_calls, batch[0].function, calls)
+            except Exception as error:  # e.g. the client closed: each game's error
+                self._settle(batch, None, error)
+                continue
+            task.add_done_callback(partial(self._settle, batch))
 
-def _settle(inner: Future[T], outer: Future[T]) -> None:
+    def _next_batch(self) -> list[_Game]:
+        """The next batch to send, or none (called with the lock held)."""
+        waiting = self._waiting
+        idle = self._tasks < self._threads
+        if not waiting or not (idle or (self._tasks < 2 * self._threads
+                                        and len(waiting) >= self._batch)):
+            return []
+        batch = [waiting.popleft()]
+        while waiting and len(batch) < self._batch and \
+                waiting[0].function is batch[0].function:
+            batch.append(waiting.popleft())
+        return batch
+
+    def _settle(self, batch: list[_Game], task: Future[list[Outcome]] | None,
+                error: BaseException | None = None) -> None:
+        """A batch is done: settle each game's future, then send more."""
+        with self._lock:
+            self._tasks -= 1
+            closed = self._closed
+            outers = [self._settled(game.outer) for game in batch]
+        if task is not None:
+            error = _lost(task, closed)
+        for outer, outcome in zip(outers, _outcomes(task, error, len(batch))):
+            if outcome is None:
+                outer.cancel()
+            elif outcome[0]:
+                outer.set_result(outcome[1])
+            else:
+                outer.set_exception(outcome[1])
+        self._send()
+
+    def _settled(self, outer: Future[Any]) -> Future[Any]:
+        self._unsettled.discard(outer)
+        return outer
+
+
+def _lost(task: Future[list[Outcome]], closed: bool) -> BaseException | None:
+    """Why a batch gave no outcomes: None if it did, or was cancelled by shutdown."""
     from distributed.scheduler import KilledWorker
-    if inner.cancelled():  # not by the runner: the scheduler dropped it
-        outer.set_exception(BrokenExecutor("the Dask cluster dropped the game"))
-        return
-    error = inner.exception()
+    if task.cancelled():  # by shutdown, or else the scheduler dropped it
+        return None if closed else BrokenExecutor("the Dask cluster dropped the games")
+    error = task.exception()
     if isinstance(error, KilledWorker):
-        outer.set_exception(BrokenExecutor("Dask gave up on the game: its workers died"))
-    elif error is not None:
-        outer.set_exception(error)
-    else:
-        outer.set_result(inner.result())
+        return BrokenExecutor("Dask gave up on the games: their workers died")
+    return error
+
+
+def _outcomes(task: Future[list[Outcome]] | None, error: BaseException | None,
+              games: int) -> Sequence[Outcome | None]:
+    """Each game's outcome; None: cancelled."""
+    if error is not None:
+        return [(False, error)] * games
+    if task is None or task.cancelled():
+        return [None] * games
+    return task.result()
+
 
 
 @contextmanager
@@ -153,7 +271,7 @@ def open_cluster(text: str) -> Iterator[Cluster]:
                           "'referee[cluster]'") from None
     if where.local_workers is not None:
         # One thread a worker, as a local pool; no memory limit: the bots' are ours.
-        with LocalCluster(  # type: ignore[no-untyped-call]  # distributed's own typing
+        with _forked_workers(), LocalCluster(  # type: ignore[no-untyped-call]
                 n_workers=where.local_workers, threads_per_worker=1, processes=True,
                 memory_limit=0, dashboard_address=None, silence_logs=logging.ERROR
         ) as local, Client(local) as client:  # type: ignore[no-untyped-call]
@@ -165,6 +283,20 @@ def open_cluster(text: str) -> Iterator[Cluster]:
             yield cluster
         finally:
             cluster.close_bots()
+
+
+@contextmanager
+def _forked_workers() -> Iterator[None]:
+    """Local workers (and those restarted after a death) forked from one fork server that
+    has imported Dask and the games once, instead of each starting a new interpreter
+    that imports them all again (Dask's default, spawn): a second or so of CPU a worker,
+    on the cores the games need."""
+    import dask
+    from distributed.utils import get_mp_context
+    with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
+        context = get_mp_context()  # type: ignore[no-untyped-call]  # sets Dask's list
+        context.set_forkserver_preload(FORK_SERVER_IMPORTS)  # then ours
+        yield
 
 
 @contextmanager

@@ -130,7 +130,8 @@ def _on_workers(options: RunOptions, context: PlayContext,
         if cluster.local and hasattr(os, "sched_setaffinity"):  # as a local pool's
             cluster.keep_to_cpus(cpu_shares(sorted(os.sched_getaffinity(0)),
                                             cluster.threads))
-        yield replace(options, jobs=cluster.threads, executor_factory=cluster.executor)
+        batches = context.spec.fault_policy.disqualify_after is None
+        yield replace(options, jobs=cluster.jobs(batches), executor_factory=cluster.executor)
 
 
 def _open_new(db_path: Path, spec: TournamentSpec, restart: bool,

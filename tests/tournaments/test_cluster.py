@@ -11,13 +11,15 @@ from __future__ import annotations
 import json
 import logging
 import os
+import pickle
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
-from concurrent.futures import BrokenExecutor, Future
+from concurrent.futures import BrokenExecutor, Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +32,16 @@ from referee.errors import ConfigError
 from tests.cli_support import assert_bad_input
 from tests.tournaments.db_support import unplayed_copy, wait_for_games
 from tests.tournaments.test_kill_resume_real import TAG, tagged_processes
-from tournaments.cluster import Cluster, GameExecutor, parse_cluster
-from tournaments.cluster_worker import check_answers, worker_problems
+from tests.tournaments.test_runner import Played, noting_play
+from tournaments.cluster import GAMES_PER_TASK, Cluster, GameExecutor, parse_cluster
+from tournaments.cluster_worker import check_answers, run_calls, worker_problems
+from tournaments.runner import PlayFailed, run_tournament
+from tournaments.schedule import fixtures_for
+from tournaments.store import ResultStore
 from referee.players.lineup import sandbox_view
 from tournaments.play import PlayContext, play_context
 from tournaments.provenance import BotProvenance, bots_provenance
-from tests.tournaments.fakes import make_spec
+from tests.tournaments.fakes import TEST_SECRET, FakeContext, fake_play, make_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ["python bots/rage_random.py", "python bots/rage_heuristic.py",
@@ -246,20 +252,21 @@ def test_the_first_problem_is_the_error_and_the_rest_are_counted() -> None:
 
 
 class Settled:
-    """An inner executor whose every future is already done with `outcome`."""
+    """An inner executor whose every future is already done with `outcome` ("run": the
+    batch's own outcomes, played here)."""
 
     def __init__(self, outcome: BaseException | str | None) -> None:
         self.outcome = outcome
         self.shutdowns: list[bool] = []
 
-    def submit(self, fn: object, *args: object) -> Future[str]:
-        future: Future[str] = Future()
+    def submit(self, fn: Any, *args: Any) -> Future[Any]:
+        future: Future[Any] = Future()
         if self.outcome is None:
             future.cancel()
         elif isinstance(self.outcome, BaseException):
             future.set_exception(self.outcome)
         else:
-            future.set_result(self.outcome)
+            future.set_result(fn(*args))
         return future
 
     def shutdown(self, wait: bool = True) -> None:
@@ -267,7 +274,7 @@ class Settled:
 
 
 @pytest.mark.parametrize("outcome, expected", [
-    ("record", "record"),
+    ("run", "1"),
     (KilledWorker("t", "tcp://w:1", 3),  # type: ignore[arg-type]  # its type is what counts
      BrokenExecutor),  # the runner plays it again
     (None, BrokenExecutor),  # dropped by the cluster: played again
@@ -276,12 +283,152 @@ class Settled:
 def test_the_executor_reports_a_game_lost_with_its_worker_as_a_broken_pool(
         outcome: BaseException | str | None, expected: object) -> None:
     inner = Settled(outcome)
-    executor = GameExecutor(inner)  # type: ignore[arg-type]
+    executor = GameExecutor(inner, threads=1, batch=1)  # type: ignore[arg-type]
     future = executor.submit(str, 1)
     if isinstance(expected, str):
         assert future.result(timeout=5) == expected
     else:
         assert isinstance(future.exception(timeout=5), expected)  # type: ignore[arg-type]
     executor.shutdown(wait=False, cancel_futures=True)
+    assert inner.shutdowns == [False]
+
+
+class Held:
+    """An inner executor that holds each batch until the test settles it."""
+
+    def __init__(self) -> None:
+        self.batches: list[tuple[Future[Any], Any, list[Any]]] = []
+        self.shutdowns: list[bool] = []
+
+    def submit(self, fn: Any, function: Any, calls: list[Any]) -> Future[Any]:
+        future: Future[Any] = Future()
+        self.batches.append((future, function, calls))
+        return future
+
+    def sizes(self) -> list[int]:
+        return [len(calls) for _, _, calls in self.batches]
+
+    def play(self, batch: int) -> None:
+        """Play batch number `batch` here, as a worker would."""
+        future, function, calls = self.batches[batch]
+        future.set_result(run_calls(function, calls))
+
+    def shutdown(self, wait: bool = True) -> None:
+        self.shutdowns.append(wait)
+
+
+def test_batches_keep_each_thread_busy_and_one_full_batch_queued() -> None:
+    inner = Held()
+    executor = GameExecutor(inner, threads=2, batch=3)  # type: ignore[arg-type]
+    games = [executor.submit(str, number) for number in range(8)]
+    # A game each for the idle threads at once, then full batches, one queued a thread.
+    assert inner.sizes() == [1, 1, 3, 3]
+    inner.play(0)
+    assert games[0].result(timeout=5) == "0" and not games[1].done()
+    more = [executor.submit(str, number) for number in range(8, 10)]
+    assert inner.sizes() == [1, 1, 3, 3]  # 3 batches for 2 threads: these 2 wait
+    inner.play(1)  # a batch of 3 for each thread
+    assert inner.sizes() == [1, 1, 3, 3]
+    inner.play(2)  # now a thread would idle: the 2 go as they are
+    assert inner.sizes() == [1, 1, 3, 3, 2]
+    for batch in (3, 4):
+        inner.play(batch)
+    assert [game.result(timeout=5) for game in games + more] == [str(n) for n in range(10)]
     executor.shutdown(wait=True)
-    assert inner.shutdowns == [False, True]
+    assert inner.shutdowns == [True]
+
+
+def fails_on_2(number: int) -> int:
+    if number == 2:
+        raise ValueError("the game broke")
+    return number
+
+
+class Unpicklable(Exception):
+    def __init__(self, why: str, lock: Any) -> None:
+        super().__init__(why)
+        self.lock = lock
+
+
+def raises_unpicklable() -> None:
+    raise Unpicklable("held a lock", threading.Lock())
+
+
+def test_a_batch_answers_each_game_apart_and_an_error_loses_no_other() -> None:
+    outcomes = run_calls(fails_on_2, [((number,), {}) for number in range(4)])
+    assert [outcome[0] for outcome in outcomes] == [True, True, False, True]
+    assert [outcomes[n][1] for n in (0, 1, 3)] == [0, 1, 3]
+    assert isinstance(outcomes[2][1], ValueError)
+    # An error that could not travel back comes back as its type and words.
+    [(ok, error)] = run_calls(raises_unpicklable, [((), {})])
+    assert not ok and str(error) == "Unpicklable: held a lock"
+    pickle.dumps(error)
+
+
+def test_a_lost_batch_fails_each_of_its_games_and_shutdown_cancels_the_unsent() -> None:
+    inner = Held()
+    executor = GameExecutor(inner, threads=1, batch=2)  # type: ignore[arg-type]
+    games = [executor.submit(str, number) for number in range(6)]
+    assert inner.sizes() == [1, 2]
+    inner.batches[1][0].set_exception(KilledWorker("t", "tcp://w:1", 3))  # type: ignore[arg-type]
+    assert all(isinstance(game.exception(timeout=5), BrokenExecutor) for game in games[1:3])
+    assert inner.sizes() == [1, 2, 2] and not games[0].done()
+    executor.shutdown(wait=False, cancel_futures=True)
+    assert games[5].cancelled()  # never sent
+    for batch in (0, 2):
+        inner.batches[batch][0].cancel()  # as Dask's shutdown cancels what it runs
+    assert all(games[number].cancelled() for number in (0, 3, 4))
+    assert inner.shutdowns == [False]
+    with pytest.raises(RuntimeError):
+        executor.submit(str, 5)
+
+
+def batches_of_2_threads(jobs: int) -> GameExecutor:
+    """The batching executor with threads for Dask's workers."""
+    return GameExecutor(ThreadPoolExecutor(2), threads=2, batch=jobs // 2)
+
+
+def test_a_tournament_played_in_batches_plays_and_stores_every_game_once(
+        tmp_path: Path) -> None:
+    spec = make_spec(n_bots=4, deals=3, seed=8)
+    fixtures = fixtures_for(spec, TEST_SECRET)
+    played = Played(FakeContext(spec.bot_names))
+    with ResultStore(tmp_path / "r.sqlite", spec) as store:
+        run_tournament(spec, fixtures, store, noting_play, played, jobs=8,
+                       executor_factory=batches_of_2_threads)
+        assert store.records() == [fake_play(fixture, played.inner) for fixture in fixtures]
+    assert sorted(played.ids) == sorted(fixture.fixture_id for fixture in fixtures)
+
+
+def test_a_referee_bug_in_a_batch_is_that_games_alone(tmp_path: Path) -> None:
+    spec = make_spec(n_bots=4, deals=3, seed=8)
+    fixtures = fixtures_for(spec, TEST_SECRET)
+    bad = fixtures[5].fixture_id
+    context = FakeContext(spec.bot_names, fail_on=bad)
+    with ResultStore(tmp_path / "r.sqlite", spec) as store:
+        with pytest.raises(PlayFailed) as caught:
+            run_tournament(spec, fixtures, store, fake_play, context, jobs=8,
+                           executor_factory=batches_of_2_threads)
+        assert bad in str(caught.value) and "engine exploded" in str(caught.value)
+        records = store.records()
+    assert bad not in {record.fixture_id for record in records}
+    # every game before it, and those sent with it or after it before it broke
+    assert {fixture.fixture_id for fixture in fixtures[:5]} <= {r.fixture_id for r in records}
+    assert records == [fake_play(fixture, context) for fixture in fixtures
+                       if fixture.fixture_id in {record.fixture_id for record in records}]
+
+
+class Threads:
+    """A Dask client of a cluster of `threads` worker threads."""
+
+    def __init__(self, threads: int) -> None:
+        self.threads = threads
+
+    def nthreads(self) -> dict[str, int]:
+        return {f"tcp://w:{n}": 1 for n in range(self.threads)}
+
+
+def test_games_run_ahead_in_batches_unless_bots_may_be_disqualified() -> None:
+    cluster = Cluster(Threads(3))
+    assert cluster.jobs(batches=True) == 3 * GAMES_PER_TASK
+    assert cluster.jobs(batches=False) == 3  # no game runs ahead of the faults counted

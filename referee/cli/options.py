@@ -11,7 +11,8 @@ from referee import bounds
 from referee.bounds import Bound
 from referee.matches.game import GameDefinition, GameOption, OptionError, OptionKind, Options
 from referee.players.lineup import LaunchSettings
-from referee.processes.sandbox import SandboxMode, SandboxSettings, auto_warning
+from referee.processes.sandbox import (
+    SandboxMode, SandboxSettings, auto_warning, weakness_warning)
 from referee.settings import Clock, ResourceLimits, TimeLimits
 from referee.writable import check_writable_file
 
@@ -116,10 +117,12 @@ sandbox_options = compose(
 def sandbox_settings(sandbox: str, sandbox_dirs: Sequence[Path],
                      clock: Clock = Clock.WALL) -> SandboxSettings:
     """--sandbox and --sandbox-dir; under auto, one warning line where bwrap won't run
-    (none under --clock cpu, which then refuses to run with one error line)."""
+    (none under --clock cpu, which then refuses to run with one error line), or where
+    it runs without the seccomp filter (referee.processes.sandbox.weakness_warning)."""
     mode = SandboxMode(sandbox)
-    warning = auto_warning() if mode is SandboxMode.AUTO and clock is Clock.WALL else None
-    if warning is not None:
+    warnings = [auto_warning() if clock is Clock.WALL else None, weakness_warning()] \
+        if mode is SandboxMode.AUTO else []
+    for warning in filter(None, warnings):
         click.echo(f"referee: warning: {warning}", err=True)
     return SandboxSettings(mode, extra_dirs=tuple(p.resolve() for p in sandbox_dirs))
 

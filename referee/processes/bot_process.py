@@ -5,7 +5,9 @@ namespace (see referee.processes.sandbox): when that bwrap process dies, by our 
 because the referee died (bwrap --die-with-parent), the kernel kills everything in the
 namespace. Where the machine allows cgroups, every bot also has its own
 (referee.processes.cgroups): limits count all its processes, and the kill takes the group
-whole.
+whole. A referee SIGKILLed while bwrap sets a sandbox up can still orphan bwrap's inner
+process (see referee.processes.sentinel): bwrap's own environment carries the bot's tag
+(the bot's does not: bwrap clears it), so the sentinel finds that process too.
 
 Without a sandbox (trusted bots only), every spawned group is kept in a registry that
 kills it at interpreter exit and on SIGTERM, SIGINT or SIGHUP. A process that left the
@@ -43,7 +45,8 @@ from referee.processes.stderr_sink import StderrSink
 from referee.processes.tagged_kill import kill_group_and_tagged, signal_group
 from referee.settings import ResourceLimits
 
-TAG_VARIABLE = "REFEREE_PROCESS_TAG"  # in every bot's environment: a secret per bot
+TAG_VARIABLE = "REFEREE_PROCESS_TAG"  # a secret per bot: in a trusted bot's environment,
+# in bwrap's for a sandboxed one
 _STDERR_FD = 2  # the fd itself: sys.stderr may be a wrapper without one (e.g. under pytest)
 _REAP_TIMEOUT = 5.0  # a SIGKILLed process in uninterruptible sleep may take a moment
 _FALLBACK_SLICE = 0.02  # exit polling period when pidfd_open is unavailable
@@ -54,22 +57,19 @@ _SIGNAL_EXIT_BASE = 128
 class BotProcess:
     """One running bot command, leader of its own process group (pgid == pid)."""
 
-    def __init__(self, popen: subprocess.Popen[bytes], command: BotCommand, tag: str | None,
-                 cgroup: BotCgroup | None = None, sink: StderrSink | None = None) -> None:
+    def __init__(self, popen: subprocess.Popen[bytes], command: BotCommand, tag: bytes,
+                 sandboxed: bool, cgroup: BotCgroup | None = None,
+                 sink: StderrSink | None = None) -> None:
         self._popen = popen
         self.command = command
         self.pid = popen.pid
-        # Its entry in the bot's environment; None in a sandbox, whose kill needs none.
-        self.tag = None if tag is None else f"{TAG_VARIABLE}={tag}".encode()
+        self.tag = tag  # the environment entry NAME=value (tag_entry)
+        self.sandboxed = sandboxed
         self.cgroup = cgroup
         self._sink = sink
         self._code: int | None = None
         self._reaped = False
         self._pidfd = _open_pidfd(popen.pid)
-
-    @property
-    def sandboxed(self) -> bool:
-        return self.tag is None
 
     @property
     def limits_holder(self) -> str:
@@ -89,29 +89,32 @@ class BotProcess:
         A stdio bot gets pipes on stdin and stdout. A ZeroMQ bot gets /dev/null as stdin
         and its stdout goes where its stderr goes, so it never mixes into our output.
         """
-        cgroup = _new_cgroup(limits)
-        tag: str | None = None
+        cgroups = CgroupRoot.find()
+        cgroup = _new_cgroup(cgroups, limits)
+        tag = secrets.token_hex(8)
         guard = None
         if view is None:
-            tag = secrets.token_hex(8)
             argv, env = list(cmd.argv), {**env, TAG_VARIABLE: tag}
         else:  # the bot's environment is the sandbox's (--setenv), bwrap's own is bare
-            argv, env = bwrap_argv(replace(view, env=dict(env)), cmd.argv), _bare_env()
+            argv = bwrap_argv(replace(view, env=dict(env)), cmd.argv)
+            env = {**_bare_env(), TAG_VARIABLE: tag}
             guard = userns_guard()
         sink = (StderrSink(stderr) if stderr is not None else
                 StderrSink(_STDERR_FD, prefix=f"[{label}] " if label else ""))
+        REGISTRY.expect(tag_entry(tag), cgroups)
         try:
             if game_stderr is not None:  # from the first byte: a crash at start-up too
                 sink.redirect(game_stderr)
             popen = _popen(cmd, argv, env, sink.child_fd(),
                            child_setup(rlimits(limits, cgroup), os.getpid(), cgroup, guard))
         except BaseException:
+            REGISTRY.forget(tag_entry(tag))
             sink.close()
             if cgroup is not None:
                 cgroup.remove()
             raise
         sink.started()
-        process = cls(popen, cmd, tag, cgroup, sink)
+        process = cls(popen, cmd, tag_entry(tag), view is not None, cgroup, sink)
         REGISTRY.add(process)
         return process
 
@@ -179,7 +182,7 @@ class BotProcess:
         processes on the machine (referee.processes.tagged_kill)."""
         if self._reaped:
             return
-        if self.tag is None or self.cgroup is not None:
+        if self.sandboxed or self.cgroup is not None:
             # bwrap: its PID namespace dies with it; the cgroup holds those that left it
             signal_group(self.pid)
         else:  # no cgroup, no namespace: only the tag finds a process that left the group
@@ -227,6 +230,11 @@ class BotProcess:
         return f"killed by {name}{memory}"
 
 
+def tag_entry(tag: str) -> bytes:
+    """The environment entry that carries a bot's tag, as a /proc sweep reads it."""
+    return f"{TAG_VARIABLE}={tag}".encode()
+
+
 def _open_pidfd(pid: int) -> int | None:
     try:
         return os.pidfd_open(pid)
@@ -234,13 +242,12 @@ def _open_pidfd(pid: int) -> int | None:
         return None
 
 
-def _new_cgroup(limits: ResourceLimits) -> BotCgroup | None:
+def _new_cgroup(cgroups: CgroupRoot | None, limits: ResourceLimits) -> BotCgroup | None:
     """A cgroup with the bot's limits, where this machine lets us make one."""
-    root = CgroupRoot.find()
-    if root is None:
+    if cgroups is None:
         return None
     try:
-        return root.new_group(megabytes(limits.memory_mb), limits.processes)
+        return cgroups.new_group(megabytes(limits.memory_mb), limits.processes)
     except OSError:
         return None
 

@@ -54,6 +54,18 @@ class CgroupRoot:
         return group
 
 
+    def kill_all(self) -> None:
+        """Kill every bot group under this root and remove them and the root: for the
+        sentinel, once the process that made them is gone."""
+        names = {child.name for parent in self.parents for child in _bot_groups(parent)}
+        for name in sorted(names):
+            group = BotCgroup(self.version, tuple(parent / name for parent in self.parents))
+            group.kill()
+            group.remove()
+        for parent in self.parents:
+            _rmdir_quietly(parent)
+
+
 class BotCgroup:
     """One bot's group. The child enters it before exec (enter_self), so all it starts
     is inside from the first instruction."""
@@ -246,6 +258,13 @@ def _remove_parents(parents: tuple[Path, ...], pid: int) -> None:
         for child in parent.glob("bot-*"):
             _rmdir_quietly(child)
         _rmdir_quietly(parent)
+
+
+def _bot_groups(parent: Path) -> list[Path]:
+    try:
+        return list(parent.glob("bot-*"))
+    except OSError:
+        return []
 
 
 def _sweep_stale(folder: Path) -> None:

@@ -1,5 +1,6 @@
-"""Every live trusted bot process of this referee: killed at exit and on SIGTERM, SIGINT or
-SIGHUP, and watched by the sentinel in case the referee itself is SIGKILLed."""
+"""Every live bot process of this referee: killed at exit and on SIGTERM, SIGINT or SIGHUP,
+and watched by the sentinel, from before it starts, in case the referee itself is
+SIGKILLed."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Protocol
 
+from referee.processes.cgroups import CgroupRoot
 from referee.processes.sentinel import sentinel
 from referee.processes.tagged_kill import signal_group
 
 
 class Killable(Protocol):
     pid: int
-    tag: bytes | None
+    tag: bytes
 
     def kill(self) -> None: ...
 
@@ -32,18 +34,28 @@ class _Registry:
         self._lock = threading.Lock()
         self._handlers_installed = False
 
+    def expect(self, tag: bytes, cgroups: CgroupRoot | None) -> None:
+        """A bot with this tag is about to start, in a group under `cgroups` if not None:
+        the sentinel hears of it first."""
+        if cgroups is not None:
+            sentinel().watch_cgroups(cgroups.version, [str(p) for p in cgroups.parents])
+        sentinel().expect(tag)
+
+    def forget(self, tag: bytes) -> None:
+        """The bot expect() announced did not start."""
+        sentinel().release(0, tag)
+
     def add(self, process: Killable) -> None:
         with self._lock:
             self._live[process.pid] = process
-        if process.tag is not None:  # a sandbox dies with the referee by itself
-            sentinel().watch(process.pid, process.tag)
+        sentinel().watch(process.pid, process.tag)
         if threading.current_thread() is threading.main_thread():
             self.install_signal_handlers()
 
     def discard(self, process: Killable) -> None:
         with self._lock:
             found = self._live.pop(process.pid, None)
-        if found is not None and process.tag is not None:
+        if found is not None:
             sentinel().release(process.pid, process.tag)
 
     def live(self) -> list[Killable]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.errors import BotStartError, ConfigError
-from referee.processes.userns_filter import UsernsFilter, userns_filter
+from referee.processes.userns_filter import UsernsFilter, userns_filter, userns_filter_problem
 
 INSIDE_SOCKET_DIR = "/run/referee"  # where a bot finds its own ZeroMQ socket
 SANDBOX_UID = 60000  # isolate's first box user: a uid no account on the machine uses
@@ -87,13 +87,29 @@ def sandbox_problem() -> str | None:
     return None
 
 
+def sandbox_weakness() -> str | None:
+    """What a sandbox here lacks of what it promises, or None: as root, the seccomp
+    filter that keeps bots from making user namespaces, which needs libseccomp. (As
+    another user, bwrap's --disable-userns does that job.)"""
+    if not running_as_root():
+        return None
+    problem = userns_filter_problem()
+    if problem is None:
+        return None
+    return f"no seccomp filter against user namespaces in the bots' sandboxes ({problem})"
+
+
 def sandbox_enabled(mode: SandboxMode) -> bool:
-    """Whether to sandbox under `mode`; ConfigError if `on` and it cannot be done."""
+    """Whether to sandbox under `mode`; ConfigError if `on` and it cannot be done whole.
+    `auto` sandboxes where bwrap works, even without the seccomp filter (see
+    weakness_warning)."""
     if mode is SandboxMode.OFF:
         return False
     problem = sandbox_problem()
-    if problem is not None and mode is SandboxMode.ON:
-        raise ConfigError(f"--sandbox on: {problem}")
+    if mode is SandboxMode.ON:
+        problem = problem or sandbox_weakness()
+        if problem is not None:
+            raise ConfigError(f"--sandbox on: {problem}")
     return problem is None
 
 
@@ -104,6 +120,16 @@ def auto_warning() -> str | None:
         return None
     return (f"bots run without a sandbox ({problem}): they can see each other, the "
             "referee and its files; use --sandbox on to refuse that")
+
+
+def weakness_warning() -> str | None:
+    """The one warning line for `--sandbox auto` where bots are sandboxed without the
+    seccomp filter (a bot could hold every capability in a user namespace of its own)."""
+    weakness = sandbox_weakness()
+    if weakness is None or sandbox_problem() is not None:
+        return None
+    return (f"{weakness}: a bot can hold every capability in a user namespace of its "
+            "own; use --sandbox on to refuse that")
 
 
 def userns_guard() -> UsernsFilter | None:

@@ -1,11 +1,19 @@
 """The sentinel: a small process that outlives the referee just long enough to kill its bots.
 
 PR_SET_PDEATHSIG kills a bot's main process when the referee dies, even by SIGKILL, but
-not what the bot started. So each process that spawns bots also starts a sentinel and
-tells it, over a pipe, every bot's process group and tag as it starts and ends. When the
-pipe closes, however the referee ended, the sentinel kills the groups still listed and
-every process carrying their tags, then exits. It runs in a session of its own, so a
-signal sent to the referee's process group does not reach it.
+not what the bot started. Nor does it hold a sandbox whole: bwrap's process inside the
+sandbox (the PID namespace's init) has no parent-death signal while it sets the sandbox
+up, and sets one later without checking whether its parent is still there, so a referee
+(or pool worker) killed while a bot starts can leave that process, and the bot, running
+under init for good. So each process that spawns bots also starts a sentinel and tells
+it, over a pipe, every bot's tag before the bot starts, its process group once it has
+started, and when it ends. When the pipe closes, however the referee ended, the sentinel
+kills the groups still listed and every process carrying their tags (sandboxed, that is
+bwrap's own processes, whose environment holds the tag; the bot's does not), then exits.
+Where bots have cgroups, it first kills every group of the referee's (which also frees
+a group the referee froze to kill it and died before it thawed it) and removes them.
+It runs in a session of its own, so a signal sent to the referee's process group does
+not reach it.
 """
 
 from __future__ import annotations
@@ -16,6 +24,8 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Sequence
+from pathlib import Path
 from typing import IO
 
 _EXIT_WAIT = 2.0  # at a normal exit, how long to wait for the sentinel to finish
@@ -38,13 +48,27 @@ class Sentinel:
                              "children may outlive a referee that is killed\n")
             self._process = None
         self._pipe: IO[bytes] | None = None if self._process is None else self._process.stdin
+        self._cgroups_said: set[tuple[str, ...]] = set()
+
+    def watch_cgroups(self, version: int, parents: Sequence[str]) -> None:
+        """The referee's parent cgroups of its bots (cgroup `version`), before any bot
+        enters one: all of them are killed and removed at the end."""
+        said = (str(version), *(os.fsencode(parent).hex() for parent in parents))
+        if said not in self._cgroups_said:
+            self._cgroups_said.add(said)
+            self._say(b"c %s\n" % " ".join(said).encode())
+
+    def expect(self, tag: bytes) -> None:
+        """A bot is about to start with this environment entry NAME=value (its group
+        is not known yet): said first, so that no moment of its start goes unwatched."""
+        self._say(b"+ 0 %s\n" % tag)
 
     def watch(self, pgid: int, tag: bytes) -> None:
         """A bot started: its group, and its environment entry NAME=value."""
         self._say(b"+ %d %s\n" % (pgid, tag))
 
     def release(self, pgid: int, tag: bytes) -> None:
-        """A bot is dead and reaped: nothing of it is left to kill."""
+        """A bot is dead and reaped, or never started: nothing of it is left to kill."""
         self._say(b"- %d %s\n" % (pgid, tag))
 
     def close(self) -> None:
@@ -116,18 +140,29 @@ os.register_at_fork(after_in_child=_after_fork_in_child)
 
 def main() -> None:
     """The sentinel process: read the watch list until end of file, then kill it all."""
-    from referee.processes.tagged_kill import kill_group_and_tagged  # the referee's own kill
+    # the referee's own kills
+    from referee.processes.cgroups import CgroupRoot
+    from referee.processes.tagged_kill import kill_tagged, signal_group
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    watched: dict[int, bytes] = {}
-    for line in sys.stdin.buffer:
-        sign, pgid, tag = line.split()  # only the referee writes here
-        if sign == b"+":
-            watched[int(pgid)] = tag
+    watched: dict[bytes, int] = {}  # tag -> process group, 0 while not yet known
+    cgroups: set[CgroupRoot] = set()
+    for line in sys.stdin.buffer:  # only the referee writes here
+        sign, *words = line.split()
+        if sign == b"c":
+            cgroups.add(CgroupRoot(int(words[0]),
+                                   tuple(Path(os.fsdecode(bytes.fromhex(word.decode())))
+                                         for word in words[1:])))
+        elif sign == b"+":
+            watched[words[1]] = int(words[0])
         else:
-            watched.pop(int(pgid), None)
-    for pgid, tag in watched.items():
-        kill_group_and_tagged(pgid, tag)
+            watched.pop(words[1], None)
+    for root in cgroups:  # first: it thaws what the referee froze
+        root.kill_all()
+    for pgid in watched.values():
+        if pgid > 0:  # never 0: that would be the sentinel's own group
+            signal_group(pgid)
+    kill_tagged(set(watched))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""Killing a trusted (unsandboxed) bot whole: its process group, then every process that
-carries its tag ($REFEREE_PROCESS_TAG) in its environment, found by a /proc sweep.
+"""Killing a bot whole: its process group, then every process that carries its tag
+($REFEREE_PROCESS_TAG) in its environment, found by a /proc sweep. A trusted
+(unsandboxed) bot's processes carry it; a sandboxed bot's bwrap processes do.
 
 Its own module, with no imports of ours, so that the sentinel process can use it alone.
 """
@@ -15,13 +16,15 @@ _SWEEPS = 5  # tagged processes may fork while being killed: look again, this ma
 def kill_group_and_tagged(pgid: int, tag: bytes) -> None:
     """SIGKILL a bot's process group, then whatever carries its tag outside the group."""
     signal_group(pgid)
-    _kill_tagged(tag)
+    kill_tagged({tag})
 
 
-def _kill_tagged(tag: bytes) -> None:
-    """SIGKILL every process whose environment holds `tag` (a NAME=value entry)."""
+def kill_tagged(tags: set[bytes]) -> None:
+    """SIGKILL every process whose environment holds one of `tags` (NAME=value entries)."""
+    if not tags:
+        return
     for _ in range(_SWEEPS):
-        tagged = [pid for pid in _pids() if tag in _environment(pid)]
+        tagged = [pid for pid in _pids() if not tags.isdisjoint(_environment(pid))]
         if not tagged:
             return
         for pid in tagged:

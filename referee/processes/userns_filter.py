@@ -9,7 +9,8 @@ flags a filter cannot read, with ENOSYS (the C library then falls back to clone)
 
 libseccomp compiles it, once per process: it knows each architecture's system call numbers,
 also those of 32-bit programs on a 64-bit kernel. Where libseccomp is missing there is no
-filter (userns_filter() gives None).
+filter (userns_filter() gives None, userns_filter_problem() says why), and the sandbox
+says so (referee.processes.sandbox.sandbox_weakness).
 """
 
 from __future__ import annotations
@@ -63,19 +64,34 @@ class UsernsFilter:
             raise OSError(ctypes.get_errno(), "cannot install the user-namespace filter")
 
 
-@functools.cache
+INSTALL_HINT = "Debian and Ubuntu: apt-get install libseccomp2"
+
+
 def userns_filter() -> UsernsFilter | None:
     """The filter for this machine; None where libseccomp is missing or cannot build it."""
+    built = _filter_or_problem()
+    return built if isinstance(built, UsernsFilter) else None
+
+
+def userns_filter_problem() -> str | None:
+    """Why this machine has no filter, or None if it has one."""
+    built = _filter_or_problem()
+    return built if isinstance(built, str) else None
+
+
+@functools.cache
+def _filter_or_problem() -> UsernsFilter | str:
+    """The filter, built once per process, or why there is none."""
     lib = _libseccomp()
     if lib is None:
-        return None
+        return f"libseccomp is not installed; {INSTALL_HINT}"
     ctx = lib.seccomp_init(_ACT_ALLOW)
     if not ctx:
-        return None
+        return "libseccomp could not start a filter"
     try:
         return _built(lib, ctx)
-    except OSError:
-        return None
+    except OSError as error:
+        return f"libseccomp could not build it: {error.strerror or error}; {INSTALL_HINT}"
     finally:
         lib.seccomp_release(ctx)
 

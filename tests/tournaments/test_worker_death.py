@@ -1,6 +1,7 @@
 """A pool worker SIGKILLed mid-run (OOM killer, a stray kill): its games in flight are
-played again in a new pool and the tournament ends with the tables of an uninterrupted
-run; a worker that keeps dying ends the run with one clear error, keeping what is stored."""
+played again in a new pool, none of its bots outlives it, and the tournament ends with
+the tables of an uninterrupted run; a worker that keeps dying ends the run with one clear
+error, keeping what is stored."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_support import running_with
+from tests.referee.fault_bots.support import wait_until
 from tests.tournaments.db_support import unplayed_copy, wait_for_games
 from tests.tournaments.fakes import FakeContext, fake_play, make_spec
 from tournaments.output.json_doc import tables_json
@@ -113,8 +116,15 @@ DEALS = 30  # one table of 3, 3 rotations: 90 games, a wide window to kill in
 
 
 def command(db: Path) -> list[str]:
+    """Every sandboxed bot's bwrap has the folder marker(db) on its command line."""
+    marker(db).mkdir(exist_ok=True)
     return [sys.executable, "-m", "referee", "tournament", "rage", "--deals", str(DEALS),
-            "--jobs", "2", "--db", str(db), "--format", "json", "--move-time", "5", *BOTS]
+            "--jobs", "2", "--db", str(db), "--format", "json", "--move-time", "5",
+            "--sandbox-dir", str(marker(db)), *BOTS]
+
+
+def marker(db: Path) -> Path:
+    return db.parent / "shown-to-bots"
 
 
 def start(db: Path) -> subprocess.Popen[str]:
@@ -150,6 +160,10 @@ def test_a_sigkilled_worker_of_a_real_tournament_costs_nothing(tmp_path: Path) -
     assert run.returncode == 0, err
     assert "Traceback" not in err and "error" not in err
     assert f"{DEALS * 3}/{DEALS * 3} games" in err
+    # The dead worker's bots too (a sandbox's set-up once outlived it: see the sentinel);
+    # a stray bot would run for good, so the deadline only allows for a loaded machine.
+    assert wait_until(lambda: not running_with(str(marker(killed_db))), timeout=30), \
+        "a bot outlived the run"
 
     unplayed_copy(killed_db, clean_db)  # the same deal secret, so the same deals
     clean = start(clean_db)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+from functools import partial
 from typing import Any, Callable, Protocol, TypeVar
 
 from protocols.message import Bye, Message, decode_as
@@ -54,6 +55,24 @@ class MessageBot:
             return None
         kind, handler = route
         return handler(decode_as(kind, line))
+
+    def take_lines(self, lines: list[str], send: Callable[[str], None]) -> bool:
+        """take_each(self.on_line, lines, send), in one loop: a batch holds a decision's
+        lines (some seven in Rage) and a call per line was most of a bot's time. Each
+        line is split once; its keyword routes it and says whether it is a request."""
+        routes = self._routes
+        for line in lines:
+            if line == BYE:
+                return False
+            keyword, space, rest = line.partition(" ")
+            route = routes.get(keyword)
+            reply = None
+            if route is not None:
+                kind, handler = route  # decode_as, its keyword already matched
+                reply = handler(kind.from_words(rest.split(" ") if space else []))
+            if keyword[-1:] == "?":  # is_request(line)
+                send(reply if reply is not None else "")
+        return True
 
 
 class Connection(Protocol):
@@ -115,19 +134,36 @@ def connect() -> Connection:
     return ZmqConnection(endpoint)
 
 
+def take_each(on_line: Callable[[str], str | None], lines: list[str],
+              send: Callable[[str], None]) -> bool:
+    """Give each line to `on_line` and send its reply to every request (an empty line
+    if it gave none); False at BYE, whose following lines are not read."""
+    for line in lines:
+        if line == BYE:
+            return False
+        reply = on_line(line)
+        if is_request(line):
+            send(reply if reply is not None else "")
+    return True
+
+
+def line_taker(bot: Bot) -> Callable[[list[str], Callable[[str], None]], bool]:
+    """How run_bot hands `bot` a batch: a MessageBot's own loop, unless its class
+    changed on_line (then every line goes through that)."""
+    if isinstance(bot, MessageBot) and type(bot).on_line is MessageBot.on_line:
+        return bot.take_lines
+    return partial(take_each, bot.on_line)
+
+
 def run_bot(name: str, version: str, bot: Bot) -> None:
     """Handshake, then feed every line to `bot` until BYE or the referee goes away."""
     connection = connect()
     connection.send(format_hello(os.environ.get(ENV_TOKEN, ""), name, version))
-    on_line, send = bot.on_line, connection.send
+    take, send = line_taker(bot), connection.send
     try:
         while (lines := connection.recv_lines()) is not None:
-            for line in lines:
-                if line == BYE:
-                    return
-                reply = on_line(line)
-                if is_request(line):
-                    send(reply if reply is not None else "")
+            if not take(lines, send):
+                return
     finally:
         connection.close()
 

@@ -12,6 +12,7 @@ builds no message objects.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Callable, ClassVar, Self, Sequence
 
 from protocols.message import (
@@ -41,8 +42,13 @@ _PLAY_OF_NOTATION: dict[str, Play] = {
         else [Play(card)])}
 
 
+# Spellings taken in C (map), not by a generator resumed per card: every request lists plays.
+_FACE = attrgetter("face")
+_NOTATION = attrgetter("notation")
+
+
 def _ints(values: Sequence[int]) -> str:
-    return ",".join(str(v) for v in values)
+    return ",".join(map(str, values))
 
 
 def variants_word(variants: frozenset[Variant]) -> str:
@@ -152,7 +158,7 @@ class Hand(Message):
 
     @staticmethod
     def line(cards: Sequence[Card]) -> str:
-        return " ".join(["HAND", *(card.face for card in cards)])
+        return " ".join(["HAND", *map(_FACE, cards)])
 
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
@@ -237,7 +243,7 @@ class PlayRequest(Message):
 
     @staticmethod
     def line(plays: Sequence[Play]) -> str:
-        return " ".join([PLAY_REQUEST, *(p.notation for p in plays)])
+        return " ".join([PLAY_REQUEST, *map(_NOTATION, plays)])
 
     @classmethod
     def from_words(cls, words: list[str]) -> Self:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable, Sequence
 
 from protocols import rage as codec
@@ -107,12 +108,12 @@ class RageMatch(Match[Event]):
     def _deliver(self) -> None:
         """Queue for every seat the new events it may see (decided by rage_view alone)."""
         state = self.state
-        self.deliver(state.events_since(self.delivered),
-                     lambda event: private_to(state, event), codec.encode_event)
+        self.deliver(state.events_since(self.delivered), partial(private_to, state),
+                     codec.encode_event)
 
     def _bid(self) -> None:
         seat, legal = self._seat(), self.state.legal_bids()
-        bid = self.table.ask(seat, codec.bid_request(legal), lambda r: _checked_bid(r, legal))
+        bid = self.table.ask(seat, codec.bid_request(legal), partial(_checked_bid, legal=legal))
         by = DecidedBy.BOT
         if bid is None:
             bid, by = self.state.fallback_bid(), DecidedBy.FALLBACK
@@ -121,8 +122,9 @@ class RageMatch(Match[Event]):
 
     def _play(self) -> None:
         seat, legal = self._seat(), self.state.legal_plays()
-        play = self.table.ask(seat, codec.play_request(legal),
-                              lambda r: _checked_play(r, legal, lambda: self.state.hand(seat)))
+        # partial, not lambdas: a decision's decoder costs no frame of its own
+        play = self.table.ask(seat, codec.play_request(legal), partial(
+            _checked_play, legal=legal, hand=partial(self.state.hand, seat)))
         by = DecidedBy.BOT
         if play is None:
             play, by = self.state.fallback_play(), DecidedBy.FALLBACK

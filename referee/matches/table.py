@@ -90,7 +90,12 @@ class Table:
         preamble, self._held[seat] = self._held[seat], []
         try:
             reply = self.players[seat].ask(request, preamble)
-            return _decode(decode, reply)
+            try:  # syntax errors are protocol faults, rule breaks illegal moves
+                return decode(reply)
+            except WireError as error:
+                raise ProtocolError(str(error), reply) from None
+            except RuleError as error:
+                raise IllegalMove(str(error), reply) from None
         except BotFault as error:
             self.fault(seat, error)
             return None
@@ -138,13 +143,3 @@ class _SeatLog:
 
     def heard(self, line: str) -> None:
         self.log.heard(self.seat, line)
-
-
-def _decode(decode: Callable[[str], T], reply: str) -> T:
-    """Syntax errors become protocol faults, rule breaks illegal-move faults."""
-    try:
-        return decode(reply)
-    except WireError as error:
-        raise ProtocolError(str(error), reply) from None
-    except RuleError as error:
-        raise IllegalMove(str(error), reply) from None

@@ -231,13 +231,15 @@ class RemotePlayer(Player):
         if not is_request(line):
             raise ValueError(f"ask() of a line that is not a request: {line!r}")
         self._check_told(preamble)
-        self._check_unsolicited()
+        channel = self._channel
+        if channel.pending():  # mostly not: then there is nothing to look at
+            self._check_unsolicited()
         batch = (*preamble, line)
         self._log_out(batch)
         # The clock starts as the request is handed to the transport: the referee's own
         # work (the check above, the log) is never charged to the bot.
         clock = self._request_clock()
-        self._channel.send_lines(batch, clock.deadline)
+        channel.send_lines(batch, clock.deadline)
         reply = self._reply(clock)
         if reply is None:
             bank, self._bank = self._bank, 0.0
@@ -301,13 +303,14 @@ class RemotePlayer(Player):
 
     def _next_line(self, deadline: float) -> str | None:
         """The next non-LOG line, or None at the deadline; LOG lines go to the listener."""
+        recv = self._channel.recv
         while True:
             try:
-                line = self._channel.recv(deadline)
+                line = recv(deadline)
             except BotTimeout:
                 return None
             self._heard(Direction.IN, line)
-            if not is_log(line):
+            if line[:3] != "LOG" or not is_log(line):  # the common reply costs no call
                 self._logs = 0
                 return line
             self._count_log(line)

@@ -44,7 +44,10 @@ class Channel(ABC):
     def recv(self, deadline: float) -> str:
         """The next line from the bot, waiting at most until `deadline` (time.monotonic()).
         While the bot answers fast, the wait polls pending() before it sleeps."""
-        start = self._busy.poll(self.pending, deadline)
+        busy = self._busy
+        if not busy.budget:  # never polls (one CPU): nothing to time or learn
+            return self._wait_line(deadline)
+        start = busy.poll(self.pending, deadline)
         line = self._wait_line(deadline)
         self._busy.learn(start)
         return line

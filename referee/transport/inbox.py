@@ -12,6 +12,14 @@ MAX_QUEUED_LINES = 512  # unread lines from one bot; a well-behaved bot has a re
 MAX_QUEUED_BYTES = 1 << 20
 
 
+def decoded(raw: bytes) -> str:
+    """One line's bytes as text; a framing fault is the bot's protocol error."""
+    try:
+        return decode_line(raw)
+    except WireError as exc:
+        raise ProtocolError(str(exc), excerpt(raw)) from None
+
+
 class Inbox:
     """Lines from one bot not read yet, in order, with framing faults in their place.
 
@@ -57,10 +65,7 @@ class Inbox:
         if not isinstance(item, bytes):
             raise item
         self._bytes -= len(item)
-        try:
-            return decode_line(item)
-        except WireError as exc:
-            raise ProtocolError(str(exc), excerpt(item)) from None
+        return decoded(item)
 
     def ready(self) -> bool:
         return bool(self._items) or self._flood is not None

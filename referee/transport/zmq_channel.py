@@ -6,6 +6,7 @@ endpoint is the credential; HELLO with the bot's token binds its routing id.
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import tempfile
@@ -21,9 +22,8 @@ from referee.errors import BotTimeout, ConfigError, OutputFlood, ProtocolError
 from referee.processes.bot_process import BotProcess
 from referee.transport.channel import (
     DEFAULT_SEND_TIMEOUT, FALLBACK_SLICE, Channel, crash_fault, encode_lines, excerpt,
-    timeout_ms,
 )
-from referee.transport.inbox import Inbox
+from referee.transport.inbox import Inbox, decoded
 from referee.zmq_fast import NOBLOCK, POLLIN, SNDMORE
 from referee.zmq_fast import poll as zmq_poll, recv as zmq_recv, send as zmq_send
 
@@ -186,20 +186,33 @@ class ZmqChannel(Channel):
 
     def receive(self) -> None:
         """Move one message, known to be waiting, into the inbox."""
+        raw = self._receive()
+        if raw is not None:
+            self._inbox.push_raw(raw)
+
+    def _receive(self) -> bytes | None:
+        """One message, known to be waiting: the bytes of its one frame if it is the bot's
+        line. None if none came, if it came from another connection (ignored) or if it
+        is not one frame (its fault is queued in the inbox)."""
         socket = self._socket
         try:
             rid = zmq_recv(socket, NOBLOCK)  # the ROUTER's routing id: more follows
             frame = zmq_recv(socket, NOBLOCK, False)  # a Frame: `more` asks no option
+            if not frame.more and rid == self.rid:  # the bot's line: all there is, mostly
+                return frame.bytes
             body = [frame.bytes]
             while frame.more:
                 frame = zmq_recv(socket, NOBLOCK, False)
                 body.append(frame.bytes)
         except zmq.Again:
-            return
+            return None
         if rid != self.rid and not self._bind(rid, body):
             self.ignored_frames += 1
-            return
+            return None
+        if len(body) == 1:
+            return body[0]
         self.deliver(body)
+        return None
 
     def _bind(self, rid: bytes, body: list[bytes]) -> bool:
         """A HELLO with our token binds its connection, once; then nobody else may connect."""
@@ -275,8 +288,9 @@ class ZmqChannel(Channel):
     def _wait_line(self, deadline: float) -> str:
         # Wait, then take what woke us: a wait of 0 past the deadline still sees frames
         # already in the socket, so the deadline hides no reply.
+        inbox = self._inbox
         while True:
-            line = self._inbox.take()
+            line = inbox.take()
             if line is not None:
                 return line
             if self._socket.closed:
@@ -286,20 +300,24 @@ class ZmqChannel(Channel):
             if exited:
                 return self._last_words()
             if arrived:
-                self.receive()
+                raw = self._receive()
+                if raw is not None:
+                    # The inbox was empty (take() above): this line is the next one,
+                    # decoded as take() would, without a trip through the queue.
+                    return decoded(raw)
             elif remaining == 0:
                 raise BotTimeout("no line from the bot before the deadline")
 
     def _wait(self, timeout: float) -> tuple[bool, bool]:
         """Wait up to `timeout` for a frame or the exit of the bot:
         (a frame is waiting, the bot has exited)."""
-        process = self._owner()
         watched = self._has_exit_fd
         if not watched:  # no exit fd: wake up now and then to look
             timeout = min(timeout, FALLBACK_SLICE)
         arrived = exit_fired = False
         socket, monitor = self._socket, self._monitor
-        for item, _ in zmq_poll(self._poll_items, timeout_ms(timeout)):
+        # timeout_ms(timeout), inline: timeout is >= 0 here
+        for item, _ in zmq_poll(self._poll_items, math.ceil(timeout * 1000)):
             if item is socket:
                 arrived = True
             elif item is monitor:
@@ -307,7 +325,7 @@ class ZmqChannel(Channel):
             else:
                 exit_fired = True
         # Only a readable exit fd is worth a waitid() call: the common wake-up is a reply.
-        return arrived, (exit_fired or not watched) and process.exited()
+        return arrived, (exit_fired or not watched) and self._owner().exited()
 
     def _last_words(self) -> str:
         """The bot has exited: a line it sent just before still counts, else it crashed."""

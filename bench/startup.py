@@ -75,7 +75,7 @@ def _time_replies(player: Player, replied: list[float]) -> None:
 
 def sweep_ms() -> float:
     """One /proc sweep for a tag no process has (a kill that finds no escapee)."""
-    return _best_ms(lambda: tagged_kill._kill_tagged(b"REFEREE_PROCESS_TAG=bench"))
+    return _best_ms(lambda: tagged_kill.kill_tagged({b"REFEREE_PROCESS_TAG=bench"}))
 
 
 def loadavg_ms() -> float:

@@ -95,12 +95,18 @@ def gate_command(game_name: str, new: str, baseline: str, opponents: tuple[str, 
         raise click.UsageError(f"--max-games {max_games} is less than one deal "
                                f"({table.games_per_deal()} games)")
     logs = _logs_folder(logs_dir, game.name)
-    launch = launch_settings(**rest)
-    launch = replace(launch, sandbox=sandbox_settings(sandbox, sandbox_dirs,
-                                                      launch.times.clock),
-                     secrets=() if json_path is None else (json_path.resolve(),))
     bots = GateBots(new, baseline, opponents)
-    context = gate_context(game, bots, table.size, options, launch, logs, persistent_bots)
+    try:
+        launch = launch_settings(**rest)
+        launch = replace(launch, sandbox=sandbox_settings(sandbox, sandbox_dirs,
+                                                          launch.times.clock),
+                         secrets=() if json_path is None else (json_path.resolve(),))
+        context = gate_context(game, bots, table.size, options, launch, logs,
+                               persistent_bots)
+    except BaseException:  # bad usage found before any game: leave no empty folder
+        if logs_dir is None:
+            _remove_if_empty(logs)
+        raise
     plan = GatePlan(table, new_secret() if seed is None else _PUBLIC_KEY, seed or 0,
                     sprt, max_games)
     result = run_gate(plan, context, _progress_printer())
@@ -153,6 +159,13 @@ def _logs_folder(given: Path | None, game: str) -> Path:
         raise click.UsageError(f"cannot write game logs in {folder}: "
                                f"{describe_os_error(error)}") from None
     return folder
+
+
+def _remove_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:
+        pass  # something is in it: keep it
 
 
 def _progress_printer() -> Progress:

@@ -14,6 +14,7 @@ from tournaments.sprt import MIN_SAMPLES
 
 HEURISTIC = "python bots/rage_heuristic.py"
 RANDOM = "python bots/rage_random.py"
+ROOT = Path(__file__).resolve().parents[2]
 MISBEHAVE = "python tests/referee/fault_bots/misbehave.py"
 # Tables of 4 with random opponents: heuristic beats random by about 50 points a deal,
 # with a spread of about 12 (docs/gate.md), so delta 2 decides at the first allowed deal.
@@ -109,3 +110,12 @@ def test_bad_usage_is_one_line_and_exit_2(args: list[str], words: list[str]) -> 
     valid = ["gate", "--game", "rage", "--new", RANDOM, "--baseline", RANDOM,
              "--opponent", RANDOM, "--delta", "2"]
     assert_bad_input([*valid, *args], *words)
+
+
+def test_a_bad_bot_command_leaves_no_empty_default_logs_folder(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert_bad_input(["gate", "--game", "rage", "--new", "./no/such/bot", "--baseline",
+                      f"python {ROOT}/bots/rage_random.py", "--opponent",
+                      f"python {ROOT}/bots/rage_random.py", "--delta", "2"], "no/such/bot")
+    assert not (tmp_path / "results").exists() or not any((tmp_path / "results").iterdir())

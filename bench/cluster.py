@@ -37,15 +37,13 @@ if str(ROOT) not in sys.path:
 
 import tournaments.cluster  # noqa: E402
 from bench.proc_tree import cpu_seconds  # noqa: E402
+from bench.tournament import BOTS  # noqa: E402  the same three sample bots
 from referee.processes.sandbox import SandboxMode, SandboxSettings  # noqa: E402
 from referee.registry.rage import RAGE  # noqa: E402
 from tournaments.session import RunOptions, run_session  # noqa: E402
-from tournaments.spec import BotEntry, TournamentSpec  # noqa: E402
+from tournaments.spec import TournamentSpec  # noqa: E402
 from tournaments.store import ResultStore  # noqa: E402
 
-BOTS = (BotEntry("random", "python bots/rage_random.py"),
-        BotEntry("heuristic", "python bots/rage_heuristic.py"),
-        BotEntry("first", "stdio:bots/rage_first.sh"))
 SETUPS = {"jobs 2": {"jobs": 2}, "cluster local:2": {"cluster": "local:2"}}
 
 

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import click
 
-from referee.errors import ConfigError
-from referee.matches.game_log import read_log
+from referee.matches.game_log import load_log
 from referee.matches.transcript import transcript
 
 
@@ -22,10 +21,7 @@ from referee.matches.transcript import transcript
 def show_command(log_path: Path, seat: int | None, as_json: bool) -> None:
     """Print a game log: every line each seat was sent (<) and sent back (>), the moves,
     faults and the result, with times. Compressed logs (.gz) too."""
-    try:
-        records = read_log(log_path)
-    except (OSError, ValueError) as error:
-        raise ConfigError(f"cannot read log {log_path}: {error}") from None
+    records = load_log(log_path)
     if as_json:
         for record in records:
             if seat is None or record.get("seat", seat) == seat:

@@ -24,7 +24,7 @@ from pathlib import Path
 from time import monotonic
 from typing import IO, Any, Sequence
 
-from referee.errors import Fault
+from referee.errors import ConfigError, Fault
 
 FORMAT = 2  # the header's "format"; logs without one are the older per-line format
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
@@ -166,6 +166,15 @@ def read_log(path: Path) -> list[dict[str, Any]]:
     if not all(isinstance(record, dict) for record in records):
         raise ValueError("not a game log: a line that is not a JSON object")
     return expand(records)
+
+
+def load_log(path: Path) -> list[dict[str, Any]]:
+    """read_log for a command: a file that cannot be read, or is no game log, is a
+    ConfigError naming it (one error line)."""
+    try:
+        return read_log(path)
+    except (OSError, ValueError) as error:
+        raise ConfigError(f"cannot read log {path}: {error}") from None
 
 
 def expand(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from referee.errors import ConfigError
 from referee.matches.game import GameDefinition
-from referee.matches.game_log import read_log
+from referee.matches.game_log import load_log
 
 Lookup = Callable[[str], GameDefinition[Any, Any]]
 
@@ -25,10 +25,7 @@ class ReplayMismatch(Exception):
 def replay(path: Path, lookup: Lookup) -> str:
     """A one-line verdict. ConfigError: unreadable log or unknown game; ReplayMismatch: a
     different result. `lookup` finds the log's game by name (the registry's)."""
-    try:
-        records = read_log(path)
-    except (OSError, ValueError) as error:
-        raise ConfigError(f"cannot read log {path}: {error}") from None
+    records = load_log(path)
     headers = [r for r in records if r.get("type") == "game"]
     results = [r for r in records if r.get("type") == "result"]
     if not headers or not results:

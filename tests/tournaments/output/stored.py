@@ -21,16 +21,17 @@ HOSTILE_LINE = "<script>alert(\"x\")</script><img src=x onerror='alert(1)'> & ok
 
 
 def fake_db(db: Path, game: AnyGame = RAGE, n_bots: int = 4, stored: int | None = None,
-            references: int = 0, **options: Any) -> int:
+            references: int = 0, secret: bytes | None = None, **options: Any) -> int:
     """A results db of `n_bots` fake bots a, b, c, ..., the last `references` of them
     references, the first `stored` games of its schedule stored (all for None), with a
-    fault of HOSTILE_LINE in the first game. Returns the number of games scheduled."""
+    fault of HOSTILE_LINE in the first game; their deals from `secret` if given (the same
+    results every time), else from the db's own. Returns the number of games scheduled."""
     bots = make_spec(game, n_bots).bots
     spec = TournamentSpec.create(game, tuple(
         replace(bot, reference=index >= n_bots - references)
         for index, bot in enumerate(bots)), **options)
     with ResultStore(db, spec) as store:
-        fixtures = fixtures_for(spec, store.deal_secret)
+        fixtures = fixtures_for(spec, store.deal_secret if secret is None else secret)
         context = FakeContext(spec.bot_names)
         for number, fixture in enumerate(fixtures[:stored]):
             record = fake_play(fixture, context)

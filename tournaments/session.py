@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from referee.processes.live_bots import quit_on_sigterm
 from referee.processes.rlimits import die_with_parent
 from referee.errors import ConfigError
 from referee.processes.sandbox import SandboxSettings
@@ -256,17 +257,24 @@ def pinned_process_pool(jobs: int) -> Executor:
     avoids cross-core wake-ups and cache traffic (bench/tournament.py: jobs 2 about 15%
     faster on 2 cores). Bots inherit the affinity, so every game gets an equal share."""
     if not hasattr(os, "sched_setaffinity"):
-        return ProcessPoolExecutor(jobs, initializer=die_with_parent, initargs=(os.getpid(),))
+        return ProcessPoolExecutor(jobs, initializer=_start_plain_worker,
+                                   initargs=(os.getpid(),))
     shares = cpu_shares(sorted(os.sched_getaffinity(0)), jobs)
     counter = multiprocessing.Value("i", 0)
     return ProcessPoolExecutor(jobs, initializer=_start_worker,
                                initargs=(os.getpid(), counter, shares))
 
 
-def _start_worker(parent: int, counter: Any, shares: list[frozenset[int]]) -> None:
-    """A pool worker dies with the referee (even SIGKILLed: its bots then die with it)
-    and keeps, with its bots, to its share of the CPUs."""
+def _start_plain_worker(parent: int) -> None:
+    """A pool worker dies with the referee (even SIGKILLed: its bots then die with it),
+    and SIGTERMed it kills its bots and ends quietly (the pool's way to end it)."""
     die_with_parent(parent)
+    quit_on_sigterm()
+
+
+def _start_worker(parent: int, counter: Any, shares: list[frozenset[int]]) -> None:
+    """A plain worker that keeps, with its bots, to its share of the CPUs."""
+    _start_plain_worker(parent)
     # `counter` is a multiprocessing.Value: its typing is not public.
     with counter.get_lock():
         worker = counter.value

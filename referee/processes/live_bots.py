@@ -107,6 +107,14 @@ def live_processes() -> list[Killable]:
     return REGISTRY.live()
 
 
+def quit_on_sigterm() -> None:
+    """For a pool worker: SIGTERM kills its bots' groups and ends it at once, by the
+    signal, printing nothing. The pool sends it to its other workers once one died. The
+    referee's handler, inherited through the fork, would raise KeyboardInterrupt wherever
+    the worker was: inside a fork's handlers, Python prints that as a traceback."""
+    signal.signal(signal.SIGTERM, REGISTRY._make_handler(signal.SIG_DFL))
+
+
 def install_signal_handlers() -> None:
     """Kill every bot group on SIGTERM/SIGINT/SIGHUP; call once from the main thread.
 

@@ -327,12 +327,14 @@ def test_the_schedule_size_is_printed_before_the_games(tmp_path: Path) -> None:
     assert "rage: 6 games scheduled, 6 to play" in run.stderr.splitlines()[1], run.stderr
 
 
-@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize("signum, code, group", [
+    (signal.SIGINT, 130, True), (signal.SIGTERM, 143, False), (signal.SIGTERM, 143, True)])
 def test_ctrl_c_with_two_workers_stops_cleanly(tmp_path: Path, signum: int,
-                                               code: int) -> None:
-    """Issue 12: Ctrl-C (sent to the whole group, as a terminal does) or SIGTERM with
-    --jobs 2: no traceback from any worker, one line saying what is kept, 130 or 143, and
-    no process left. The same command again resumes."""
+                                               code: int, group: bool) -> None:
+    """Issue 12: Ctrl-C (sent to the whole group, as a terminal does) or SIGTERM, to the
+    referee alone or to its group (as `timeout` does), with --jobs 2: no traceback from any
+    worker, one line saying what is kept, 130 or 143, and no process left. The same
+    command again resumes."""
     marker = f"interrupt-{tmp_path.name}"  # in every bot's command line, to find them
     slow = f"stdio:sh -c ': {marker}; echo HELLO 2 $REFEREE_TOKEN slow 1; while read l; " \
            "do case $l in BID*|PLAY*) sleep 0.2; set -- $l; echo $2;; BYE*) exit 0;; " \
@@ -343,7 +345,7 @@ def test_ctrl_c_with_two_workers_stops_cleanly(tmp_path: Path, signum: int,
     run = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True, start_new_session=True)
     time.sleep(3)  # started, games in flight (each takes seconds)
-    os.killpg(run.pid, signum) if signum == signal.SIGINT else run.send_signal(signum)
+    os.killpg(run.pid, signum) if group else run.send_signal(signum)
     _, err = run.communicate(timeout=60)
     assert run.returncode == code, err
     assert "Traceback" not in err and err.strip().splitlines()[-1].startswith(

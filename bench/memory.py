@@ -13,9 +13,9 @@ After N games have begun (a few hundred: past the bots' first start, into the st
 state in which each worker swaps bots in and out) it stops the run with Ctrl-C (SIGINT),
 as a user would, and prints the peaks.
 
-The design's bound (tournaments/play.py, BotPool): a worker keeps at most one table's
-worth of idle bots, so with the table it seats at most 2 x table size bot processes,
-however many bots the class has: jobs x 2 x 4 bots in all. Sandboxed bots (not reused
+The design's bound (tournaments/play.py, BotPool): a worker keeps at most two tables'
+worth of idle bots (IDLE_TABLES), so with the table it seats at most 3 x table size bot
+processes, however many bots the class has: jobs x 3 x 4 bots in all. Sandboxed bots (not reused
 without --persistent-bots) stay below one table a worker, each with its sandbox's own
 processes (bubblewrap). `ratio peak_pss_mb X` and `ratio peak_processes Y` are the
 peaks; `bound bot_processes Z` the design's bound on the bots, which the peak of bot
@@ -41,6 +41,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.proc_tree import Memory, descendants, memory  # noqa: E402
+from tournaments.play import IDLE_TABLES  # noqa: E402
 
 BOTS = 30
 TABLE = 4  # Rage's default table for 30 bots
@@ -156,10 +157,10 @@ def report(args: argparse.Namespace, peaks: Peaks, seconds: float, begun: int,
         print("by quarter of the run, median PSS (MiB) and processes: " + ", ".join(
             f"{statistics.median(s[1] for s in part):.0f} and "
             f"{statistics.median(s[2] for s in part):.0f}" for part in quarters))
-    bound = args.jobs * 2 * TABLE
+    bound = args.jobs * (IDLE_TABLES + 1) * TABLE
     print(f"peak PSS {peaks.pss_kib / 1024:.0f} MiB, peak RSS {peaks.rss_kib / 1024:.0f} "
           f"MiB, peak processes {peaks.processes} (bots {peaks.bots}; the design's bound "
-          f"on bots: jobs x 2 x table = {bound}: {'kept' if peaks.bots <= bound else 'PASSED'})")
+          f"on bots: jobs x {IDLE_TABLES + 1} x table = {bound}: {'kept' if peaks.bots <= bound else 'PASSED'})")
     print(f"ratio peak_pss_mb {peaks.pss_kib / 1024:.1f}")
     print(f"ratio peak_rss_mb {peaks.rss_kib / 1024:.1f}")
     print(f"ratio peak_processes {peaks.processes}")

@@ -34,7 +34,6 @@ import argparse
 import io
 import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -67,7 +66,8 @@ MIN_GAMES = 400
 ANCHOR = ROOT.parent / "shared" / "anchors" / "zmq_floor.py"
 ANCHOR_PYTHON = os.environ.get("ANCHOR_PYTHON", "/tmp/anchors/bin/python")
 ANCHOR_ROUND_TRIPS = "20000"
-CORES = len(os.sched_getaffinity(0))
+CPUS = os.sched_getaffinity(0)
+CORES = len(CPUS)
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,8 @@ EXTRA = (Setup(CORES, True, pinned=False), Setup(1, True, polling=False),
 
 @dataclass(frozen=True)
 class Run:
-    """One whole tournament: wall and CPU seconds (all processes), games, its tables."""
+    """One whole tournament: wall seconds, busy CPU seconds (cpu_seconds), games, its
+    tables."""
 
     wall: float
     cpu: float
@@ -109,10 +110,19 @@ class Run:
 
 
 def cpu_seconds() -> float:
-    """CPU of this process and of every reaped descendant (workers reap their bots)."""
-    own, children = (resource.getrusage(who) for who in (resource.RUSAGE_SELF,
-                                                         resource.RUSAGE_CHILDREN))
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    """Busy seconds of this process's CPUs, from /proc/stat: everything that ran on them.
+
+    Not getrusage: a sandboxed bot is reaped by its sandbox's pid 1, which dies without
+    waiting, so no ancestor of ours ever counts the bots' CPU (it read 25 ms a game where
+    the CPUs were busy 80). On a shared machine this counts others too: run it quiet."""
+    busy = 0
+    with open("/proc/stat") as stat:
+        for line in stat:
+            name, *ticks = line.split()
+            if name.startswith("cpu") and name[3:].isdigit() and int(name[3:]) in CPUS:
+                user, nice, system, _idle, _iowait, irq, softirq = map(int, ticks[:7])
+                busy += user + nice + system + irq + softirq
+    return busy / os.sysconf("SC_CLK_TCK")
 
 
 def tournament(deals: int) -> TournamentSpec:
@@ -181,8 +191,9 @@ def report(runs: dict[Setup, list[Run]], floors: list[float], deals: int) -> Non
         decisions = statistics.median(run.decisions_per_s for run in values)
         cpu = statistics.median(run.cpu for run in values)
         wall = statistics.median(run.wall for run in values)
-        # cpu/wall above 1 at jobs 1: one game keeps more than a core busy (referee,
-        # bots and ZeroMQ I/O threads overlap), which caps what a second core can add.
+        # cpu/wall: how busy the CPUs were, of CORES at most. Below CORES at jobs CORES:
+        # waiting (start-up, the parent); at jobs 1 above 1: one game keeps more than a
+        # core busy (referee, bots and ZeroMQ I/O threads overlap).
         print(f"{setup.label:<50} {spread([run.wall for run in values])} s wall, "
               f"{spread([run.decisions_per_s for run in values], 0)} decisions/s, "
               f"{1000 * cpu / games:5.1f} ms cpu/game, cpu/wall {cpu / wall:4.2f}, "

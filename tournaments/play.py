@@ -5,9 +5,11 @@ at the table). Sandboxed bots start afresh for every game, in a new sandbox: a p
 that played one rotation of a duplicate deal, or its /tmp, would know the hands of the
 next. With `persistent_bots` (or without a sandbox) a bot process plays many games, each
 started with the protocol's GAME line; it can then remember every deal it has seen. A
-worker keeps at most one table's worth of idle bots (its largest table so far) and closes
-the least recently used beyond that: with the seated table, at most 2 x table size bot
-processes per worker, however many bots the tournament has. A bot that faulted was
+worker keeps at most two tables' worth of idle bots (of its largest table so far) and
+closes the least recently used beyond that: with the seated table, at most 3 x table size
+bot processes per worker, however many bots the tournament has. Two tables' worth, not
+one: a table of seat copies (AABC, ABBC, ABCC: 3 bots at tables of 4) needs 6 processes,
+and one table's worth restarted a bot at every other game. A bot that faulted was
 closed by the match's Table and is replaced next time; with `fresh_bots` every bot is
 started and closed per game. The sample bots reseed from each hand, so reused and fresh
 ones play the same games. A game's missing bots start together (Lineup.launch_many).
@@ -45,6 +47,7 @@ from tournaments.spec import TournamentSpec
 from tournaments.store import logs_dir
 
 SeatKey = tuple[int, int]  # (bot index, which copy of that bot at the table, from 0)
+IDLE_TABLES = 2  # a worker's idle bots: at most this many of its largest table
 # Pools close before multiprocessing's own exit work (joining children) in a worker.
 _CLOSE_PRIORITY = 50
 
@@ -136,9 +139,9 @@ class BotPool:
         self._lineup = Lineup(context.launch_settings())
         self._reuse = not context.spec.fresh_bots and (
             context.persistent_bots or not self._lineup.sandboxed)
-        # Least recently used first; at most one table's worth (see give_back).
+        # Least recently used first; at most two tables' worth (see give_back).
         self._idle: OrderedDict[SeatKey, RemotePlayer] = OrderedDict()
-        self._idle_limit = 0  # the largest table seen so far
+        self._idle_limit = 0  # twice the largest table seen so far
         self.started = 0  # bot processes started so far (for tests and the bench)
 
     def take(self, keys: Sequence[SeatKey], game_stderr: Sequence[Path],
@@ -174,7 +177,7 @@ class BotPool:
                 self._idle[key] = player  # the most recently used: last
             else:
                 player.close()
-        self._idle_limit = max(self._idle_limit, len(keys))
+        self._idle_limit = max(self._idle_limit, IDLE_TABLES * len(keys))
         while len(self._idle) > self._idle_limit:
             _, oldest = self._idle.popitem(last=False)
             oldest.close()

@@ -23,8 +23,8 @@ from referee.registry.rage import RAGE
 from referee.registry.thegame import THEGAME
 from tournaments.spec import BotEntry, TournamentSpec
 from tournaments.play import (
-    PlayContext, close_worker_pool, log_name, play_context, play_fixture, seat_keys,
-    stderr_path, worker_pool,
+    IDLE_TABLES, PlayContext, SeatKey, close_worker_pool, log_name, play_context,
+    play_fixture, seat_keys, stderr_path, worker_pool,
 )
 from tournaments.records import GameRecord
 from tournaments.schedule import Fixture, fixtures_for
@@ -126,22 +126,45 @@ def test_reused_bots_play_every_rotation_without_restarting(tmp_path: Path) -> N
     assert len(live_processes()) == 4
 
 
-def test_a_worker_holds_at_most_one_table_of_idle_bots_among_eight(tmp_path: Path) -> None:
-    """8 bots at tables of 4: between games the worker keeps at most 4 processes (the
-    least recently used go), so at most 8 while a table plays, whatever the schedule."""
-    bots = [BotEntry(f"random{i}", RANDOM.command) for i in range(8)]
+def lru_starts(tables: list[list[SeatKey]], limit: int) -> int:
+    """The starts the design promises: a seat's (bot, copy) starts unless it is among the
+    `limit` most recently used that are not seated elsewhere at its table."""
+    idle: list[SeatKey] = []  # least recently used first
+    starts = 0
+    for keys in tables:
+        starts += sum(key not in idle for key in keys)
+        idle = [key for key in idle if key not in keys] + list(keys)
+        idle = idle[-limit:]
+    return starts
+
+
+def test_a_worker_holds_at_most_two_tables_of_idle_bots_among_twelve(tmp_path: Path) -> None:
+    """12 bots at tables of 4: between games the worker keeps at most 8 processes (the
+    least recently used go), so at most 12 while a table plays, whatever the schedule."""
+    bots = [BotEntry(f"random{i}", RANDOM.command) for i in range(12)]
     spec = rage_spec(*bots, table_size=4)
     context = context_for(spec, tmp_path)
-    fixtures = fixtures_for(spec, TEST_SECRET)[:24]  # six tables, four rotations each
-    assert len({bot for f in fixtures for bot in f.seats}) > 4  # else nothing to bound
+    fixtures = fixtures_for(spec, TEST_SECRET)[:32]  # eight tables, four rotations each
+    assert len({bot for f in fixtures for bot in f.seats}) > 8  # else nothing to bound
     for fixture in fixtures:
         record = play_fixture(fixture, context)
         assert record.faults == ()
-        assert len(live_processes()) <= 4
-    # The rotations of a table reuse its bots: a restart per new bot at a table, no more.
-    new_at_table = sum(len(set(f.seats) - set(previous.seats))
-                       for previous, f in zip(fixtures, fixtures[1:]))
-    assert worker_pool(context).started == 4 + new_at_table
+        assert len(live_processes()) <= IDLE_TABLES * 4
+    tables = [seat_keys(f.seats) for f in fixtures]
+    assert worker_pool(context).started == lru_starts(tables, IDLE_TABLES * 4)
+
+
+def test_seat_copies_of_three_bots_at_tables_of_four_restart_nothing(tmp_path: Path) -> None:
+    """AABC, ABBC, ABCC: six (bot, copy) processes, all kept between games, even with the
+    tables interleaved (as a worker gets them when several share the schedule)."""
+    spec = rage_spec(table_size=4)
+    context = context_for(spec, tmp_path)
+    deal = fixtures_for(spec, TEST_SECRET)[:12]  # three tables, four rotations each
+    fixtures = [fixture for rotation in range(4) for fixture in deal[rotation::4]]
+    assert len({tuple(sorted(seat_keys(f.seats))) for f in fixtures[:3]}) == 3
+    for fixture in fixtures:
+        assert play_fixture(fixture, context).faults == ()
+    assert worker_pool(context).started == 6
 
 
 def test_fresh_bots_are_started_and_stopped_for_every_game(tmp_path: Path) -> None:

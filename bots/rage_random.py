@@ -45,7 +45,7 @@ class RandomBot(MessageBot):
         self.seat = message.seat
 
     def _on_hand(self, message: codec.Hand) -> None:
-        faces = " ".join(card.face for card in message.cards)
+        faces = " ".join([card.face for card in message.cards])
         digest = sha256(f"{self.seat} {faces}".encode()).digest()
         self.rng.seed(int.from_bytes(digest[:8], "big"))
 

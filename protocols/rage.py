@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Self, Sequence
 from protocols.message import (
     SHARED_MESSAGES, Message, NumberList, Numbers, decode_with, encode_with, fields,
     format_game_line, game_settings, keyword_table, member, number, number_words, numbers,
-    settings,
+    settings, small_number,
 )
 from protocols.wire import WireError, ascii_number, key_values, quote
 from referee.games.rage_cards import COLOURS, DECK, Card, Colour, Kind, Play, cards_from_faces
@@ -82,8 +82,12 @@ def _card(face: str) -> Card:
 
 def _cards(faces: Sequence[str]) -> tuple[Card, ...]:
     """Distinct physical cards: a repeated action face takes the next copy in the deck."""
-    for face in faces:
-        _card(face)
+    try:  # once a round: one lookup per word, no call
+        cards = tuple([_CARD_OF_FACE[face] for face in faces])
+    except KeyError as missing:
+        raise WireError(f"not a card face: {quote(missing.args[0])}") from None
+    if len(set(faces)) == len(faces):  # each face's first copy: what the common hand holds
+        return cards
     try:
         return tuple(cards_from_faces(" ".join(faces))[0])
     except ValueError as error:  # more copies than the deck has
@@ -272,8 +276,12 @@ class Played(Message):
 
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
-        seat, play = fields(words, 2, cls.KEYWORD)
-        return cls(number(seat, "seat"), _play(play))
+        if len(words) == 2:  # a bot reads one a seat a trick: lookups first, no calls
+            seat, play = small_number(words[0]), _PLAY_OF_NOTATION.get(words[1])
+            if seat is not None and play is not None:
+                return cls(seat, play)
+        seat_word, notation = fields(words, 2, cls.KEYWORD)
+        return cls(number(seat_word, "seat"), _play(notation))
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,11 +8,11 @@ needs them and ducks under the current winner once its bid is made.
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 
-if not __package__:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+if not __package__:  # run as a file: the repository's root holds bots/ and protocols/
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 from bots.rage_sdk import RageBot  # noqa: E402
 from bots.sdk import run_bot  # noqa: E402

@@ -93,6 +93,12 @@ def encode_with(encoders: Mapping[type, Callable[[Any], str]], event: object) ->
 
 # ---- field readers: each returns a value or raises WireError -------------------------
 
+def small_number(word: str) -> int | None:
+    """`word` if it spells a number from 0 to 999 (seats, bids, cards), else None: a
+    decoder's fast path, which falls back to `number` for the rest and the errors."""
+    return _SMALL.get(word)
+
+
 def number(word: str, what: str) -> int:
     """A whole number in ASCII digits, maybe negative (scores are)."""
     value = _SMALL.get(word)
@@ -215,7 +221,13 @@ class Numbers(Message):
 
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
-        return cls(*number_fields(words, cls.__match_args__, cls.KEYWORD))
+        try:  # most lines a bot reads (BID, TRICK): small numbers, one lookup each
+            values = [_SMALL[word] for word in words]
+        except KeyError:
+            values = []
+        if len(values) != len(cls.__match_args__):  # the strict reading says what is wrong
+            values = number_fields(words, cls.__match_args__, cls.KEYWORD)
+        return cls(*values)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,26 +7,30 @@ the messages below in order); its example transcript is a test vector. Decoding 
 
 Each message's static `line` formats it from plain values: the referee calls it, and
 builds no message objects.
+
+Only the codec's cards (referee/games/rage_cards.py) are imported with it: the rules
+engine (referee/games/rage.py) is imported when a line first needs one of its types (a
+GAME line's variants, a TRUMP line's reason, the referee's events), so that a bot which
+never reads those starts without it (a fresh sandboxed bot starts for every game).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, Callable, ClassVar, Self, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Self, Sequence
 
 from protocols.message import (
     SHARED_MESSAGES, Message, NumberList, Numbers, decode_with, encode_with, fields,
     format_game_line, game_settings, keyword_table, member, number, number_words, numbers,
-    settings,
+    settings, small_number,
 )
 from protocols.wire import WireError, ascii_number, key_values, quote
-from referee.games.rage import (
-    BidMade, BidsRevealed, CardPlayed, Event, Flipped, HandDealt, RoundScored,
-    RoundStarted, TrickWon, TrumpReason, TrumpSet, Variant,
-)
 from referee.games.rage_cards import COLOURS, DECK, Card, Colour, Kind, Play, cards_from_faces
 from referee.settings import Clock
+
+if TYPE_CHECKING:
+    from referee.games.rage import Event, RoundScored, TrumpReason, Variant
 
 GAME = "rage"
 BID_REQUEST = "BID?"
@@ -61,6 +65,8 @@ def _variants(word: str) -> frozenset[Variant]:
     """`none` or names, each once and in variants_word's order."""
     if word == "none":
         return frozenset()
+    from referee.games.rage import Variant
+
     variants = frozenset(member(Variant, name, "variant") for name in word.split(","))
     if variants_word(variants) != word:
         raise WireError(f"variants are listed once each, sorted: {quote(word)}")
@@ -76,8 +82,12 @@ def _card(face: str) -> Card:
 
 def _cards(faces: Sequence[str]) -> tuple[Card, ...]:
     """Distinct physical cards: a repeated action face takes the next copy in the deck."""
-    for face in faces:
-        _card(face)
+    try:  # once a round: one lookup per word, no call
+        cards = tuple([_CARD_OF_FACE[face] for face in faces])
+    except KeyError as missing:
+        raise WireError(f"not a card face: {quote(missing.args[0])}") from None
+    if len(set(faces)) == len(faces):  # each face's first copy: what the common hand holds
+        return cards
     try:
         return tuple(cards_from_faces(" ".join(faces))[0])
     except ValueError as error:  # more copies than the deck has
@@ -196,6 +206,8 @@ class Trump(Message):
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
         colour, reason = fields(words, 2, cls.KEYWORD)
+        from referee.games.rage import TrumpReason
+
         return cls(None if colour == "none" else member(Colour, colour, "colour"),
                    member(TrumpReason, reason, "trump reason"))
 
@@ -264,8 +276,12 @@ class Played(Message):
 
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
-        seat, play = fields(words, 2, cls.KEYWORD)
-        return cls(number(seat, "seat"), _play(play))
+        if len(words) == 2:  # a bot reads one a seat a trick: lookups first, no calls
+            seat, play = small_number(words[0]), _PLAY_OF_NOTATION.get(words[1])
+            if seat is not None and play is not None:
+                return cls(seat, play)
+        seat_word, notation = fields(words, 2, cls.KEYWORD)
+        return cls(number(seat_word, "seat"), _play(notation))
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,23 +368,34 @@ def _score_line(event: RoundScored) -> str:
 
 
 # The line announcing each event type: a dict lookup, where a match statement would try the
-# cases in turn before the common CardPlayed.
-_ENCODERS: dict[type, Callable[[Any], str]] = {
-    CardPlayed: lambda e: Played.line(e.seat, e.play),
-    TrickWon: lambda e: Trick.line(e.trick_no, e.winner),
-    BidMade: lambda e: Bid.line(e.seat, e.bid),
-    RoundStarted: lambda e: Round.line(e.round_no, e.cards, e.dealer),
-    HandDealt: lambda e: Hand.line(e.cards),
-    Flipped: lambda e: Flip.line(e.card),
-    TrumpSet: lambda e: Trump.line(e.colour, e.reason),
-    BidsRevealed: lambda e: Bids.line(e.bids),
-    RoundScored: _score_line,
-}
+# cases in turn before the common CardPlayed. Filled at the first event: only the referee
+# encodes events, and the event types are the engine's.
+_ENCODERS: dict[type, Callable[[Any], str]] = {}
+
+
+def _event_encoders() -> dict[type, Callable[[Any], str]]:
+    from referee.games.rage import (
+        BidMade, BidsRevealed, CardPlayed, Flipped, HandDealt, RoundScored, RoundStarted,
+        TrickWon, TrumpSet,
+    )
+
+    _ENCODERS.update({
+        CardPlayed: lambda e: Played.line(e.seat, e.play),
+        TrickWon: lambda e: Trick.line(e.trick_no, e.winner),
+        BidMade: lambda e: Bid.line(e.seat, e.bid),
+        RoundStarted: lambda e: Round.line(e.round_no, e.cards, e.dealer),
+        HandDealt: lambda e: Hand.line(e.cards),
+        Flipped: lambda e: Flip.line(e.card),
+        TrumpSet: lambda e: Trump.line(e.colour, e.reason),
+        BidsRevealed: lambda e: Bids.line(e.bids),
+        RoundScored: _score_line,
+    })
+    return _ENCODERS
 
 
 def encode_event(event: Event) -> str | None:
     """The line announcing an engine event, or None for events sent otherwise (GameOver)."""
-    return encode_with(_ENCODERS, event)
+    return encode_with(_ENCODERS or _event_encoders(), event)
 
 
 bid_request = BidRequest.line  # (legal bids) -> the line

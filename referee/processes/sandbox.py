@@ -150,8 +150,8 @@ def userns_guard() -> UsernsFilter | None:
 def bwrap_argv(view: View, argv: Sequence[str]) -> list[str]:
     """The command line that runs `argv` in the sandbox `view` describes."""
     binds, bind_args = _read_only_binds(view.extra_dirs, view.bot_folder)
-    args = [program_path("bwrap") or "bwrap", "--die-with-parent", "--new-session",
-            *_namespaces()]
+    # By name, as process listings show it; BotProcess runs the program_path() found.
+    args = ["bwrap", "--die-with-parent", "--new-session", *_namespaces()]
     # The private /tmp first: a bind under /tmp (a venv or a bot there, as in a CI clone)
     # then goes on top of it instead of under it.
     args += ["--proc", "/proc", "--dev", "/dev",

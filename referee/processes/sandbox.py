@@ -77,7 +77,8 @@ def sandbox_problem() -> str | None:
     probe = bwrap_argv(View(cwd=Path("/")), ["true"])
     guard = userns_guard()
     try:
-        done = subprocess.run(probe, capture_output=True, timeout=_PROBE_TIMEOUT, check=False,
+        done = subprocess.run(probe, executable=program_path("bwrap"), capture_output=True,
+                              timeout=_PROBE_TIMEOUT, check=False,
                               preexec_fn=None if guard is None else guard.install)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap does not run here ({exc})"

@@ -38,7 +38,7 @@ from typing import IO
 from referee.processes.bot_command import BotCommand
 from referee.errors import BotStartError
 from referee.processes.cgroups import BotCgroup, CgroupRoot
-from referee.processes.sandbox import View, bwrap_argv, userns_guard
+from referee.processes.sandbox import View, bwrap_argv, program_path, userns_guard
 from referee.processes.live_bots import REGISTRY
 from referee.processes.rlimits import child_setup, megabytes, rlimits
 from referee.processes.stderr_sink import StderrSink
@@ -92,13 +92,14 @@ class BotProcess:
         cgroups = CgroupRoot.find()
         cgroup = _new_cgroup(cgroups, limits)
         tag = secrets.token_hex(8)
-        guard = None
+        guard, program = None, None
         if view is None:
             argv, env = list(cmd.argv), {**env, TAG_VARIABLE: tag}
         else:  # the bot's environment is the sandbox's (--setenv), bwrap's own is bare
             argv = bwrap_argv(replace(view, env=dict(env)), cmd.argv)
             env = {**_bare_env(), TAG_VARIABLE: tag}
             guard = userns_guard()
+            program = None if os.sep in argv[0] else program_path(argv[0])
         sink = (StderrSink(stderr) if stderr is not None else
                 StderrSink(_STDERR_FD, prefix=f"[{label}] " if label else ""))
         REGISTRY.expect(tag_entry(tag), cgroups)
@@ -106,7 +107,8 @@ class BotProcess:
             if game_stderr is not None:  # from the first byte: a crash at start-up too
                 sink.redirect(game_stderr)
             popen = _popen(cmd, argv, env, sink.child_fd(),
-                           child_setup(rlimits(limits, cgroup), os.getpid(), cgroup, guard))
+                           child_setup(rlimits(limits, cgroup), os.getpid(), cgroup, guard),
+                           program)
         except BaseException:
             REGISTRY.forget(tag_entry(tag))
             sink.close()
@@ -257,10 +259,12 @@ def _bare_env() -> dict[str, str]:
 
 
 def _popen(cmd: BotCommand, argv: list[str], env: Mapping[str, str], err_fd: int,
-           setup: Callable[[], None]) -> subprocess.Popen[bytes]:
+           setup: Callable[[], None], program: str | None = None
+           ) -> subprocess.Popen[bytes]:
+    """Start `argv`, from the file `program` if given (else found on env's PATH)."""
     try:
         return subprocess.Popen(
-            argv, env=env, process_group=0,
+            argv, executable=program, env=env, process_group=0,
             stdin=subprocess.PIPE if cmd.stdio else subprocess.DEVNULL,
             stdout=subprocess.PIPE if cmd.stdio else err_fd, stderr=err_fd,
             preexec_fn=setup)

@@ -100,24 +100,26 @@ class BotCgroup:
     def pids(self) -> list[int]:
         """The processes in the group now."""
         found: set[int] = set()
-        for folder in self.dirs:
-            found.update(_read_pids(folder / "cgroup.procs"))
+        for path in self._procs_files:
+            found.update(_read_pids(path))
         return sorted(found)
 
     def kill(self) -> None:
-        """SIGKILL every process in the group, frozen first so none can fork meanwhile."""
+        """SIGKILL every process in the group, frozen first so none can fork meanwhile.
+        (v1: not in the first round, which mostly finds only the sandbox's init, already
+        dying after its bot's exit: a child forked meanwhile is caught frozen in the next.)"""
         if self.version == 2 and _write_optional(self.dirs[0] / "cgroup.kill", 1):
             return
         freezer = self.dirs[3] / "freezer.state" if self.version == 1 else None
-        for _ in range(_KILL_ROUNDS):
+        for round_ in range(_KILL_ROUNDS):
             pids = self.pids()
             if not pids:
                 return
-            if freezer is not None:
+            if freezer is not None and round_ > 0:
                 _write_optional(freezer, "FROZEN")
             for pid in pids:
                 _kill(pid)
-            if freezer is not None:
+            if freezer is not None and round_ > 0:
                 _write_optional(freezer, "THAWED")  # a frozen process cannot die
             time.sleep(0.001)
 
@@ -166,7 +168,13 @@ class BotCgroup:
 
 
 def _write(path: Path, value: object) -> None:
-    path.write_text(str(value))
+    """One write(2), with the flags of open(path, "w"), as the kernel's control files
+    want it (no text layer: each bot's start and end writes several)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+    try:
+        os.write(fd, str(value).encode())
+    finally:
+        os.close(fd)
 
 
 def _write_optional(path: Path, value: object) -> bool:
@@ -177,9 +185,18 @@ def _write_optional(path: Path, value: object) -> bool:
     return True
 
 
-def _read_pids(path: Path) -> list[int]:
+def _read_pids(path: bytes) -> list[int]:
+    """The pids a cgroup.procs file lists (read by fd: every bot's kill reads each
+    hierarchy's at least once)."""
+    chunks = []
     try:
-        return [int(word) for word in path.read_text().split()]
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            while chunk := os.read(fd, 1 << 16):
+                chunks.append(chunk)
+        finally:
+            os.close(fd)
+        return [int(word) for word in b"".join(chunks).split()]
     except (OSError, ValueError):
         return []
 

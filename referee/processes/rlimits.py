@@ -7,6 +7,7 @@ together); without one they fall back to per-process rlimits here.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import resource
 import signal
@@ -88,7 +89,7 @@ def die_with_parent(parent: int) -> None:
     also ignore Ctrl-C: the terminal sends it to the whole group, and the parent alone
     decides how to stop (else each worker prints its own traceback)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    _prctl()(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     if os.getppid() != parent:
         os._exit(1)
 
@@ -97,7 +98,7 @@ def child_setup(limits: list[Limit], parent: int, cgroup: BotCgroup | None,
                 guard: UsernsFilter | None = None) -> Callable[[], None]:
     """The preexec function. Everything it needs is prepared here, before the fork.
     `guard` is installed last: it holds for bwrap and everything the sandbox runs."""
-    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    prctl = _prctl()
     sigkill = int(signal.SIGKILL)
 
     def setup() -> None:
@@ -112,3 +113,10 @@ def child_setup(limits: list[Limit], parent: int, cgroup: BotCgroup | None,
             guard.install()
 
     return setup
+
+
+@functools.cache
+def _prctl() -> Callable[..., int]:
+    """libc's prctl, looked up once per process rather than at every bot's start."""
+    prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+    return prctl

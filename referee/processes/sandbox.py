@@ -70,14 +70,15 @@ def running_as_root() -> bool:
 @functools.cache
 def sandbox_problem() -> str | None:
     """Why bubblewrap cannot sandbox bots on this machine, or None if it can (probed once)."""
-    if shutil.which("bwrap") is None:
+    if program_path("bwrap") is None:
         return "bubblewrap (bwrap) is not installed"
-    if running_as_root() and shutil.which("setpriv") is None:
+    if running_as_root() and program_path("setpriv") is None:
         return "setpriv (util-linux) is not installed"
     probe = bwrap_argv(View(cwd=Path("/")), ["true"])
     guard = userns_guard()
     try:
-        done = subprocess.run(probe, capture_output=True, timeout=_PROBE_TIMEOUT, check=False,
+        done = subprocess.run(probe, executable=program_path("bwrap"), capture_output=True,
+                              timeout=_PROBE_TIMEOUT, check=False,
                               preexec_fn=None if guard is None else guard.install)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap does not run here ({exc})"
@@ -132,6 +133,14 @@ def weakness_warning() -> str | None:
             "own; use --sandbox on to refuse that")
 
 
+@functools.cache
+def program_path(name: str) -> str | None:
+    """Where `name` is on PATH, looked up once per process: given as a bare name, every
+    bot's start would try each PATH entry in turn (an execve each), and setpriv's lookup
+    would stat each of them in the referee."""
+    return shutil.which(name)
+
+
 def userns_guard() -> UsernsFilter | None:
     """As root, the filter a bot's child installs before it execs bwrap, so that no process
     of the sandbox can make a user namespace (None without libseccomp). None as another
@@ -141,15 +150,14 @@ def userns_guard() -> UsernsFilter | None:
 
 def bwrap_argv(view: View, argv: Sequence[str]) -> list[str]:
     """The command line that runs `argv` in the sandbox `view` describes."""
-    binds = _read_only_binds(view)
+    binds, bind_args = _read_only_binds(view.extra_dirs, view.bot_folder)
+    # By name, as process listings show it; BotProcess runs the program_path() found.
     args = ["bwrap", "--die-with-parent", "--new-session", *_namespaces()]
     # The private /tmp first: a bind under /tmp (a venv or a bot there, as in a CI clone)
     # then goes on top of it instead of under it.
     args += ["--proc", "/proc", "--dev", "/dev",
              "--perms", "1777", "--size", str(view.tmp_bytes), "--tmpfs", "/tmp"]
-    args += _parents(dst for _, dst in binds)
-    for src, dst in binds:
-        args += _mount(src, dst)
+    args += bind_args
     args += _masks(view, [src for src, _ in binds])
     if view.socket_dir is not None:
         # Read-only: the bot may connect to its socket, never replace it.
@@ -174,7 +182,7 @@ def _drop_privileges() -> list[str]:
     if not running_as_root():
         return ["--cap-drop", "ALL", "--"]
     uid = str(SANDBOX_UID)
-    setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"  # the sandbox's env has no PATH
+    setpriv = program_path("setpriv") or "/usr/bin/setpriv"  # the sandbox's env has no PATH
     # CAP_SETPCAP only so that setpriv can empty the bounding set before it drops to uid.
     return ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
             "--cap-add", "CAP_SETPCAP", "--",
@@ -182,21 +190,30 @@ def _drop_privileges() -> list[str]:
             "--inh-caps=-all", "--bounding-set=-all", "--"]
 
 
-def _read_only_binds(view: View) -> list[tuple[Path, Path]]:
-    """(source, destination) pairs, system first; a path under an earlier one is skipped."""
-    wanted = [*_interpreter_dirs(), *view.extra_dirs]
-    if view.bot_folder is not None:
-        wanted.append(view.bot_folder)
+@functools.lru_cache(maxsize=256)
+def _read_only_binds(extra_dirs: tuple[Path, ...], bot_folder: Path | None
+                     ) -> tuple[tuple[tuple[Path, Path], ...], tuple[str, ...]]:
+    """(source, destination) pairs, system first (a path under an earlier one is
+    skipped), and bwrap's arguments that mount them. Worked out once per process for
+    each bot folder: every start would resolve each path again (an lstat per folder of
+    each) and check each against each."""
+    wanted = [*_interpreter_dirs(), *extra_dirs]
+    if bot_folder is not None:
+        wanted.append(bot_folder)
     binds: list[tuple[Path, Path]] = [(Path(p), Path(p)) for p in _SYSTEM
                                       if os.path.isdir(p)]  # or a link to one: /lib
+    real_sources = [Path(os.path.realpath(src)) for src, _ in binds]
     for path in wanted:
         real = Path(os.path.realpath(path))
         if real == Path("/"):
             raise BotStartError("a bot's folder cannot be / (it would show the whole system)")
-        if real.is_dir() and not any(_within(real, Path(os.path.realpath(src)))
-                                     for src, _ in binds):
+        if real.is_dir() and not any(_within(real, src) for src in real_sources):
             binds.append((real, real))
-    return binds
+            real_sources.append(real)
+    args = _parents(dst for _, dst in binds)
+    for src, dst in binds:
+        args += _mount(src, dst)
+    return tuple(binds), tuple(args)
 
 
 def _interpreter_dirs() -> list[Path]:
@@ -221,6 +238,7 @@ def give_to_bot(folder: Path) -> None:
         os.chown(folder, SANDBOX_UID, SANDBOX_UID)
 
 
+@functools.cache
 def package_root() -> Path:
     """The folder that holds the referee's packages (a bot's PYTHONPATH in the sandbox)."""
     return Path(__file__).resolve().parents[2]
@@ -264,4 +282,6 @@ def _masks(view: View, sources: Sequence[Path]) -> list[str]:
 
 
 def _within(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
+    """Is `path` `folder` or under it? (Both absolute; by parts, which pathlib keeps:
+    `folder in path.parents` builds every parent as a new Path.)"""
+    return path.parts[:len(folder.parts)] == folder.parts

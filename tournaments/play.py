@@ -35,7 +35,8 @@ from referee import __version__
 from referee.matches.game_log import GameLog
 from referee.matches.play import write_header
 from referee.players.lineup import (
-    BotLaunch, BotSpec, LaunchSettings, Lineup, bot_specs, safe_word, sandbox_view,
+    BotLaunch, BotSpec, LaunchSettings, Lineup, bot_specs, close_all, safe_word,
+    sandbox_view,
 )
 from referee.players.player import Player
 from referee.players.remote_player import RemotePlayer
@@ -170,30 +171,29 @@ class BotPool:
                   faulted: frozenset[int]) -> None:
         """Keep the bots that may play on, their stderr drained into the game's files and
         sent back to their own; close the faulted ones (and all, if fresh)."""
+        closing = []
         for seat, (key, player) in enumerate(zip(keys, players)):
             # A FaultedPlayer (it never started) is tried again next game.
             if self._reuse and seat not in faulted and isinstance(player, RemotePlayer):
                 player.process.redirect_stderr(None)
                 self._idle[key] = player  # the most recently used: last
             else:
-                player.close()
+                closing.append(player)
         self._idle_limit = max(self._idle_limit, IDLE_TABLES * len(keys))
         while len(self._idle) > self._idle_limit:
-            _, oldest = self._idle.popitem(last=False)
-            oldest.close()
+            closing.append(self._idle.popitem(last=False)[1])
+        close_all(closing)
 
     def discard(self, players: Sequence[Player]) -> None:
         """Close players after a failed game: their state is unknown."""
-        for player in players:
-            player.close()
+        close_all(players)
 
     def close(self) -> None:
         """Say BYE to every idle bot, kill them, and close the lineup. Idempotent."""
         if self.pid != os.getpid():
             return  # inherited through fork: the parent's bots and sockets, not ours
         idle, self._idle = list(self._idle.values()), OrderedDict()
-        for player in idle:
-            player.close()
+        close_all(idle)
         self._lineup.close()
 
     def _bench(self, key: SeatKey) -> Player:

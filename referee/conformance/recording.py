@@ -47,5 +47,8 @@ class RecordingPlayer(Player):
         self.replies.append(Reply(line, time.monotonic() - start))
         return reply
 
-    def close(self) -> None:
-        self.inner.close()
+    def say_bye(self) -> None:
+        self.inner.say_bye()
+
+    def close(self, grace: float | None = None) -> None:
+        self.inner.close(grace)

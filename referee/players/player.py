@@ -57,8 +57,12 @@ class Player(ABC):
         Raises a BotFault subclass on timeout, crash, bad framing or flood.
         """
 
-    def close(self) -> None:
-        """Release the bot (and kill its processes, for a remote one)."""
+    def say_bye(self) -> None:
+        """Tell the bot its session is over, without waiting for it to go (close() does)."""
+
+    def close(self, grace: float | None = None) -> None:
+        """Release the bot (and kill its processes, for a remote one, after letting it
+        exit on its own for `grace` seconds, or the player's default)."""
 
     def _heard(self, direction: Direction, line: str) -> None:
         if self.listener is not None:

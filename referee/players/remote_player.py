@@ -267,23 +267,24 @@ class RemotePlayer(Player):
     def say_bye(self) -> None:
         """Send BYE once: the bot should exit within BYE_GRACE. Nothing is killed here, so
         a caller (`referee check`) can watch how the bot ends before close() kills it."""
-        if self._bye_sent or not self._greeted:
+        if self._bye_sent or not self._greeted or self._closed:
             return
         self._bye_sent = True
         self._send((BYE,), time.monotonic() + BYE_GRACE)
 
-    def close(self) -> None:
-        """Say BYE, give the bot a moment to exit, then kill its whole process group."""
+    def close(self, grace: float | None = None) -> None:
+        """Say BYE, give the bot a moment to exit (`grace`, else BYE_GRACE), then kill
+        its whole process group."""
         if self._closed:
             return
-        self._closed = True
         try:
             if self._greeted and not self._process.exited():
                 self.say_bye()
-                self._process.wait(BYE_GRACE)
+                self._process.wait(BYE_GRACE if grace is None else grace)
         except (BotFault, OSError):
             pass  # best effort: the kill follows anyway
         finally:
+            self._closed = True
             self._process.kill()
             self._channel.close()
 

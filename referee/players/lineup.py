@@ -20,9 +20,10 @@ from referee.errors import BotFault, BotStartError, ConfigError
 from referee.players.greeting import greet_all
 from referee.players.player import Player
 from referee.processes.sandbox import (
-    SandboxMode, SandboxSettings, View, sandbox_enabled, sandbox_problem,
+    SandboxMode, SandboxSettings, View, package_root, sandbox_enabled, sandbox_problem,
 )
 from referee.players.remote_player import BYE_GRACE, RemotePlayer
+from referee.players.sdk_bytecode import ensure_sdk_bytecode
 from referee.settings import Clock, ResourceLimits, TimeLimits
 from referee.transport.zmq_channel import ZmqHub
 
@@ -164,6 +165,7 @@ class Lineup:
     def __init__(self, settings: LaunchSettings) -> None:
         self.settings = settings
         self._view = sandbox_view(settings)
+        ensure_sdk_bytecode(package_root())  # else each Python bot compiles the SDK anew
         self._hub: ZmqHub | None = None
         self._players: list[Player] = []
 

@@ -52,6 +52,13 @@ V2_MACHINE = textwrap.dedent("""
         except OSError:
             return False
 
+    def gone(pids):
+        # cgroup.kill is asynchronous: a process may still be exiting just after it.
+        deadline = time.monotonic() + 10
+        while any(map(alive, pids)) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return not any(map(alive, pids))
+
     def spawn(script, view=None):
         cmd = BotCommand("bot", ("sh", "-c", script), stdio=True)
         return BotProcess.spawn(cmd, dict(os.environ), NONE, Path(os.devnull), view)
@@ -63,7 +70,7 @@ V2_MACHINE = textwrap.dedent("""
         result["holder"] = bot.limits_holder
         result["counted"] = sorted(bot.cgroup.pids()) == sorted([bot.pid, escaped])
         bot.kill()
-        result["killed"] = not alive(bot.pid) and not alive(escaped)
+        result["killed"] = gone([bot.pid, escaped])
         result["removed"] = not any(d.exists() for d in bot.cgroup.dirs)
         # CPU time of all of a bot's processes, as --clock cpu reads it.
         burn = "import time\\nt = time.process_time()\\nwhile time.process_time() - t < 0.3: pass"
@@ -78,7 +85,7 @@ V2_MACHINE = textwrap.dedent("""
                 time.sleep(0.01)  # bwrap, its init and two sleeps
             inside = bot.cgroup.pids()
             bot.kill()
-            result["sandboxed"] = [len(inside), any(map(alive, inside))]
+            result["sandboxed"] = [len(inside), not gone(inside)]
         # A frozen group, as a referee killed mid-kill leaves it: the sentinel's kill_all.
         bot = spawn("exec sleep 60")
         (bot.cgroup.dirs[0] / "cgroup.freeze").write_text("1")

@@ -231,19 +231,21 @@ class RemotePlayer(Player):
         later than `move` spends the bank."""
         if not is_request(line):
             raise ValueError(f"ask() of a line that is not a request: {line!r}")
-        self._check_told(preamble)
+        batch = (*preamble, line)
+        if "?" in "".join(preamble):  # _check_told(), only where it may find something
+            self._check_told(preamble)
         channel = self._channel
         if channel.pending():  # mostly not: then there is nothing to look at
             self._check_unsolicited()
-        batch = (*preamble, line)
-        self._log_out(batch)
+        if self.listener is not None:
+            self.listener.sent(batch)
         # The clock starts as the request is handed to the transport: the referee's own
         # work (the check above, the log) is never charged to the bot.
-        times = self._times
         if self._cpu_clock:
             return self._ask_by_cpu(line, batch)
-        # --clock wall, inline (every decision pays for a clock object and its calls): one
-        # wait, until move + bank + tolerance seconds have passed.
+        # --clock wall, inline (every decision would pay for a clock object and its
+        # calls): one wait, until move + bank + tolerance seconds have passed.
+        times = self._times
         start = time.monotonic()
         deadline = start + times.move + self._bank + times.tolerance
         channel.send_lines(batch, deadline)

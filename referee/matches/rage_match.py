@@ -17,7 +17,7 @@ from referee.matches.game_log import DecidedBy, GameLog
 from referee.games.rage import (
     Event, Phase, RageConfig, RageState, RoundResult, SeatRoundResult,
 )
-from referee.games.rage_cards import Card, Play, find_play, parse_play
+from referee.games.rage_cards import Play, find_play, parse_play
 from referee.games.rage_view import private_to
 from referee.players.player import Player
 from referee.settings import FaultPolicy, OnFault, TimeLimits
@@ -35,6 +35,13 @@ class RageMove(enum.StrEnum):
 
     BID = "bid"
     PLAY = "play"
+
+
+# Read once: on Python 3.11 every read of an enum class's attribute goes through
+# EnumType.__getattr__, and the loop reads these at every decision.
+_OVER, _BID = Phase.OVER, Phase.BID
+_BY_BOT, _BY_FALLBACK = DecidedBy.BOT, DecidedBy.FALLBACK
+_MOVE_BID, _MOVE_PLAY = RageMove.BID, RageMove.PLAY
 
 
 @dataclass(frozen=True)
@@ -84,13 +91,15 @@ class RageMatch(Match[Event]):
         self.policy = policy
         self.state = state if state is not None else RageState.new_game(config, seed)
         self.seed = seed
+        self._private_to = partial(private_to, self.state)  # rage_view's judge, made once
 
     def run(self) -> RageResult:
         """Play the game to the end and return its result."""
         self._start()
-        while self.state.phase is not Phase.OVER:
+        state = self.state
+        while (phase := state.phase) is not _OVER:
             self._deliver()
-            if self.state.phase is Phase.BID:
+            if phase is _BID:
                 self._bid()
             else:
                 self._play()
@@ -107,29 +116,33 @@ class RageMatch(Match[Event]):
 
     def _deliver(self) -> None:
         """Queue for every seat the new events it may see (decided by rage_view alone)."""
-        state = self.state
-        self.deliver(state.events_since(self.delivered), partial(private_to, state),
+        self.deliver(self.state.events_since(self.delivered), self._private_to,
                      codec.encode_event)
 
     def _bid(self) -> None:
-        seat, legal = self._seat(), self.state.legal_bids()
-        bid = self.table.ask(seat, codec.bid_request(legal), partial(_checked_bid, legal=legal))
-        by = DecidedBy.BOT
+        state = self.state
+        seat, legal = self._seat(), state.legal_bids()
+        # partials, not lambdas: a decision's decoder costs no frame of its own; and
+        # positional: a partial with keywords takes the slow path of every call
+        bid = self.table.ask(seat, codec.bid_request(legal), partial(_checked_bid, legal))
+        by = _BY_BOT
         if bid is None:
-            bid, by = self.state.fallback_bid(), DecidedBy.FALLBACK
-        self.state.bid(bid)
-        self.log_move(seat, RageMove.BID, str(bid), by)
+            bid, by = state.fallback_bid(), _BY_FALLBACK
+        state.bid(bid)
+        if self.log is not None:
+            self.log_move(seat, _MOVE_BID, str(bid), by)
 
     def _play(self) -> None:
-        seat, legal = self._seat(), self.state.legal_plays()
-        # partial, not lambdas: a decision's decoder costs no frame of its own
-        play = self.table.ask(seat, codec.play_request(legal), partial(
-            _checked_play, legal=legal, hand=partial(self.state.hand, seat)))
-        by = DecidedBy.BOT
+        state = self.state
+        seat, legal = self._seat(), state.legal_plays()
+        play = self.table.ask(seat, codec.play_request(legal),
+                              partial(_checked_play, legal, state, seat))
+        by = _BY_BOT
         if play is None:
-            play, by = self.state.fallback_play(), DecidedBy.FALLBACK
-        self.state.play(play)
-        self.log_move(seat, RageMove.PLAY, play.notation, by)
+            play, by = state.fallback_play(), _BY_FALLBACK
+        state.play(play)
+        if self.log is not None:
+            self.log_move(seat, _MOVE_PLAY, play.notation, by)
 
     def _seat(self) -> int:
         seat = self.state.current_seat
@@ -153,15 +166,16 @@ class RageMatch(Match[Event]):
         return result
 
 
-def _checked_bid(reply: str, legal: list[int]) -> int:
+def _checked_bid(legal: list[int], reply: str) -> int:
     bid = codec.parse_bid(reply)
     if bid not in legal:
         raise RuleError(f"bid {bid} is not allowed now (legal: {' '.join(map(str, legal))})")
     return bid
 
 
-def _checked_play(reply: str, legal: list[Play], hand: Callable[[], Sequence[Card]]) -> Play:
-    """The legal play the reply names; the hand is looked at only to explain a refusal."""
+def _checked_play(legal: list[Play], state: RageState, seat: int, reply: str) -> Play:
+    """The legal play the reply names; the seat's hand is looked at only to explain a
+    refusal."""
     play = find_play(legal, reply)  # the common case: one of PLAY?'s words, as sent
     if play is not None:
         return play
@@ -170,7 +184,7 @@ def _checked_play(reply: str, legal: list[Play], hand: Callable[[], Sequence[Car
     if play is not None:
         return play
     face = text.split(":", 1)[0]
-    if parse_play(text, hand()) is None:
+    if parse_play(text, state.hand(seat)) is None:
         raise RuleError(f"{face} is not in your hand")
     raise RuleError(f"{text} is not a legal play now (legal: "
                     f"{' '.join(p.notation for p in legal)})")

@@ -30,7 +30,10 @@ class Table:
         self.players = list(players)
         self.log = log
         self.faults: dict[int, Fault] = {}
+        # Each seat's held lines: one list for the whole game, emptied as it is sent, so
+        # that the lists of the seats still playing can be kept (_open_held) until a fault.
         self._held: list[list[str]] = [[] for _ in self.players]
+        self._open_held = list(self._held)
         for seat, player in enumerate(self.players):  # no log: nothing to hear lines
             player.listener = None if log is None else _SeatLog(log, seat)
 
@@ -50,7 +53,7 @@ class Table:
 
     def flush(self, seat: int) -> None:
         """Send the seat's held lines now."""
-        lines, self._held[seat] = self._held[seat], []
+        lines = self._take_held(seat)
         if lines:
             self._guard(seat, lambda: self.players[seat].tell_many(lines))
 
@@ -70,8 +73,7 @@ class Table:
         visibility: the one seat that may see the event, or None for every seat. Each
         event is encoded once, whoever receives it.
         """
-        faults = self.faults
-        everyone = [held for seat, held in enumerate(self._held) if seat not in faults]
+        faults, everyone = self.faults, self._open_held
         for event in events:
             line = encode(event)
             if line is None:
@@ -87,7 +89,7 @@ class Table:
         """The decoded reply, or None if the seat has faulted (now or before)."""
         if seat in self.faults:
             return None
-        preamble, self._held[seat] = self._held[seat], []
+        preamble = self._take_held(seat)
         try:
             reply = self.players[seat].ask(request, preamble)
             try:  # syntax errors are protocol faults, rule breaks illegal moves
@@ -105,7 +107,9 @@ class Table:
         player = self.players[seat]
         fault = Fault.from_error(seat, player.name, error)
         self.faults[seat] = fault
-        self._held[seat] = []
+        self._held[seat].clear()
+        self._open_held = [held for seat, held in enumerate(self._held)
+                           if seat not in self.faults]
         if self.log is not None:
             self.log.fault(fault)
         try:
@@ -113,6 +117,13 @@ class Table:
         except BotFault:
             pass
         player.close()
+
+    def _take_held(self, seat: int) -> tuple[str, ...]:
+        """The seat's held lines, no longer held."""
+        held = self._held[seat]
+        lines = tuple(held)
+        held.clear()
+        return lines
 
     def _guard(self, seat: int, action: Callable[[], None]) -> None:
         if seat in self.faults:

@@ -6,7 +6,7 @@ import os
 import secrets
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,8 +28,8 @@ from referee.processes.bot_process import BotProcess
 from referee.errors import (
     BotFault, BotStartError, BotTimeout, ConfigError, OutputFlood, ProtocolError,
 )
-from referee.players.player import Direction, LineListener, Player
-from referee.players.request_clock import CpuClock, RequestClock, WallClock
+from referee.players.player import LineListener, Player
+from referee.players.request_clock import CpuClock, wall_missed
 from referee.processes.sandbox import INSIDE_SOCKET_DIR, View, give_to_bot, package_root
 from referee.settings import Clock, ResourceLimits, TimeLimits
 from referee.transport.channel import Channel
@@ -55,6 +55,7 @@ class RemotePlayer(Player):
         self._process = process
         self._channel = channel
         self._times = times
+        self._cpu_clock = times.clock is Clock.CPU  # asked once: an enum's attribute is slow
         self._bank = times.bank
         self._logs = 0  # LOG lines since the last reply
         self._greeted = False
@@ -230,39 +231,54 @@ class RemotePlayer(Player):
         later than `move` spends the bank."""
         if not is_request(line):
             raise ValueError(f"ask() of a line that is not a request: {line!r}")
-        self._check_told(preamble)
+        batch = (*preamble, line)
+        if "?" in "".join(preamble):  # _check_told(), only where it may find something
+            self._check_told(preamble)
         channel = self._channel
         if channel.pending():  # mostly not: then there is nothing to look at
             self._check_unsolicited()
-        batch = (*preamble, line)
-        self._log_out(batch)
+        if self.listener is not None:
+            self.listener.sent(batch)
         # The clock starts as the request is handed to the transport: the referee's own
         # work (the check above, the log) is never charged to the bot.
-        clock = self._request_clock()
-        channel.send_lines(batch, clock.deadline)
-        reply = self._reply(clock)
+        if self._cpu_clock:
+            return self._ask_by_cpu(line, batch)
+        # --clock wall, inline (every decision would pay for a clock object and its
+        # calls): one wait, until move + bank + tolerance seconds have passed.
+        times = self._times
+        start = time.monotonic()
+        deadline = start + times.move + self._bank + times.tolerance
+        channel.send_lines(batch, deadline)
+        reply = self._next_line(deadline)
         if reply is None:
-            bank, self._bank = self._bank, 0.0
-            raise BotTimeout(clock.missed(line.split(" ", 1)[0], self._times, bank))
-        overrun = clock.overrun(self._times.move)
-        if overrun > 0:
-            self._bank = max(0.0, self._bank - overrun)
+            raise self._timed_out(line, wall_missed)
+        self._spend(time.monotonic() - start - times.move)
         return reply
 
-    def _request_clock(self) -> RequestClock:
-        allowance = self._times.move + self._bank + self._times.tolerance
-        if self._times.clock is Clock.CPU:
-            assert self._process.cgroup is not None  # launch() refuses a bot without one
-            return CpuClock(self._process.cgroup, allowance)
-        return WallClock(allowance)
-
-    def _reply(self, clock: RequestClock) -> str | None:
-        """The reply, waited for slice by slice while the clock allows; None if it is up."""
+    def _ask_by_cpu(self, line: str, batch: Sequence[str]) -> str:
+        """ask() by --clock cpu: the reply is waited for slice by slice, each slice ending
+        with a look at the bot's CPU time."""
+        cgroup = self._process.cgroup
+        assert cgroup is not None  # launch() refuses a bot without one
+        clock = CpuClock(cgroup, self._times.move + self._bank + self._times.tolerance)
+        self._channel.send_lines(batch, clock.deadline)
         while (deadline := clock.next_wait()) is not None:
             reply = self._next_line(deadline)
             if reply is not None:
+                self._spend(clock.overrun(self._times.move))
                 return reply
-        return None
+        raise self._timed_out(line, clock.missed)
+
+    def _spend(self, overrun: float) -> None:
+        """A reply later than `move` spends the bank."""
+        if overrun > 0:
+            self._bank = max(0.0, self._bank - overrun)
+
+    def _timed_out(self, request: str, missed: Callable[[str, TimeLimits, float], str]
+                   ) -> BotTimeout:
+        """No reply to `request` in time: the bank is spent; `missed` says why."""
+        bank, self._bank = self._bank, 0.0
+        return BotTimeout(missed(request.split(" ", 1)[0], self._times, bank))
 
     def say_bye(self) -> None:
         """Send BYE once: the bot should exit within BYE_GRACE. Nothing is killed here, so
@@ -310,7 +326,9 @@ class RemotePlayer(Player):
                 line = recv(deadline)
             except BotTimeout:
                 return None
-            self._heard(Direction.IN, line)
+            listener = self.listener  # _heard(), inline: it reads an enum's attribute
+            if listener is not None:
+                listener.heard(line)
             if line[:3] != "LOG" or not is_log(line):  # the common reply costs no call
                 self._logs = 0
                 return line
@@ -327,7 +345,8 @@ class RemotePlayer(Player):
         """The lines already there, each heard (logged) as it is taken."""
         while self._channel.pending():
             line = self._channel.recv(time.monotonic())
-            self._heard(Direction.IN, line)
+            if self.listener is not None:
+                self.listener.heard(line)
             yield line
 
     def _count_log(self, line: str) -> None:

@@ -32,6 +32,7 @@ from referee.zmq_fast import poll as zmq_poll, recv as zmq_recv, send as zmq_sen
 MAX_FRAME_BYTES = 4 * MAX_LINE_BYTES
 EXIT_DRAIN_GRACE = 0.02  # after an exit, for frames still in flight
 DRAIN_BATCH = 4096  # frames taken off the ROUTER socket per pass: bounds one pass
+_DRAIN_PASSES = range(DRAIN_BATCH)  # made once: a drain per decision need not build it
 TRANSPORTS = ("ipc", "tcp")
 SOCKET_NAME = "bot"  # the ipc socket in each bot's own folder
 # Connections a bot may make to its endpoint before its HELLO: one, and reconnections.
@@ -144,6 +145,9 @@ class ZmqChannel(Channel):
         self.endpoint = endpoint
         self.folder = folder  # the ipc socket's own folder, shown to the bot's sandbox
         self._socket = socket
+        # Ours, not pyzmq's `closed`: that reads an option from libzmq, through pyzmq's
+        # attribute hook, on every look. Only this channel closes its socket.
+        self._open = True
         self._token = token
         self._monitor: zmq.Socket[bytes] | None = socket.get_monitor_socket(
             zmq.EVENT_ACCEPTED)
@@ -158,7 +162,7 @@ class ZmqChannel(Channel):
 
     @property
     def closed(self) -> bool:
-        return bool(self._socket.closed)
+        return not self._open
 
     def attach(self, process: BotProcess) -> None:
         """The bot process behind this endpoint: its exit ends every wait."""
@@ -176,11 +180,11 @@ class ZmqChannel(Channel):
     def drain(self) -> None:
         """Move every frame that has arrived into the inbox (bounded pass)."""
         ready = self._ready
-        for _ in range(DRAIN_BATCH):
+        for _ in _DRAIN_PASSES:
             # Asking first is cheaper than the zmq.Again exception of an empty recv, and a
             # poll without waiting cheaper than getsockopt(EVENTS), which looks its option
             # up in an enum.
-            if self._socket.closed or not zmq_poll(ready, 0):
+            if not (self._open and zmq_poll(ready, 0)):
                 return
             self.receive()
 
@@ -235,6 +239,7 @@ class ZmqChannel(Channel):
             self._connections += 1
         if self._connections > MAX_CONNECTIONS:
             self._close_monitor()
+            self._open = False
             self._socket.close(linger=0)
             self._inbox.push_fault(OutputFlood(
                 f"bot made more than {MAX_CONNECTIONS} connections to its endpoint"))
@@ -256,7 +261,7 @@ class ZmqChannel(Channel):
 
     def send_lines(self, lines: Sequence[str], deadline: float | None = None) -> None:
         """The lines in one frame, separated by newlines."""
-        if self.rid is None or self._socket.closed:
+        if self.rid is None or not self._open:
             raise RuntimeError("cannot send to a bot before its HELLO")
         if not lines:
             return
@@ -293,10 +298,10 @@ class ZmqChannel(Channel):
             line = inbox.take()
             if line is not None:
                 return line
-            if self._socket.closed:
+            if not self._open:
                 raise BotTimeout("no line from the bot: its endpoint is closed")
-            remaining = max(0.0, deadline - time.monotonic())
-            arrived, exited = self._wait(remaining)
+            remaining = deadline - time.monotonic()
+            arrived, exited = self._wait(remaining if remaining > 0 else 0.0)
             if exited:
                 return self._last_words()
             if arrived:
@@ -305,15 +310,15 @@ class ZmqChannel(Channel):
                     # The inbox was empty (take() above): this line is the next one,
                     # decoded as take() would, without a trip through the queue.
                     return decoded(raw)
-            elif remaining == 0:
+            elif remaining <= 0:
                 raise BotTimeout("no line from the bot before the deadline")
 
     def _wait(self, timeout: float) -> tuple[bool, bool]:
         """Wait up to `timeout` for a frame or the exit of the bot:
         (a frame is waiting, the bot has exited)."""
         watched = self._has_exit_fd
-        if not watched:  # no exit fd: wake up now and then to look
-            timeout = min(timeout, FALLBACK_SLICE)
+        if not watched and timeout > FALLBACK_SLICE:  # no exit fd: wake now and then to look
+            timeout = FALLBACK_SLICE
         arrived = exit_fired = False
         socket, monitor = self._socket, self._monitor
         # timeout_ms(timeout), inline: timeout is >= 0 here
@@ -350,12 +355,18 @@ class ZmqChannel(Channel):
     def pending(self) -> bool:
         if self._monitor is not None:
             self._count_connections()
+        if self._inbox.ready():
+            return True
+        # drain(), whose first look mostly finds nothing: then that look is all it costs
+        if not (self._open and zmq_poll(self._ready, 0)):
+            return False
         self.drain()
         return self._inbox.ready()
 
     def close(self) -> None:
         """Close the socket (and its endpoint); later frames are lost. Idempotent."""
         self._close_monitor()
+        self._open = False
         if not self._socket.closed:
             self._socket.close(linger=0)
         if self.folder is not None:

@@ -12,6 +12,7 @@ from bots.thegame_random import RandomBot as TheGameRandom
 from protocols import rage as rage_codec
 from protocols import thegame as thegame_codec
 from protocols.wire import is_request
+from referee.errors import ProtocolError
 from referee.games.rage import RageConfig, Variant
 from tests.games.views import visible_events
 from referee.games.thegame import TheGameConfig
@@ -66,3 +67,37 @@ def test_thegame_seats_receive_exactly_their_visible_events(players: int) -> Non
                     if (line := thegame_codec.encode_event(e)) is not None]
         assert told(received[seat], keywords) == expected
         assert expected[0].startswith("HAND ") and expected[-1].startswith("END ")
+
+
+def faulting_at(ask_no: int, handler: Handler) -> Handler:
+    """`handler`, but the `ask_no`-th request is answered by a protocol fault."""
+    asks = 0
+
+    def handle(line: str) -> str | None:
+        nonlocal asks
+        if is_request(line):
+            asks += 1
+            if asks == ask_no:
+                raise ProtocolError("a fault made up by the test", line)
+        return handler(line)
+    return handle
+
+
+def test_after_a_seat_faults_the_others_still_receive_exactly_their_events() -> None:
+    """Table keeps each seat's held lines in one list for the game: after a fault, the
+    faulted seat gets nothing more and every other seat still gets all it may see."""
+    received: list[list[str]] = [[] for _ in range(4)]
+    handlers = [RageRandom().on_line for _ in range(4)]
+    handlers[1] = faulting_at(7, handlers[1])
+    players = [FunctionPlayer(f"b{s}", recording(received[s], handlers[s]))
+               for s in range(4)]
+    match = RageMatch(players, RageConfig(4, rounds=4), 5, TimeLimits())
+    assert [fault.seat for fault in match.run().faults] == [1]
+    keywords = {"ROUND", "HAND", "FLIP", "TRUMP", "BID", "BIDS", "PLAYED", "TRICK", "SCORE"}
+    for seat in (0, 2, 3):
+        expected = [line for e in visible_events(match.state, seat)
+                    if (line := rage_codec.encode_event(e)) is not None]
+        assert told(received[seat], keywords) == expected
+    faulted = received[1]
+    assert faulted[-1].startswith("ERROR protocol ")
+    assert sum(is_request(line) for line in faulted) == 7

@@ -43,13 +43,18 @@ class DecidedBy(enum.StrEnum):
     FALLBACK = "fallback"
 
 
+_BY_BOT = DecidedBy.BOT  # a module constant: an Enum class's attribute costs a lookup
+
+
 class GameLog:
     """Records one game; `timestamps=False` makes the log byte-reproducible.
 
-    An exchange is kept as a list [seat, lines out, lines in, kind, move, ns, ns of the
-    last line in] (kind and move None until a move closes it; ns: monotonic_ns) until its
-    block is written; everything else as the record it will be. A seat's lines come
-    through its SeatLog.
+    The open exchange is a list [seat, lines out, lines in, kind, move, ns, ns of the last
+    line in] (kind and move None without a move; ns: monotonic_ns). Closed, by a move or
+    anything else, it becomes a tuple of strings, numbers and a tuple of strings: the
+    garbage collector stops tracking those, so the records of a block cost it nothing
+    however long they wait to be written. Everything else is kept as the record it will
+    be. A seat's lines come through its SeatLog.
     """
 
     def __init__(self, stream: IO[bytes], timestamps: bool = True, compress: bool = False,
@@ -62,7 +67,7 @@ class GameLog:
             else None
         self._start = self._clock()
         self._records: list[Record] = []
-        self._open: list[Any] | None = None  # the last record, if an exchange
+        self._open: list[Any] | None = None  # the exchange open, not in _records yet
         self._heard_chars = 0  # of the bots' lines not yet written: they bound the memory
         self._seats: dict[int, SeatLog] = {}
 
@@ -97,10 +102,15 @@ class GameLog:
         the move as the protocol spells it, and who made it. A bot's move closes the
         exchange its reply came in; a fallback's is a record of its own."""
         exchange = self._open
-        if by is DecidedBy.BOT and exchange is not None and exchange[0] == seat:
+        if by is _BY_BOT and exchange is not None and exchange[0] == seat:
+            exchange[2] = tuple(exchange[2])
             exchange[3] = kind
             exchange[4] = move
             self._open = None
+            records = self._records
+            records.append(tuple(exchange))
+            if len(records) >= _BLOCK or self._heard_chars > _BLOCK_CHARS:
+                self._flush()
         else:
             self._add({"type": "move", "seat": seat, "kind": kind, "move": move, "by": by})
 
@@ -112,7 +122,8 @@ class GameLog:
 
     def close(self) -> None:
         """Write what is left (and the end of the gzip stream)."""
-        self._flush(len(self._records))
+        self._close_exchange()
+        self._flush()
         if self._zip is not None:
             self._stream.write(self._zip.flush())
         self._stream.flush()
@@ -122,19 +133,28 @@ class GameLog:
     def _add(self, record: dict[str, Any]) -> None:
         if self._timestamps:
             record["us"] = (self._clock() - self._start) // 1000
-        self._open = None
+        self._close_exchange()
         self._records.append(record)
-        if len(self._records) > _BLOCK:
-            self._flush(len(self._records))
+        if len(self._records) >= _BLOCK:
+            self._flush()
 
-    def _flush(self, count: int) -> None:
-        if not count:
-            return
-        block, self._records = self._records[:count], self._records[count:]
-        self._heard_chars = sum(len(line) for exchange in self._records
-                                if isinstance(exchange, list) for line in exchange[2])
-        data = encode_block(block, self._start, self._timestamps)
-        self._stream.write(data if self._zip is None else self._zip.compress(data))
+    def _close_exchange(self) -> None:
+        """The open exchange, if any, into the records (with no move)."""
+        exchange = self._open
+        if exchange is not None:
+            self._open = None
+            exchange[2] = tuple(exchange[2])
+            self._records.append(tuple(exchange))
+            if len(self._records) >= _BLOCK or self._heard_chars > _BLOCK_CHARS:
+                self._flush()
+
+    def _flush(self) -> None:
+        """Write every record (no exchange is open)."""
+        if self._records:
+            data = encode_block(self._records, self._start, self._timestamps)
+            self._stream.write(data if self._zip is None else self._zip.compress(data))
+            self._records = []
+        self._heard_chars = 0
 
 
 class SeatLog:
@@ -151,12 +171,10 @@ class SeatLog:
     def sent(self, lines: Sequence[str]) -> None:
         """Lines sent to the seat in one batch: they open an exchange."""
         log = self._log
+        if log._open is not None:
+            log._close_exchange()
         now = log._clock()
-        log._open = exchange = [self._seat, tuple(lines), [], None, None, now, now]
-        records = log._records
-        records.append(exchange)
-        if len(records) > _BLOCK or log._heard_chars > _BLOCK_CHARS:
-            log._flush(len(records) - 1)  # the last is the open exchange
+        log._open = [self._seat, tuple(lines), [], None, None, now, now]
 
     def heard(self, line: str) -> None:
         """A line from the seat: part of its exchange if nothing came between."""

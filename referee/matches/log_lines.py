@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-# An exchange as GameLog keeps it, [seat, lines out, lines in, kind, move (both None
-# without a move), ns, ns of the last line in], or any other record as it is written.
-Record = list[Any] | dict[str, Any]
+# An exchange as GameLog keeps it, (seat, lines out, lines in, kind, move (both None
+# without a move), ns, ns of the last line in), or any other record as it is written.
+Record = tuple[Any, ...] | dict[str, Any]
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"))
+# Records are trees the referee built: no cycle to look for (a tenth faster).
+_ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
 _string = json.encoder.encode_basestring_ascii  # a str as JSON, ASCII only, as the encoder
 _LIST = '","'  # between the strings of a list written as they are
 # The ASCII characters a JSON string escapes (past ASCII, all are): one search for each

@@ -27,7 +27,7 @@ from typing import IO, Any, Callable, Sequence
 from isal import isal_zlib
 
 from referee.errors import ConfigError, Fault
-from referee.matches.log_lines import Record, encode_block
+from referee.matches.log_lines import Record, encode_block, record_line
 
 FORMAT = 2  # the header's "format"; logs without one are the older per-line format
 _BLOCK = 256  # records encoded and written together
@@ -54,7 +54,7 @@ class GameLog:
     anything else, it becomes a tuple of strings, numbers and a tuple of strings: the
     garbage collector stops tracking those, so the records of a block cost it nothing
     however long they wait to be written. Everything else is kept as the record it will
-    be. A seat's lines come through its SeatLog.
+    be: its line. A seat's lines come through its SeatLog.
     """
 
     def __init__(self, stream: IO[bytes], timestamps: bool = True, compress: bool = False,
@@ -134,7 +134,7 @@ class GameLog:
         if self._timestamps:
             record["us"] = (self._clock() - self._start) // 1000
         self._close_exchange()
-        self._records.append(record)
+        self._records.append(record_line(record))  # now: it is in the CPU's caches now
         if len(self._records) >= _BLOCK:
             self._flush()
 

@@ -13,8 +13,8 @@ import json
 from typing import Any
 
 # An exchange as GameLog keeps it, (seat, lines out, lines in, kind, move (both None
-# without a move), ns, ns of the last line in), or any other record as it is written.
-Record = tuple[Any, ...] | dict[str, Any]
+# without a move), ns, ns of the last line in), or any other record's line (record_line).
+Record = tuple[Any, ...] | str
 
 # Records are trees the referee built: no cycle to look for (a tenth faster).
 _ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
@@ -23,6 +23,11 @@ _LIST = '","'  # between the strings of a list written as they are
 # The ASCII characters a JSON string escapes (past ASCII, all are): one search for each
 # (memchr) is cheaper than one pass that looks at each character.
 _ESCAPED = (*map(chr, range(0x20)), '"', "\\", "\x7f")
+
+
+def record_line(record: dict[str, Any]) -> str:
+    """A record other than an exchange, as its line (without the "\\n")."""
+    return _ENCODER.encode(record)
 
 
 def encode_block(block: list[Record], start: int, timestamps: bool) -> bytes:
@@ -36,11 +41,11 @@ def encode_block(block: list[Record], start: int, timestamps: bool) -> bytes:
 
 
 def escaped_line(record: Record, start: int, timestamps: bool) -> str:
-    """One record's line (without its "\\n"), every string escaped: the encoder's for a
-    dict; by hand for an exchange, {"type":"exchange","seat","out","in"[,"move"]
+    """One record's line (without its "\\n"), every string escaped: record_line's for
+    a record other than an exchange; by hand for an exchange, {"type":"exchange","seat","out","in"[,"move"]
     [,"us","us_in"]}, one escape per string instead of the encoder's walk of a dict."""
-    if isinstance(record, dict):
-        return _ENCODER.encode(record)
+    if isinstance(record, str):
+        return record
     seat, sent, heard, kind, move, began, ended = record
     line = (f'{{"type":"exchange","seat":{seat},"out":[{",".join(map(_string, sent))}],'
             f'"in":[{",".join(map(_string, heard))}]')
@@ -53,12 +58,12 @@ def escaped_line(record: Record, start: int, timestamps: bool) -> str:
 
 def _plain_block(block: list[Record], start: int, timestamps: bool) -> bytes | None:
     """encode_block's bytes with the exchanges' strings written as they are, or None
-    if one of them needs an escape. Records the plain form does not fit (not an
-    exchange, or an exchange with nothing out or nothing in) are escaped here."""
+    if one of them needs an escape. Exchanges the plain form does not fit (nothing out,
+    nothing in or no move) are escaped here."""
     lines: list[str] = []
     strings: list[str] = []  # those written as they are
     for record in block:
-        if isinstance(record, dict) or not record[1] or not record[2] or record[3] is None:
+        if isinstance(record, str) or not record[1] or not record[2] or record[3] is None:
             lines.append(escaped_line(record, start, timestamps))
             continue
         seat, sent, heard, kind, move, began, ended = record

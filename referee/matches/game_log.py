@@ -49,12 +49,12 @@ _BY_BOT = DecidedBy.BOT  # a module constant: an Enum class's attribute costs a 
 class GameLog:
     """Records one game; `timestamps=False` makes the log byte-reproducible.
 
-    The open exchange is a list [seat, lines out, lines in, kind, move, ns, ns of the last
-    line in] (kind and move None without a move; ns: monotonic_ns). Closed, by a move or
-    anything else, it becomes a tuple of strings, numbers and a tuple of strings: the
-    garbage collector stops tracking those, so the records of a block cost it nothing
-    however long they wait to be written. Everything else is kept as the record it will
-    be: its line. A seat's lines come through its SeatLog.
+    The open exchange is held in attributes (_open_*, ns from monotonic_ns); closed, by
+    a move or anything else, it becomes a Record, a tuple of strings, numbers and tuples
+    of strings: the garbage collector soon stops tracking those, so a block's records cost
+    it nothing however long they wait. Everything else is kept as its line. A seat's
+    lines come through its SeatLog. Whatever runs per line or per move is kept to a few
+    operations and allocations: the referee's own work has the CPU's caches then.
     """
 
     def __init__(self, stream: IO[bytes], timestamps: bool = True, compress: bool = False,
@@ -67,7 +67,10 @@ class GameLog:
             else None
         self._start = self._clock()
         self._records: list[Record] = []
-        self._open: list[Any] | None = None  # the exchange open, not in _records yet
+        self._open_seat: int | None = None  # the open exchange's, if one is open
+        self._open_out: tuple[str, ...] = ()
+        self._open_in: tuple[str, ...] = ()
+        self._open_began = self._open_ended = 0  # ns: the batch out, the last line in
         self._heard_chars = 0  # of the bots' lines not yet written: they bound the memory
         self._seats: dict[int, SeatLog] = {}
 
@@ -101,14 +104,11 @@ class GameLog:
         """A decision applied to the game: its kind (the game's own words, e.g. "bid"),
         the move as the protocol spells it, and who made it. A bot's move closes the
         exchange its reply came in; a fallback's is a record of its own."""
-        exchange = self._open
-        if by is _BY_BOT and exchange is not None and exchange[0] == seat:
-            exchange[2] = tuple(exchange[2])
-            exchange[3] = kind
-            exchange[4] = move
-            self._open = None
+        if by is _BY_BOT and self._open_seat == seat:
+            self._open_seat = None
             records = self._records
-            records.append(tuple(exchange))
+            records.append((seat, self._open_out, self._open_in, kind, move,
+                            self._open_began, self._open_ended))
             if len(records) >= _BLOCK or self._heard_chars > _BLOCK_CHARS:
                 self._flush()
         else:
@@ -140,11 +140,11 @@ class GameLog:
 
     def _close_exchange(self) -> None:
         """The open exchange, if any, into the records (with no move)."""
-        exchange = self._open
-        if exchange is not None:
-            self._open = None
-            exchange[2] = tuple(exchange[2])
-            self._records.append(tuple(exchange))
+        seat = self._open_seat
+        if seat is not None:
+            self._open_seat = None
+            self._records.append((seat, self._open_out, self._open_in, None, None,
+                                  self._open_began, self._open_ended))
             if len(self._records) >= _BLOCK or self._heard_chars > _BLOCK_CHARS:
                 self._flush()
 
@@ -171,21 +171,20 @@ class SeatLog:
     def sent(self, lines: Sequence[str]) -> None:
         """Lines sent to the seat in one batch: they open an exchange."""
         log = self._log
-        if log._open is not None:
+        if log._open_seat is not None:
             log._close_exchange()
-        now = log._clock()
-        log._open = [self._seat, tuple(lines), [], None, None, now, now]
+        log._open_seat = self._seat
+        log._open_out = tuple(lines)
+        log._open_in = ()
+        log._open_began = log._open_ended = log._clock()
 
     def heard(self, line: str) -> None:
         """A line from the seat: part of its exchange if nothing came between."""
         log = self._log
-        exchange = log._open
-        if exchange is None or exchange[0] != self._seat:
+        if log._open_seat != self._seat:
             self.sent(())
-            exchange = log._open
-            assert exchange is not None
-        exchange[2].append(line)
-        exchange[6] = log._clock()
+        log._open_in += (line,)  # a tuple: mostly one line, never more than a few hundred
+        log._open_ended = log._clock()
         log._heard_chars += len(line)
 
 

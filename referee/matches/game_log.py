@@ -9,10 +9,11 @@ seat sent and received. It is JSON Lines, one record per exchange rather than pe
   became;
 - a fault, a move the fallback made for a faulted seat, the result.
 
-Recording is a list append per batch and per line heard; records are encoded in blocks
-(log_lines.py), off the decision path, and gzip-compressed when the file name ends in
-".gz" (as every tournament log is), with ISA-L's deflate: five times zlib's speed. `read_log` is the one reader: it gives every log, this format and the
-older one-record-per-line one, as one record per line (`expand`).
+Recording is a few operations per batch, line and move; exchanges are encoded in blocks
+(log_lines.py) and gzip-compressed when the file name ends in ".gz" (as every
+tournament log is), with ISA-L's deflate: five times zlib's speed. `read_log` is the
+one reader: it gives every log, this format and the older one-record-per-line one, as
+one record per line (`expand`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ _BLOCK_CHARS = 1 << 20  # or fewer, once the bots' lines in them pass this (LOG 
 _LEVEL = 1  # ISA-L's level 1: a log compresses as small as with zlib's 1, far faster
 _GZIP = 31  # zlib's window bits for a gzip stream (its header has no time: reproducible)
 _no_time: Callable[[], int] = int  # int() is 0: the clock of a log without timestamps
+
 
 class DecidedBy(enum.StrEnum):
     """Who made a move applied to the game: the bot, or the fallback in a faulted seat."""

@@ -12,7 +12,7 @@ cost of one decision is set beside the bare ZeroMQ round trip of
 ../shared/anchors/zmq_floor.py, run with the anchor interpreter ($ANCHOR_PYTHON, default
 /tmp/anchors/bin/python; see shared/anchors/README).
 
-    python bench/rage_referee.py [GAMES] [--repeats R]
+    python bench/rage_referee.py [GAMES] [--repeats R] [--one-cpu-only]
 
 Ours and the anchor alternate, R runs each (default 3), and the medians are compared
 (ranges in brackets): on a small VM the cost of waking a process on the other CPU comes
@@ -177,6 +177,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("games", nargs="?", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--one-cpu-only", action="store_true",
+                        help="only the one-CPU comparison and the log's CPU ratio "
+                             "(quicker, to iterate on the log)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--no-log", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--busy-wait-us", type=int, default=None, help=argparse.SUPPRESS)
@@ -194,6 +197,10 @@ def main() -> None:
     # Pinned, the referee never polls: its CPU is its work, so the log's CPU shows there.
     _, pinned = compare(f"one CPU (cpu {cpus[-1]})", args.games, args.repeats, cpus[-1],
                         [logged, unlogged])
+    if args.one_cpu_only:
+        (_, on_cpu), (_, off_cpu) = pinned["log on"], pinned["no log"]
+        print(ratio_line("log_cpu_per_game", on_cpu / off_cpu, 3))
+        return
     bare, default = compare("unpinned", args.games, args.repeats, None, [logged, unlogged])
     compare("unpinned, no polling", args.games, args.repeats, None,
             [Variant("log on", busy_wait_us=0)])

@@ -16,7 +16,7 @@ from typing import Callable, Sequence, TypeVar
 
 from protocols.wire import WireError, error_line
 from referee.errors import BotFault, Fault, IllegalMove, ProtocolError, RuleError
-from referee.matches.game_log import GameLog
+from referee.matches.game_log import GameLog, SeatLog
 from referee.players.player import Player
 
 T = TypeVar("T")
@@ -140,17 +140,4 @@ class Table:
             player.listener = None
 
 
-class _SeatLog:
-    """A seat's lines, into the game log (a LineListener)."""
-
-    __slots__ = ("log", "seat")
-
-    def __init__(self, log: GameLog, seat: int) -> None:
-        self.log = log
-        self.seat = seat
-
-    def sent(self, lines: Sequence[str]) -> None:
-        self.log.sent(self.seat, lines)
-
-    def heard(self, line: str) -> None:
-        self.log.heard(self.seat, line)
+_SeatLog = SeatLog  # a seat's lines, into the game log (a LineListener)

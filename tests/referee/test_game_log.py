@@ -4,7 +4,9 @@ everything else that reads logs; the older one-record-per-line logs still read."
 
 from __future__ import annotations
 
+import gc
 import gzip
+import io
 import json
 import zlib
 from pathlib import Path
@@ -14,6 +16,7 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from referee.errors import Fault, FaultKind
+from referee.matches import log_lines
 from referee.matches.game_log import DecidedBy, GameLog, read_log
 from tests.cli_support import assert_bad_input, run_main
 
@@ -176,3 +179,86 @@ def test_a_flood_of_long_lines_is_written_as_it_comes_not_held_in_memory(
     assert path.stat().st_size >= sent - (1 << 20) - 20 * len(flood)
     log.close()
     assert [r["line"] for r in read_log(path) if r["dir"] == "in"] == [flood] * 16 * 60
+
+
+# Exchanges as the table and the match make them, with lines a JSON string holds as they
+# are, or not: quotes, backslashes, control characters, a newline, past ASCII.
+plain_lines = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E,
+                                    exclude_characters='"\\'), max_size=8)
+hostile_lines = plain_lines | st.sampled_from(
+    ['a","b', '"', "\\", "x\\u0041", "\n", "\x00", "\x7f", "é", "LOG \udcff"])
+exchanges = st.lists(st.tuples(seats, st.lists(plain_lines, max_size=3),
+                               st.lists(plain_lines, max_size=2), st.booleans()),
+                     max_size=40)
+
+
+def play_exchanges(log: GameLog, script: list[tuple[Any, ...]]) -> None:
+    for seat, out, back, moved in script:
+        log.sent(seat, out)
+        for line in back:
+            log.heard(seat, line)
+        if moved:
+            log.move(seat, "play", back[-1] if back else "x", DecidedBy.BOT)
+
+
+@settings(max_examples=150, deadline=None)
+@given(script=exchanges, hostile=st.lists(st.tuples(st.integers(0, 39), hostile_lines),
+                                          max_size=2),
+       timestamps=st.booleans())
+def test_each_line_is_the_json_of_its_record_whichever_way_the_block_was_written(
+        tmp_path_factory: pytest.TempPathFactory, script: list[tuple[Any, ...]],
+        hostile: list[tuple[int, str]], timestamps: bool) -> None:
+    """A block is written with its strings as they are unless one needs an escape: the
+    bytes must be the JSON encoder's either way, and a hostile line must not change how
+    any other line reads (a quote in a line must not end its string)."""
+    for index, line in hostile:
+        if index < len(script) and script[index][1]:
+            script[index][1][0] = line
+    path = tmp_path_factory.mktemp("log") / "game.jsonl"
+    log = GameLog.open(path, timestamps)
+    play_exchanges(log, script)
+    log.close()
+    written = path.read_bytes().decode("ascii").split("\n")
+    assert written[-1] == ""
+    for text in written[:-1]:
+        record = json.loads(text)
+        assert text == json.dumps(record, separators=(",", ":"))  # ASCII, compact
+    assert [line for record in read_log(path) if record["type"] == "line"
+            for line in [record["line"]] if record["dir"] == "out"] == \
+        [line for _, out, _, _ in script for line in out]
+
+
+def test_a_block_of_ordinary_lines_is_written_without_escaping_any(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The log's CPU budget rests on this (issue 14): exchanges whose lines need no
+    escape are not escaped one string at a time; a block with one line that does is."""
+    escaped: list[Any] = []
+    real = log_lines.escaped_line
+    monkeypatch.setattr(log_lines, "escaped_line",
+                        lambda record, *rest: escaped.append(record) or real(record, *rest))
+    script = [(seat % 4, ["PLAYED 0 r3", f"PLAY? r{seat} y2"], [f"r{seat}"], True)
+              for seat in range(40)]
+    log = GameLog.open(tmp_path / "plain.jsonl")
+    play_exchanges(log, script)
+    log.close()
+    assert escaped == []
+    script[7][1][0] = 'PLAYED "0'
+    log = GameLog.open(tmp_path / "hostile.jsonl")
+    play_exchanges(log, script)
+    log.close()
+    assert len(escaped) == 40
+    assert read_log(tmp_path / "hostile.jsonl")[7 * 4]["line"] == 'PLAYED "0'
+
+
+def test_records_waiting_to_be_written_are_not_tracked_by_the_garbage_collector() -> None:
+    """A block waits up to a whole game: its records must not be containers the
+    collector keeps walking (nor promote to its oldest generation)."""
+    log = GameLog(io.BytesIO())
+    play_exchanges(log, [(seat % 4, ["PLAY? a b"], ["LOG x", "a"], True)
+                         for seat in range(20)])
+    log.sent(1, ["GAME"])
+    log.fault(Fault(1, "bot", FaultKind.PROTOCOL, "bad line", "x"))
+    gc.collect()
+    gc.collect()  # the first may look at a record before the tuples in it
+    assert len(log._records) == 22
+    assert not any(gc.is_tracked(record) for record in log._records)

@@ -27,8 +27,17 @@ and goes, and alternating exposes both to the same spells. Three comparisons:
   the log and without it.
 - unpinned, no polling (--busy-wait-us 0): every wait sleeps, as the anchor's does.
 
+One CPU is also measured like for like: four bench/first_bot.py bots, which do no more
+than the anchor's echo bot (find the request, send its first option), against
+bench/zmq_floor_seats.py, the anchor's loop served to four echo bots in turn. On one CPU
+each process of a table wakes once in four requests, its caches cold, as the one-bot
+anchor's never are: that costs the bare round trip itself a third more or so.
+
 Ends with `ratio rage_decision_vs_zmq_roundtrip VALUE` (unpinned, default settings, log
-on; lower is better; target <= 1.5), the same without the log, and
+on; lower is better), the same without the log, `ratio
+rage_decision_one_cpu_vs_zmq_roundtrip` (one CPU, sample bots, log on, against the
+anchor), `ratio rage_decision_first_bots_one_cpu_vs_4seat_roundtrip` (one CPU, log on,
+first-option bots against the four-seat anchor; issue 14's target is 1.5), and
 `ratio log_cpu_per_game VALUE` (one CPU: referee CPU per game, log on over log off).
 """
 
@@ -58,6 +67,9 @@ from referee.registry.rage import RAGE  # noqa: E402
 ANCHOR = ROOT.parent / "shared" / "anchors" / "zmq_floor.py"
 ANCHOR_PYTHON = os.environ.get("ANCHOR_PYTHON", "/tmp/anchors/bin/python")
 ANCHOR_ROUND_TRIPS = "20000"
+SEATS_ANCHOR = ROOT / "bench" / "zmq_floor_seats.py"  # the anchor's loop over N bots
+BOTS = {"random": ROOT / "bots" / "rage_random.py",  # the sample bots' cheapest
+        "first": ROOT / "bench" / "first_bot.py"}  # no more work than the anchor's bot
 PLAYERS = 4
 DECISIONS_PER_GAME = PLAYERS * sum(range(1, 11)) + PLAYERS * 10  # plays + bids
 
@@ -72,11 +84,12 @@ class Figures:
     log_bytes_per_game: float
 
 
-def referee_figures(games: int, logged: bool, busy_wait: float | None = None) -> Figures:
+def referee_figures(games: int, logged: bool, busy_wait: float | None = None,
+                    bot: str = "random") -> Figures:
     """`games` whole games by the same 4 bots, in this process; opening, heading and
     closing each game's log is part of the game, as in a tournament worker."""
     launch = LaunchSettings(busy_wait=busy_wait)
-    specs = bot_specs([f"python {ROOT / 'bots' / 'rage_random.py'}"] * PLAYERS)
+    specs = bot_specs([f"python {BOTS[bot]}"] * PLAYERS)
     config = RAGE.configure(PLAYERS, Options.of(RAGE, {}))
     elapsed = cpu = 0.0
     size = 0
@@ -105,22 +118,26 @@ def pinned_to(cpu: int | None) -> Callable[[], None] | None:
     return lambda: os.sched_setaffinity(0, {cpu})
 
 
-def run_ours(games: int, cpu: int | None, logged: bool, busy_wait_us: int | None) -> Figures:
+def run_ours(games: int, cpu: int | None, variant: Variant) -> Figures:
     """One measurement in a fresh process (so both sides start alike)."""
-    polling = [] if busy_wait_us is None else ["--busy-wait-us", str(busy_wait_us)]
-    log = [] if logged else ["--no-log"]
-    done = subprocess.run([sys.executable, __file__, str(games), "--worker", *log, *polling],
+    polling = [] if variant.busy_wait_us is None else ["--busy-wait-us",
+                                                       str(variant.busy_wait_us)]
+    log = [] if variant.logged else ["--no-log"]
+    done = subprocess.run([sys.executable, __file__, str(games), "--worker", *log, *polling,
+                           "--bot", variant.bot],
                           capture_output=True, text=True, check=True,
                           preexec_fn=pinned_to(cpu))
     return Figures(*map(float, done.stdout.split()[-3:]))
 
 
-def run_anchor(cpu: int | None) -> float | None:
-    """One run of the anchor: its ipc round trip in microseconds."""
-    done = subprocess.run([ANCHOR_PYTHON, str(ANCHOR), ANCHOR_ROUND_TRIPS],
+def run_anchor(cpu: int | None, seats: int = 1) -> float | None:
+    """One run of the anchor (or, for `seats` bots, its loop over them in turn): the
+    ipc round trip in microseconds."""
+    script = [str(ANCHOR)] if seats == 1 else [str(SEATS_ANCHOR), str(seats)]
+    done = subprocess.run([ANCHOR_PYTHON, *script, ANCHOR_ROUND_TRIPS],
                           capture_output=True, text=True, check=True,
                           preexec_fn=pinned_to(cpu))
-    found = re.search(r"zmq ipc\s+round trip:\s+([\d.]+) us", done.stdout)
+    found = re.search(r"zmq ipc\s+round trip(?:, \d+ seats)?:\s+([\d.]+) us", done.stdout)
     return float(found.group(1)) if found else None
 
 
@@ -137,25 +154,28 @@ class Variant:
     name: str
     logged: bool = True
     busy_wait_us: int | None = None
+    bot: str = "random"  # a key of BOTS
 
 
 def compare(label: str, games: int, repeats: int, cpu: int | None,
-            variants: Sequence[Variant]) -> tuple[float | None, dict[str, tuple[float, float]]]:
-    """Alternate every variant and the anchor; print the medians. Return the anchor's
-    median (None without one) and per variant (median us per decision, median referee
-    CPU ms per game)."""
+            variants: Sequence[Variant], seats: int = 1
+            ) -> tuple[float | None, dict[str, tuple[float, float]]]:
+    """Alternate every variant and the anchor (served to `seats` bots); print the
+    medians. Return the anchor's median (None without one) and per variant (median us
+    per decision, median referee CPU ms per game)."""
     ours: dict[str, list[Figures]] = {variant.name: [] for variant in variants}
     floor: list[float] = []
     for _ in range(repeats):
         for variant in variants:
-            ours[variant.name].append(run_ours(games, cpu, variant.logged,
-                                               variant.busy_wait_us))
-        anchor = run_anchor(cpu) if ANCHOR.exists() and Path(ANCHOR_PYTHON).exists() else None
+            ours[variant.name].append(run_ours(games, cpu, variant))
+        anchor = run_anchor(cpu, seats) if ANCHOR.exists() and Path(ANCHOR_PYTHON).exists() \
+            else None
         if anchor is not None:
             floor.append(anchor)
     bare = statistics.median(floor) if floor else None
     if bare is not None:
-        print(f"{label}: zmq ipc round trip {spread(floor, 1)} us")
+        print(f"{label}: zmq ipc round trip{f', {seats} seats' if seats > 1 else ''} "
+              f"{spread(floor, 1)} us")
     results: dict[str, tuple[float, float]] = {}
     for name, runs in ours.items():
         wall = [run.us_per_decision for run in runs]
@@ -183,10 +203,11 @@ def main() -> None:
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--no-log", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--busy-wait-us", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--bot", choices=sorted(BOTS), default="random", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         polling = None if args.busy_wait_us is None else args.busy_wait_us / 1e6
-        figures = referee_figures(args.games, not args.no_log, polling)
+        figures = referee_figures(args.games, not args.no_log, polling, args.bot)
         print(f"figures {figures.us_per_decision:.3f} {figures.cpu_ms_per_game:.3f} "
               f"{figures.log_bytes_per_game:.1f}")
         return
@@ -195,8 +216,11 @@ def main() -> None:
     logged, unlogged = Variant("log on"), Variant("no log", logged=False)
     cpus = sorted(os.sched_getaffinity(0))
     # Pinned, the referee never polls: its CPU is its work, so the log's CPU shows there.
-    _, pinned = compare(f"one CPU (cpu {cpus[-1]})", args.games, args.repeats, cpus[-1],
-                        [logged, unlogged])
+    one_cpu, pinned = compare(f"one CPU (cpu {cpus[-1]})", args.games, args.repeats,
+                              cpus[-1], [logged, unlogged])
+    seats4, first = compare(f"one CPU (cpu {cpus[-1]}), like for like", args.games,
+                            args.repeats, cpus[-1], [Variant("first-option bots, log on",
+                                                             bot="first")], seats=PLAYERS)
     if args.one_cpu_only:
         (_, on_cpu), (_, off_cpu) = pinned["log on"], pinned["no log"]
         print(ratio_line("log_cpu_per_game", on_cpu / off_cpu, 3))
@@ -212,6 +236,10 @@ def main() -> None:
     print(f"the log's overhead (unpinned medians): {on_us - off_us:+.1f} us wall per decision")
     print(ratio_line("rage_decision_vs_zmq_roundtrip", bare and on_us / bare))
     print(ratio_line("rage_decision_nolog_vs_zmq_roundtrip", bare and off_us / bare))
+    print(ratio_line("rage_decision_one_cpu_vs_zmq_roundtrip",
+                     one_cpu and pinned["log on"][0] / one_cpu))
+    print(ratio_line("rage_decision_first_bots_one_cpu_vs_4seat_roundtrip",
+                     seats4 and first["first-option bots, log on"][0] / seats4))
     print(ratio_line("log_cpu_per_game", cpu_ratio, 3))
 
 

@@ -11,9 +11,8 @@ seat sent and received. It is JSON Lines, one record per exchange rather than pe
 
 Recording is a few operations per batch, line and move; exchanges are encoded in blocks
 (log_lines.py) and gzip-compressed when the file name ends in ".gz" (as every
-tournament log is), with ISA-L's deflate: five times zlib's speed. `read_log` is the
-one reader: it gives every log, this format and the older one-record-per-line one, as
-one record per line (`expand`).
+tournament log is). `read_log` is the one reader: it gives every log, this format and
+the older one-record-per-line one, as one record per line (`expand`).
 """
 
 from __future__ import annotations
@@ -25,15 +24,13 @@ from pathlib import Path
 from time import monotonic_ns
 from typing import IO, Any, Callable, Sequence
 
-from isal import isal_zlib
-
 from referee.errors import ConfigError, Fault
 from referee.matches.log_lines import Record, encode_block, record_line
 
 FORMAT = 2  # the header's "format"; logs without one are the older per-line format
 _BLOCK = 256  # records encoded and written together
 _BLOCK_CHARS = 1 << 20  # or fewer, once the bots' lines in them pass this (LOG floods)
-_LEVEL = 1  # ISA-L's level 1: a log compresses as small as with zlib's 1, far faster
+_LEVEL = 1  # gzip's fastest: the lines repeat so much that it costs little in size
 _GZIP = 31  # zlib's window bits for a gzip stream (its header has no time: reproducible)
 _no_time: Callable[[], int] = int  # int() is 0: the clock of a log without timestamps
 
@@ -65,8 +62,7 @@ class GameLog:
         self._owns = owns
         self._timestamps = timestamps
         self._clock = monotonic_ns if timestamps else _no_time
-        self._zip = isal_zlib.compressobj(_LEVEL, isal_zlib.DEFLATED, _GZIP) if compress \
-            else None
+        self._zip = zlib.compressobj(_LEVEL, zlib.DEFLATED, _GZIP) if compress else None
         self._start = self._clock()
         self._records: list[Record] = []
         self._open_seat: int | None = None  # the open exchange's, if one is open

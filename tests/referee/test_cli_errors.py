@@ -86,7 +86,7 @@ def test_an_os_error_while_playing_is_one_line_and_exit_1(
     """Machine trouble during a game (here the game log's disk fills up) is no traceback."""
     from referee.matches.game_log import GameLog
 
-    def full_disk(self: GameLog, count: int) -> None:
+    def full_disk(self: GameLog) -> None:
         raise OSError(28, "No space left on device", "game.jsonl")
 
     monkeypatch.setattr(GameLog, "_flush", full_disk)

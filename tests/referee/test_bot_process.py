@@ -25,15 +25,6 @@ from tests.referee.fault_bots.support import alive, argv_command, group_members,
 NO_LIMITS = ResourceLimits(memory_mb=None, cpu_seconds=None, processes=None)
 
 
-@pytest.fixture
-def spawned() -> Iterator[list[BotProcess]]:
-    """Processes a test spawns; all killed afterwards."""
-    processes: list[BotProcess] = []
-    yield processes
-    for process in processes:
-        process.kill()
-
-
 def spawn(spawned: list[BotProcess], cmd: BotCommand, limits: ResourceLimits = NO_LIMITS,
           stderr: Path | None = None) -> BotProcess:
     process = BotProcess.spawn(cmd, dict(os.environ), limits, stderr)

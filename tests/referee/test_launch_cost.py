@@ -5,7 +5,6 @@ worked out once per bot folder, and the cgroup kill still takes a forking group 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,14 +21,6 @@ from tests.referee.fault_bots.support import alive, wait_until
 NO_LIMITS = ResourceLimits(memory_mb=None, cpu_seconds=None, processes=None)
 needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None,
                                    reason=f"no sandbox here: {sandbox_problem()}")
-
-
-@pytest.fixture
-def spawned() -> Iterator[list[BotProcess]]:
-    processes: list[BotProcess] = []
-    yield processes
-    for process in processes:
-        process.kill()
 
 
 @needs_sandbox

@@ -16,7 +16,7 @@ from typing import Callable, Sequence, TypeVar
 
 from protocols.wire import WireError, error_line
 from referee.errors import BotFault, Fault, IllegalMove, ProtocolError, RuleError
-from referee.matches.game_log import GameLog, SeatLog
+from referee.matches.game_log import GameLog
 from referee.players.player import Player
 
 T = TypeVar("T")
@@ -35,7 +35,7 @@ class Table:
         self._held: list[list[str]] = [[] for _ in self.players]
         self._open_held = list(self._held)
         for seat, player in enumerate(self.players):  # no log: nothing to hear lines
-            player.listener = None if log is None else _SeatLog(log, seat)
+            player.listener = None if log is None else log.seat(seat)
 
     @property
     def faulted(self) -> frozenset[int]:
@@ -139,5 +139,3 @@ class Table:
         for player in self.players:
             player.listener = None
 
-
-_SeatLog = SeatLog  # a seat's lines, into the game log (a LineListener)

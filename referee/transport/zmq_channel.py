@@ -174,11 +174,6 @@ class ZmqChannel(Channel):
     def closed(self) -> bool:
         return not self._open
 
-    @property
-    def rid(self) -> int | None:
-        """The bound connection's descriptor (None before the HELLO)."""
-        return None if self._bot is None else self._fd
-
     def attach(self, process: BotProcess) -> None:
         """The bot process behind this endpoint: its exit ends every wait."""
         self._process = process

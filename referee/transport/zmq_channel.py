@@ -1,21 +1,23 @@
-"""The ZeroMQ side: one hub per process, and a ROUTER socket of its own for every bot.
+"""The ZeroMQ side: one hub per process, and an endpoint of its own for every bot.
 
 Each bot's ipc socket sits in a 0700 folder that only that bot's sandbox can see, so the
-endpoint is the credential; HELLO with the bot's token binds its routing id.
+endpoint is the credential; HELLO with the bot's token binds its connection. The referee's
+end speaks ZMTP itself over a plain stream socket (zmtp.py says why): bots use any ZeroMQ
+library, and see a ROUTER socket.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import select
 import shutil
+import socket as sockets
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-import zmq
 
 from protocols.wire import MAX_LINE_BYTES
 from referee.errors import BotTimeout, ConfigError, OutputFlood, ProtocolError
@@ -24,29 +26,27 @@ from referee.transport.channel import (
     DEFAULT_SEND_TIMEOUT, FALLBACK_SLICE, Channel, crash_fault, encode_lines, excerpt,
 )
 from referee.transport.inbox import Inbox, decoded
-from referee.zmq_fast import NOBLOCK, POLLIN, SNDMORE
-from referee.zmq_fast import poll as zmq_poll, recv as zmq_recv, send as zmq_send
+from referee.transport.zmtp import HANDSHAKE, Reader, frame
+from referee.zmq_fast import POLLIN
 
-# ZeroMQ silently disconnects a peer that sends a bigger frame. Well above MAX_LINE_BYTES,
-# so an over-long line is still seen and reported as a protocol error.
+# Well above MAX_LINE_BYTES, so an over-long line is still read whole and reported as
+# the line it is; a frame beyond this is refused before it is read.
 MAX_FRAME_BYTES = 4 * MAX_LINE_BYTES
 EXIT_DRAIN_GRACE = 0.02  # after an exit, for frames still in flight
-DRAIN_BATCH = 4096  # frames taken off the ROUTER socket per pass: bounds one pass
-_DRAIN_PASSES = range(DRAIN_BATCH)  # made once: a drain per decision need not build it
+READ_CHUNK = 1 << 16  # bytes taken from a connection per read
 TRANSPORTS = ("ipc", "tcp")
 SOCKET_NAME = "bot"  # the ipc socket in each bot's own folder
 # Connections a bot may make to its endpoint before its HELLO: one, and reconnections.
 MAX_CONNECTIONS = 8
-_MORE_NOBLOCK = NOBLOCK | SNDMORE  # for a routing id: its message follows
+_POLL_OUT = select.POLLOUT | select.POLLIN  # a blocked send also takes what comes in
 
 
 class ZmqHub:
-    """The ZeroMQ context of one thread, and the maker of its bots' endpoints.
+    """The maker of its bots' endpoints, for one thread.
 
-    Each bot gets a ROUTER socket of its own on an endpoint of its own: an ipc socket in a
-    folder that only that bot's sandbox is shown, so reaching the endpoint is the
-    credential; or, without a sandbox, a loopback tcp port. The sockets belong to one
-    thread (ZeroMQ sockets are not thread-safe): run one hub per match worker.
+    Each bot gets an endpoint of its own: an ipc socket in a folder that only that bot's
+    sandbox is shown, so reaching the endpoint is the credential; or, without a sandbox,
+    a loopback tcp port. A channel belongs to one thread: run one hub per match worker.
     """
 
     def __init__(self, transport: str = "ipc") -> None:
@@ -54,7 +54,6 @@ class ZmqHub:
         if transport not in TRANSPORTS:
             raise ConfigError(f"unknown bot transport {transport!r} (use 'ipc' or 'tcp')")
         self.transport = transport
-        self._context = zmq.Context()
         self._tempdir: str | None = None
         self._channels: list[ZmqChannel] = []
 
@@ -63,38 +62,40 @@ class ZmqHub:
         """A new endpoint for the bot that will say HELLO with `token` (its first line);
         its process may be attached now or, once started, later (attach). `busy_wait`:
         as for every Channel."""
-        socket: zmq.Socket[bytes] = self._context.socket(zmq.ROUTER)
-        socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
-        socket.setsockopt(zmq.LINGER, 0)
-        socket.setsockopt(zmq.MAXMSGSIZE, MAX_FRAME_BYTES)
-        folder = self._bind_ipc(socket) if self.transport == "ipc" else None
-        if folder is None:
-            port = socket.bind_to_random_port("tcp://127.0.0.1")
-            endpoint = f"tcp://127.0.0.1:{port}"
+        found = self._listen_ipc() if self.transport == "ipc" else None
+        if found is None:
+            listener = sockets.socket(sockets.AF_INET, sockets.SOCK_STREAM)
+            listener.bind(("127.0.0.1", 0))
+            folder, endpoint = None, "tcp://127.0.0.1:%d" % listener.getsockname()[1]
         else:
+            listener, folder = found
             endpoint = f"ipc://{folder}/{SOCKET_NAME}"
-        channel = ZmqChannel(socket, endpoint, folder, token, busy_wait)
+        listener.listen(MAX_CONNECTIONS)
+        listener.setblocking(False)
+        channel = ZmqChannel(listener, endpoint, folder, token, busy_wait)
         if process is not None:
             channel.attach(process)
         self._channels = [c for c in self._channels if not c.closed]
         self._channels.append(channel)
         return channel
 
-    def _bind_ipc(self, socket: zmq.Socket[bytes]) -> Path | None:
-        """Bind `socket` in a new folder of its own; None where ipc is unavailable."""
+    def _listen_ipc(self) -> tuple[sockets.socket, Path] | None:
+        """A unix socket bound in a new folder of its own; None where that cannot be."""
         if self._tempdir is None:
             self._tempdir = tempfile.mkdtemp(prefix="referee-")
             os.chmod(self._tempdir, 0o711)  # sandboxed bots' users pass through, never list
         folder = Path(tempfile.mkdtemp(prefix="bot-", dir=self._tempdir))
+        listener = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
         try:
-            socket.bind(f"ipc://{folder}/{SOCKET_NAME}")
-        except zmq.ZMQError:  # no ipc here, or the path is too long: fall back to tcp
+            listener.bind(str(folder / SOCKET_NAME))
+        except OSError:  # the path is too long, say: fall back to tcp
+            listener.close()
             shutil.rmtree(folder, ignore_errors=True)
             return None
         # The folder (0700) keeps everyone else out; an unprivileged sandbox user must
         # still be able to connect to the socket itself.
         os.chmod(folder / SOCKET_NAME, 0o666)
-        return folder
+        return listener, folder
 
     @property
     def endpoint(self) -> str:
@@ -102,12 +103,10 @@ class ZmqHub:
         return self._channels[-1].endpoint
 
     def close(self) -> None:
-        """Close every channel's socket and the context; remove the ipc folders. Idempotent."""
+        """Close every channel and remove the ipc folders. Idempotent."""
         for channel in self._channels:
             channel.close()
         self._channels.clear()
-        if not self._context.closed:
-            self._context.term()
         if self._tempdir is not None:
             shutil.rmtree(self._tempdir, ignore_errors=True)
             self._tempdir = None
@@ -119,46 +118,57 @@ class ZmqHub:
         self.close()
 
 
-def _hello_token(body: list[bytes]) -> str | None:
-    """The token word of a HELLO frame, checked loosely: the full parse is the player's."""
-    if len(body) != 1 or not body[0].startswith(b"HELLO "):
+def _hello_token(message: bytes) -> str | None:
+    """The token word of a HELLO message, checked loosely: the full parse is the player's."""
+    if not message.startswith(b"HELLO "):
         return None
-    words = body[0].split()
+    words = message.split()
     try:
         return words[2].decode("ascii") if len(words) >= 3 else None
     except UnicodeDecodeError:
         return None
 
 
-class ZmqChannel(Channel):
-    """One bot's ROUTER socket on its own endpoint, bound to one connection by its HELLO.
+class _Connection:
+    """One accepted connection: its socket, and the ZMTP reader of what it sends."""
 
-    Until then, a monitor counts the connections made to the endpoint: past
-    MAX_CONNECTIONS the bot has flooded it, and the socket is closed before the referee
-    runs out of descriptors (libzmq aborts the process when accept() finds none). After
-    the HELLO an ipc endpoint's file is removed: nobody can connect any more.
+    __slots__ = ("socket", "fd", "reader")
+
+    def __init__(self, socket: sockets.socket) -> None:
+        self.socket = socket
+        self.fd = socket.fileno()
+        self.reader = Reader(MAX_FRAME_BYTES)
+
+
+class ZmqChannel(Channel):
+    """One bot's endpoint, bound to one connection by its HELLO.
+
+    Until then every connection made to the endpoint is accepted and read: past
+    MAX_CONNECTIONS the bot has flooded it, and the endpoint is closed before the referee
+    runs out of descriptors. Messages from a connection that has not said HELLO with the
+    token are ignored (counted). After the HELLO the endpoint is closed (an ipc one's file
+    removed): nobody can connect any more, and the bot's connection is all there is.
     """
 
-    def __init__(self, socket: zmq.Socket[bytes], endpoint: str, folder: Path | None,
+    def __init__(self, listener: sockets.socket, endpoint: str, folder: Path | None,
                  token: str, busy_wait: float | None = None) -> None:
         super().__init__(busy_wait)
         self.endpoint = endpoint
         self.folder = folder  # the ipc socket's own folder, shown to the bot's sandbox
-        self._socket = socket
-        # Ours, not pyzmq's `closed`: that reads an option from libzmq, through pyzmq's
-        # attribute hook, on every look. Only this channel closes its socket.
-        self._open = True
+        self._listener: sockets.socket | None = listener
         self._token = token
-        self._monitor: zmq.Socket[bytes] | None = socket.get_monitor_socket(
-            zmq.EVENT_ACCEPTED)
+        self._open = True
+        self._strangers: dict[int, _Connection] = {}  # by fd: connected, no HELLO yet
+        self._bot: _Connection | None = None  # the connection that said HELLO
+        self._fd = -1  # the bot connection's, once bound
+        self._gone = ""  # why the bot's connection can give no more (closed, broken)
         self._connections = 0
         self._process: BotProcess | None = None
+        self._exit_fd: int | None = None
         self._inbox = Inbox()
-        self._ready = [(socket, POLLIN)]  # for a poll that asks, without waiting
-        self._poll_items: list[tuple[Any, int]] = []
-        self._has_exit_fd = False
-        self.rid: bytes | None = None
-        self.ignored_frames = 0  # from connections that never said HELLO with the token
+        self._poller = select.poll()  # what a wait watches: kept up to date, never rebuilt
+        self._poller.register(listener.fileno(), select.POLLIN)
+        self.ignored_frames = 0  # messages from connections that never said HELLO
 
     @property
     def closed(self) -> bool:
@@ -167,123 +177,217 @@ class ZmqChannel(Channel):
     def attach(self, process: BotProcess) -> None:
         """The bot process behind this endpoint: its exit ends every wait."""
         self._process = process
-        self._has_exit_fd = process.exit_fd() is not None
-        self._poll_items = self._items()
+        self._exit_fd = process.exit_fd()
+        if self._exit_fd is not None and self._open:
+            self._poller.register(self._exit_fd, select.POLLIN)
 
-    def _items(self) -> list[tuple[Any, int]]:
-        items: list[tuple[Any, int]] = [(self._socket, POLLIN)]
-        if self._monitor is not None:
-            items.append((self._monitor, POLLIN))
-        fd = None if self._process is None else self._process.exit_fd()
-        return items if fd is None else [*items, (fd, POLLIN)]
+    # --- reading ---------------------------------------------------------------------
 
     def drain(self) -> None:
-        """Move every frame that has arrived into the inbox (bounded pass)."""
-        ready = self._ready
-        for _ in _DRAIN_PASSES:
-            # Asking first is cheaper than the zmq.Again exception of an empty recv, and a
-            # poll without waiting cheaper than getsockopt(EVENTS), which looks its option
-            # up in an enum.
-            if not (self._open and zmq_poll(ready, 0)):
-                return
-            self.receive()
+        """Take everything that has come, on every connection, into the inbox."""
+        while self._open and self._serve(self._poller.poll(0)):
+            pass
 
-    def receive(self) -> None:
-        """Move one message, known to be waiting, into the inbox."""
-        raw = self._receive()
-        if raw is not None:
-            self._inbox.push_raw(raw)
+    def _serve(self, events: list[tuple[int, int]]) -> bool:
+        """Read what the polled `events` say has come; True if some input was taken."""
+        took = False
+        for fd, _ in events:
+            if fd == self._fd:
+                took = self._read_bot() or took
+            elif fd != self._exit_fd:
+                took = self._serve_endpoint(fd) or took
+        return took
 
-    def _receive(self) -> bytes | None:
-        """One message, known to be waiting: the bytes of its one frame if it is the bot's
-        line. None if none came, if it came from another connection (ignored) or if it
-        is not one frame (its fault is queued in the inbox)."""
-        socket = self._socket
-        try:
-            rid = zmq_recv(socket, NOBLOCK)  # the ROUTER's routing id: more follows
-            frame = zmq_recv(socket, NOBLOCK, False)  # a Frame: `more` asks no option
-            if not frame.more and rid == self.rid:  # the bot's line: all there is, mostly
-                return frame.bytes
-            body = [frame.bytes]
-            while frame.more:
-                frame = zmq_recv(socket, NOBLOCK, False)
-                body.append(frame.bytes)
-        except zmq.Again:
-            return None
-        if rid != self.rid and not self._bind(rid, body):
-            self.ignored_frames += 1
-            return None
-        if len(body) == 1:
-            return body[0]
-        self.deliver(body)
-        return None
-
-    def _bind(self, rid: bytes, body: list[bytes]) -> bool:
-        """A HELLO with our token binds its connection, once; then nobody else may connect."""
-        if self.rid is not None or _hello_token(body) != self._token:
+    def _read_bot(self) -> bool:
+        """One read of the bot's connection into the inbox; False if nothing came."""
+        bot = self._bot
+        messages = self._read(bot)
+        if bot is None or messages is None:
             return False
-        self.rid = rid
-        self._close_monitor()
-        if self.folder is not None:
-            # Not unbind(): that would close the bot's own connection too. Without its
-            # file, an ipc socket takes no new connection.
-            (self.folder / SOCKET_NAME).unlink(missing_ok=True)
-        self._poll_items = self._items()
+        for message in messages:
+            self._push(message)
+        self._settle(bot)
         return True
 
-    def _count_connections(self) -> None:
-        """Take the monitor's events; past MAX_CONNECTIONS, close the endpoint as a flood."""
-        monitor = self._monitor
-        while monitor is not None and zmq_poll([(monitor, POLLIN)], 0):
-            monitor.recv_multipart()
-            self._connections += 1
-        if self._connections > MAX_CONNECTIONS:
-            self._close_monitor()
-            self._open = False
-            self._socket.close(linger=0)
-            self._inbox.push_fault(OutputFlood(
-                f"bot made more than {MAX_CONNECTIONS} connections to its endpoint"))
+    def _read(self, connection: _Connection | None) -> list[bytes | list[bytes]] | None:
+        """The messages one read of `connection` completes; None if it had nothing. Its
+        end closes the connection (noted in _gone for the bot's); a broken protocol is
+        the reader's `error`, for _settle once the messages before it are taken."""
+        if connection is None:
+            return None
+        try:
+            data = os.read(connection.fd, READ_CHUNK)
+        except BlockingIOError:
+            return None
+        except OSError:  # reset by the peer, mostly
+            data = b""
+        if not data:
+            self._drop(connection, "closed its ZeroMQ connection")
+            return []
+        reader = connection.reader
+        messages = reader.feed(data)
+        if reader.replies:
+            self._write_replies(connection)
+        return messages
 
-    def _close_monitor(self) -> None:
-        if self._monitor is not None:
-            self._socket.disable_monitor()
-            self._monitor.close(linger=0)
-            self._monitor = None
+    def _settle(self, connection: _Connection) -> None:
+        """After its messages are taken: a connection that broke ZMTP is closed, and on
+        the bot's own, that is its protocol fault."""
+        error = connection.reader.error
+        if error is None:
+            return
+        if connection is self._bot:
+            self._inbox.push_fault(ProtocolError(f"ZeroMQ framing: {error}",
+                                                 excerpt(error.data)))
+        self._drop(connection, "broke the ZeroMQ protocol")
 
-    def deliver(self, body: list[bytes]) -> None:
-        """One message from this bot's connection, into the inbox."""
-        if len(body) == 1:
-            self._inbox.push_raw(body[0])
+    def _push(self, message: bytes | list[bytes]) -> None:
+        if isinstance(message, bytes):
+            self._inbox.push_raw(message)
         else:
-            raw = b"|".join(body)
             self._inbox.push_fault(ProtocolError(
-                f"a message must be exactly one frame, got {len(body)}", excerpt(raw)))
+                f"a message must be exactly one frame, got {len(message)}",
+                excerpt(b"|".join(message))))
+
+    def _serve_endpoint(self, fd: int) -> bool:
+        """The listener (new connections) or a stranger's connection (its HELLO?)."""
+        if self._listener is not None and fd == self._listener.fileno():
+            return self._accept()
+        stranger = self._strangers.get(fd)
+        messages = self._read(stranger)
+        if stranger is None or messages is None:
+            return False
+        for message in messages:
+            if self._bot is stranger:  # lines after its HELLO, in the same read
+                self._push(message)
+            elif (self._bot is None and isinstance(message, bytes)
+                  and _hello_token(message) == self._token):
+                self._bind(stranger)
+                self._inbox.push_raw(message)
+            else:
+                self.ignored_frames += 1
+        self._settle(stranger)
+        return True
+
+    def _accept(self) -> bool:
+        """Take the connections waiting (any?); past MAX_CONNECTIONS, the bot flooded
+        them."""
+        listener, took = self._listener, False
+        while listener is not None:
+            try:
+                socket, _ = listener.accept()
+            except OSError:  # none waiting; or out of descriptors: a later poll tries again
+                return took
+            took = True
+            self._connections += 1
+            if self._connections > MAX_CONNECTIONS:
+                socket.close()
+                self._close_endpoint()
+                self._open = False
+                self._inbox.push_fault(OutputFlood(
+                    f"bot made more than {MAX_CONNECTIONS} connections to its endpoint"))
+                return True
+            self._greet(socket)
+        return took
+
+    def _greet(self, socket: sockets.socket) -> None:
+        socket.setblocking(False)
+        if socket.family == sockets.AF_INET:
+            socket.setsockopt(sockets.IPPROTO_TCP, sockets.TCP_NODELAY, 1)
+        try:
+            socket.send(HANDSHAKE)  # a few dozen bytes: a new socket has room for them
+        except OSError:
+            socket.close()
+            return
+        connection = _Connection(socket)
+        self._strangers[connection.fd] = connection
+        self._poller.register(connection.fd, select.POLLIN)
+
+    def _bind(self, connection: _Connection) -> None:
+        """A HELLO with our token binds its connection, once; then nobody else may
+        connect, and the others are closed."""
+        self._bot, self._fd = connection, connection.fd
+        del self._strangers[connection.fd]
+        self._close_endpoint()
+
+    def _close_endpoint(self) -> None:
+        """No more connections: the listener and the strangers' connections close."""
+        if self._listener is not None:
+            self._poller.unregister(self._listener.fileno())
+            self._listener.close()
+            self._listener = None
+            if self.folder is not None:
+                (self.folder / SOCKET_NAME).unlink(missing_ok=True)
+        for stranger in list(self._strangers.values()):
+            self._drop(stranger, "")
+
+    def _drop(self, connection: _Connection, why: str) -> None:
+        """Close a connection; the bot's leaves why it can give no more."""
+        if connection.fd in self._strangers:
+            del self._strangers[connection.fd]
+        elif connection is self._bot:
+            self._gone = self._gone or why
+            self._fd = -1
+        try:
+            self._poller.unregister(connection.fd)
+        except KeyError:
+            pass
+        connection.socket.close()
+
+    def _write_replies(self, connection: _Connection) -> None:
+        """PONGs to a peer's heartbeats: best effort (a peer that reads nothing gets none)."""
+        replies, connection.reader.replies = connection.reader.replies, []
+        try:
+            connection.socket.send(b"".join(replies))
+        except OSError:
+            pass
+
+    # --- sending ---------------------------------------------------------------------
 
     def send_lines(self, lines: Sequence[str], deadline: float | None = None) -> None:
-        """The lines in one frame, separated by newlines."""
-        if self.rid is None or not self._open:
+        """The lines in one message, separated by newlines."""
+        if self._bot is None or not self._open:
             raise RuntimeError("cannot send to a bot before its HELLO")
         if not lines:
             return
-        frame = encode_lines(lines)
+        data = frame(encode_lines(lines))
         # No exit check here: a send to a dead bot is harmless, and the crash is reported
         # (with its exit code) by the next recv, which wakes on the bot's exit.
-        socket, rid = self._socket, self.rid
-        while True:
+        if self._fd < 0:
+            return
+        try:
+            sent = os.write(self._fd, data)
+        except BlockingIOError:
+            sent = 0
+        except OSError:  # the bot closed its end: the next recv says so
+            return
+        if sent < len(data):
+            self._send_rest(memoryview(data)[sent:], deadline)
+
+    def _send_rest(self, data: memoryview, deadline: float | None) -> None:
+        """The bot is slow to read: wait for room until the deadline, taking what it sends
+        meanwhile (it may be blocked sending to us)."""
+        end = time.monotonic() + DEFAULT_SEND_TIMEOUT if deadline is None else deadline
+        poller = select.poll()
+        fd = self._fd
+        poller.register(fd, _POLL_OUT)
+        while data:
+            remaining = end - time.monotonic()
+            if remaining <= 0:
+                raise BotTimeout("bot stopped reading its messages")
+            events = poller.poll(math.ceil(remaining * 1000))
+            if events and events[0][1] & select.POLLIN:
+                self._read_bot()
+            if self._fd != fd:
+                return  # it closed its end: the next recv says so
             try:
-                zmq_send(socket, rid, _MORE_NOBLOCK)
-                zmq_send(socket, frame, NOBLOCK)
+                data = data[os.write(fd, data):]
+            except BlockingIOError:
+                pass
+            except OSError:
                 return
-            except zmq.Again:  # the bot has not read a whole queue of our lines
-                if deadline is None:
-                    deadline = time.monotonic() + DEFAULT_SEND_TIMEOUT
-                if time.monotonic() >= deadline:
-                    raise BotTimeout("bot stopped reading its messages") from None
-                time.sleep(FALLBACK_SLICE)
-            except zmq.ZMQError as exc:
-                if exc.errno == zmq.EHOSTUNREACH:
-                    raise crash_fault(self._owner(), "closed its ZeroMQ connection") from None
-                raise
+
+    # --- waiting ---------------------------------------------------------------------
 
     def _owner(self) -> BotProcess:
         if self._process is None:
@@ -291,7 +395,7 @@ class ZmqChannel(Channel):
         return self._process
 
     def _wait_line(self, deadline: float) -> str:
-        # Wait, then take what woke us: a wait of 0 past the deadline still sees frames
+        # Wait, then take what woke us: a wait of 0 past the deadline still sees lines
         # already in the socket, so the deadline hides no reply.
         inbox = self._inbox
         while True:
@@ -300,37 +404,35 @@ class ZmqChannel(Channel):
                 return line
             if not self._open:
                 raise BotTimeout("no line from the bot: its endpoint is closed")
+            if self._gone:
+                raise crash_fault(self._owner(), self._gone)
             remaining = deadline - time.monotonic()
-            arrived, exited = self._wait(remaining if remaining > 0 else 0.0)
-            if exited:
-                return self._last_words()
-            if arrived:
-                raw = self._receive()
-                if raw is not None:
+            timeout = remaining if remaining > 0 else 0.0
+            if self._exit_fd is None and timeout > FALLBACK_SLICE:
+                timeout = FALLBACK_SLICE  # no exit fd: wake now and then to look
+            events = self._poller.poll(math.ceil(timeout * 1000))
+            bot = self._bot
+            if len(events) == 1 and bot is not None and events[0][0] == self._fd:
+                messages = self._read(bot)  # the reply, mostly
+                if (messages and len(messages) == 1 and isinstance(messages[0], bytes)
+                        and bot.reader.error is None):
                     # The inbox was empty (take() above): this line is the next one,
                     # decoded as take() would, without a trip through the queue.
-                    return decoded(raw)
-            elif remaining <= 0:
+                    return decoded(messages[0])
+                for message in messages or ():
+                    self._push(message)
+                self._settle(bot)
+                continue
+            self._serve(events)
+            if self._exited(events):
+                return self._last_words()
+            if not events and remaining <= 0:
                 raise BotTimeout("no line from the bot before the deadline")
 
-    def _wait(self, timeout: float) -> tuple[bool, bool]:
-        """Wait up to `timeout` for a frame or the exit of the bot:
-        (a frame is waiting, the bot has exited)."""
-        watched = self._has_exit_fd
-        if not watched and timeout > FALLBACK_SLICE:  # no exit fd: wake now and then to look
-            timeout = FALLBACK_SLICE
-        arrived = exit_fired = False
-        socket, monitor = self._socket, self._monitor
-        # timeout_ms(timeout), inline: timeout is >= 0 here
-        for item, _ in zmq_poll(self._poll_items, math.ceil(timeout * 1000)):
-            if item is socket:
-                arrived = True
-            elif item is monitor:
-                self._count_connections()
-            else:
-                exit_fired = True
-        # Only a readable exit fd is worth a waitid() call: the common wake-up is a reply.
-        return arrived, (exit_fired or not watched) and self._owner().exited()
+    def _exited(self, events: list[tuple[int, int]]) -> bool:
+        """Has the bot exited? Looked at only when its exit fd fired, or where none is."""
+        fired = self._exit_fd is None or any(fd == self._exit_fd for fd, _ in events)
+        return fired and self._owner().exited()
 
     def _last_words(self) -> str:
         """The bot has exited: a line it sent just before still counts, else it crashed."""
@@ -346,29 +448,32 @@ class ZmqChannel(Channel):
             time.sleep(min(remaining, 0.005))
 
     def wake_items(self) -> list[tuple[Any, int]]:
-        return self._poll_items
+        fds = [self._fd] if self._bot is not None else [*self._strangers]
+        if self._listener is not None:
+            fds.append(self._listener.fileno())
+        if self._exit_fd is not None:
+            fds.append(self._exit_fd)
+        return [(fd, POLLIN) for fd in fds if fd >= 0]
 
     @property
     def watches_exit(self) -> bool:
-        return self._has_exit_fd
+        return self._exit_fd is not None
 
     def pending(self) -> bool:
-        if self._monitor is not None:
-            self._count_connections()
         if self._inbox.ready():
             return True
-        # drain(), whose first look mostly finds nothing: then that look is all it costs
-        if not (self._open and zmq_poll(self._ready, 0)):
-            return False
-        self.drain()
+        if self._open:
+            self._serve(self._poller.poll(0))
         return self._inbox.ready()
 
     def close(self) -> None:
-        """Close the socket (and its endpoint); later frames are lost. Idempotent."""
-        self._close_monitor()
+        """Close the endpoint and the connections; later messages are lost. Idempotent."""
+        if self._open or self._listener is not None or self._bot is not None:
+            self._close_endpoint()
+            if self._bot is not None:
+                self._drop(self._bot, "closed")
+                self._bot = None
         self._open = False
-        if not self._socket.closed:
-            self._socket.close(linger=0)
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
         self._inbox.clear()

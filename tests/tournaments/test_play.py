@@ -198,7 +198,8 @@ def test_a_crashed_bot_is_charged_placed_last_and_replaced(tmp_path: Path) -> No
 def test_a_bot_that_never_says_hello_is_charged_a_timeout(tmp_path: Path) -> None:
     mute = BotEntry("mute", python_bot(MISBEHAVE, "nohello"))
     spec = TournamentSpec.create(RAGE, (RANDOM, FIRST, mute),
-                                 time_limits=TimeLimits(startup=0.3, move=5.0))
+                                 # 2 s: the other bots boot in time, under load too
+                                 time_limits=TimeLimits(startup=2.0, move=5.0))
     record = play_fixture(fixtures_for(spec, TEST_SECRET)[0], context_for(spec, tmp_path))
     seat = record.bots.index("mute")
     assert [(f.seat, f.kind) for f in record.faults] == [(seat, FaultKind.TIMEOUT)]

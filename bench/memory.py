@@ -180,6 +180,9 @@ def report(args: argparse.Namespace, peaks: Peaks, seconds: float, begun: int,
           f"{persistent}: {begun} games begun in {seconds:.1f} s ({first}), "
           f"{peaks.samples} samples; stopped with SIGINT: exit {code} "
           f"({last[0].strip()[:120]})")
+    if begun < args.games:  # the peaks then stand for a shorter run than asked
+        print(f"warning: only {begun} of --games {args.games} began: stopped by "
+              f"--timeout {args.timeout:g} s or the run's own end")
     quarters = [peaks.series[len(peaks.series) * q // 4:len(peaks.series) * (q + 1) // 4]
                 for q in range(4)]
     if all(quarters):  # growth from quarter to quarter would show a leak

@@ -1,6 +1,7 @@
 """Peak memory and processes of a class's tournament: 30 bots, `--jobs 8`.
 
-    .venv/bin/python bench/memory.py [--games N] [--jobs J] [--sandbox off|on]
+    .venv/bin/python bench/memory.py [--games N] [--jobs J] [--sandbox on|off]
+                                     [--persistent-bots]
 
 Makes a class of 30 Rage bots, each in its own folder (copies of the sample bots, random,
 heuristic and first, under 30 names, as students would hand them in), and runs
@@ -15,11 +16,16 @@ as a user would, and prints the peaks.
 
 The design's bound (tournaments/play.py, BotPool): a worker keeps at most two tables'
 worth of idle bots (IDLE_TABLES), so with the table it seats at most 3 x table size bot
-processes, however many bots the class has: jobs x 3 x 4 bots in all. Sandboxed bots (not reused
-without --persistent-bots) stay below one table a worker, each with its sandbox's own
-processes (bubblewrap). `ratio peak_pss_mb X` and `ratio peak_processes Y` are the
-peaks; `bound bot_processes Z` the design's bound on the bots, which the peak of bot
-processes must not pass.
+processes, however many bots the class has: jobs x 3 x 4 bots in all, where bots are
+reused (`--sandbox off`, or `--persistent-bots`). Sandboxed bots (the default, as the
+referee's: fresh bots per game) are closed after each game, so a worker holds one table
+of them: jobs x 4 bots, each with its sandbox's own processes (bubblewrap's two).
+`ratio peak_pss_mb X` and `ratio peak_processes Y` are the peaks; `bound bot_processes
+Z` the design's bound on the bots, which the peak of bot processes must not pass.
+
+The sampling itself costs CPU (smaps_rollup of ~100 processes: ~0.1 s a sample under
+load), which the games on a small machine feel: `sampler_cpu_share` says how much of one
+CPU it took over the run.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.proc_tree import Memory, descendants, memory  # noqa: E402
-from tournaments.play import IDLE_TABLES  # noqa: E402
+from tournaments.play import IDLE_TABLES, LOG_SUFFIX  # noqa: E402
 
 BOTS = 30
 TABLE = 4  # Rage's default table for 30 bots
@@ -70,6 +76,7 @@ class Peaks:
     """The largest figures seen over the samples."""
 
     pss_kib: int = 0
+    first_game: float | None = None  # seconds from the start to the first game's log
     rss_kib: int = 0
     processes: int = 0
     bots: int = 0
@@ -86,22 +93,28 @@ class Peaks:
 
 
 def bot_processes(pids: list[int], folder: Path) -> int:
-    """The processes among `pids` that run one of the class's bots (by command line)."""
-    mark = str(folder).encode()
-    count = 0
-    for pid in pids:
-        try:
-            line = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            continue
-        count += mark in line and b"bwrap" not in line
-    return count
+    """The processes among `pids` that run one of the class's bots: their program, or
+    the script their interpreter runs, is in the class's folder. Only those two words:
+    the referee and each worker hold every bot's command in their own command line
+    (`student01=python .../rage_random.py`), and bwrap the bot's, and counting them
+    made 1 + jobs bots too many."""
+    return sum(runs_bot(pid, folder) for pid in pids)
+
+
+def runs_bot(pid: int, folder: Path) -> bool:
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False  # gone
+    mark = str(folder).encode() + b"/"
+    return any(word.startswith(mark) for word in argv[:2])
 
 
 def games_begun(logs: Path) -> int:
     """Games begun so far: a game's log opens when it starts (reading the db while the
-    run commits could wait on its lock)."""
-    return len(list(logs.glob("*.jsonl"))) if logs.is_dir() else 0
+    run commits could wait on its lock). The suffix is the tournament's own: counting
+    "*.jsonl" after logs became .jsonl.gz saw no game, and every run went to --timeout."""
+    return len(list(logs.glob("*" + LOG_SUFFIX))) if logs.is_dir() else 0
 
 
 def watch(run: subprocess.Popen[bytes], folder: Path, logs: Path, games: int,
@@ -109,9 +122,11 @@ def watch(run: subprocess.Popen[bytes], folder: Path, logs: Path, games: int,
     """Sample the run's tree until `games` games have begun, then stop it with SIGINT;
     the peaks and the seconds it ran."""
     peaks, start = Peaks(), time.monotonic()
-    while run.poll() is None and games_begun(logs) < games:
+    while run.poll() is None and (begun := games_begun(logs)) < games:
         if time.monotonic() - start > timeout:
             break
+        if begun and peaks.first_game is None:
+            peaks.first_game = time.monotonic() - start
         pids = descendants(run.pid)
         peaks.add(time.monotonic() - start, memory(pids), bot_processes(pids, folder))
         time.sleep(EVERY)
@@ -125,7 +140,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--jobs", type=int, default=8)
-    parser.add_argument("--sandbox", choices=("off", "on"), default="off")
+    parser.add_argument("--sandbox", choices=("on", "off"), default="on")
+    parser.add_argument("--persistent-bots", action="store_true",
+                        help="sandboxed bots play many games (the referee's option)")
     parser.add_argument("--timeout", type=float, default=600.0)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
@@ -135,39 +152,57 @@ def main() -> None:
         db = folder / "class.sqlite"
         command = [sys.executable, "-m", "referee", "tournament", "rage", "--jobs",
                    str(args.jobs), "--db", str(db), "--max-games", "200000",
-                   "--sandbox", args.sandbox, *entries]
+                   "--sandbox", args.sandbox,
+                   *(["--persistent-bots"] if args.persistent_bots else []), *entries]
         run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, env={**os.environ, "TMPDIR": tmp})
+        sampler = time.process_time()
         peaks, seconds = watch(run, folder / "class", folder / "class-logs", args.games,
                                args.timeout)
+        sampler = time.process_time() - sampler
         _, err = run.communicate(timeout=120)
         begun = games_begun(folder / "class-logs")
     report(args, peaks, seconds, begun, run.returncode, err.decode(errors="replace"))
+    print(f"ratio sampler_cpu_share {sampler / seconds:.2f}")
+
+
+def reused(args: argparse.Namespace) -> bool:
+    """Whether workers keep bots between games (tournaments/play.py, BotPool._reuse)."""
+    return args.sandbox == "off" or bool(args.persistent_bots)
 
 
 def report(args: argparse.Namespace, peaks: Peaks, seconds: float, begun: int,
            code: int, err: str) -> None:
     last = [line for line in err.splitlines() if line.strip()][-1:] or ["(nothing)"]
-    print(f"{BOTS} bots, tables of {TABLE}, --jobs {args.jobs}, --sandbox {args.sandbox}: "
-          f"{begun} games begun in {seconds:.1f} s, {peaks.samples} samples; stopped "
-          f"with SIGINT: exit {code} ({last[0].strip()[:120]})")
+    persistent = " --persistent-bots" if args.persistent_bots else ""
+    first = "no game" if peaks.first_game is None else f"first game at {peaks.first_game:.1f} s"
+    print(f"{BOTS} bots, tables of {TABLE}, --jobs {args.jobs}, --sandbox {args.sandbox}"
+          f"{persistent}: {begun} games begun in {seconds:.1f} s ({first}), "
+          f"{peaks.samples} samples; stopped with SIGINT: exit {code} "
+          f"({last[0].strip()[:120]})")
+    if begun < args.games:  # the peaks then stand for a shorter run than asked
+        print(f"warning: only {begun} of --games {args.games} began: stopped by "
+              f"--timeout {args.timeout:g} s or the run's own end")
     quarters = [peaks.series[len(peaks.series) * q // 4:len(peaks.series) * (q + 1) // 4]
                 for q in range(4)]
     if all(quarters):  # growth from quarter to quarter would show a leak
         print("by quarter of the run, median PSS (MiB) and processes: " + ", ".join(
             f"{statistics.median(s[1] for s in part):.0f} and "
             f"{statistics.median(s[2] for s in part):.0f}" for part in quarters))
-    bound = args.jobs * (IDLE_TABLES + 1) * TABLE
+    tables = IDLE_TABLES + 1 if reused(args) else 1
+    bound = args.jobs * tables * TABLE
     print(f"peak PSS {peaks.pss_kib / 1024:.0f} MiB, peak RSS {peaks.rss_kib / 1024:.0f} "
           f"MiB, peak processes {peaks.processes} (bots {peaks.bots}; the design's bound "
-          f"on bots: jobs x {IDLE_TABLES + 1} x table = {bound}: {'kept' if peaks.bots <= bound else 'PASSED'})")
+          f"on bots: jobs x {tables} x table = {bound}: "
+          f"{'kept' if peaks.bots <= bound else 'PASSED'})")
     print(f"ratio peak_pss_mb {peaks.pss_kib / 1024:.1f}")
     print(f"ratio peak_rss_mb {peaks.rss_kib / 1024:.1f}")
     print(f"ratio peak_processes {peaks.processes}")
     print(f"ratio peak_bot_processes {peaks.bots}")
     print(f"bound bot_processes {bound}")
-    print(f"bound processes {1 + args.jobs + bound} (the referee, its workers, the bots; "
-          "sandboxed bots add their bubblewrap processes)")
+    per_bot = 1 if args.sandbox == "off" else 3  # a sandbox adds bwrap's two processes
+    print(f"bound processes {1 + 2 * args.jobs + per_bot * bound} (the referee, its "
+          f"workers and their sentinels, {per_bot} per bot)")
 
 
 if __name__ == "__main__":

@@ -4,15 +4,17 @@ Complete enough to replay the game (`referee replay LOG`) and to show every line
 seat sent and received. It is JSON Lines, one record per exchange rather than per line
 (docs/game-log.md):
 
-- an exchange: the batch of lines sent to one seat at once (its held lines and the
-  request), the lines heard back (LOG lines and the reply), and the move that reply
-  became;
-- a fault, a move the fallback made for a faulted seat, the result.
+- an exchange, a JSON array: the batch of lines sent to one seat at once (its held lines
+  and the request), the lines heard back (LOG lines and the reply), and the move that
+  reply became;
+- a JSON object each: the header, a fault, a move the fallback made for a faulted seat,
+  the result.
 
 Recording is a few operations per batch, line and move; exchanges are encoded in blocks
 (log_lines.py) and gzip-compressed when the file name ends in ".gz" (as every
 tournament log is). `read_log` is the one reader: it gives every log, this format and
-the older one-record-per-line one, as one record per line (`expand`).
+the older ones (2: an exchange as an object; 1: a record per line), as one record per
+line (`expand`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import IO, Any, Callable, Sequence
 from referee.errors import ConfigError, Fault
 from referee.matches.log_lines import Record, encode_block, record_line
 
-FORMAT = 2  # the header's "format"; logs without one are the older per-line format
+FORMAT = 3  # the header's "format"; logs without one are the older per-line format
 _BLOCK = 256  # records encoded and written together
 _BLOCK_CHARS = 1 << 20  # or fewer, once the bots' lines in them pass this (LOG floods)
 _LEVEL = 1  # gzip's fastest: the lines repeat so much that it costs little in size
@@ -197,8 +199,6 @@ def read_log(path: Path) -> list[dict[str, Any]]:
         records = [json.loads(line) for line in data.decode().splitlines() if line.strip()]
     except (zlib.error, UnicodeDecodeError, RecursionError) as error:
         raise ValueError(f"not a game log: {error}") from None
-    if not all(isinstance(record, dict) for record in records):
-        raise ValueError("not a game log: a line that is not a JSON object")
     return expand(records)
 
 
@@ -211,35 +211,86 @@ def load_log(path: Path) -> list[dict[str, Any]]:
         raise ConfigError(f"cannot read log {path}: {error}") from None
 
 
-def expand(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The records with each exchange unfolded into its lines and its move."""
+def expand(records: list[Any]) -> list[dict[str, Any]]:
+    """The records, a log's JSON values in order, with each exchange unfolded into its
+    lines and its move: those of format 3 (arrays) and of format 2 (objects). ValueError
+    if they are not a game log's."""
+    header = records[0] if records and isinstance(records[0], dict) else {}
+    # arrays are this format's exchanges: in any log but one whose header says it is older
+    arrays = header.get("type") != "game" or header.get("format") == FORMAT
     expanded: list[dict[str, Any]] = []
     for record in records:
-        if isinstance(record.get("us"), int):  # this format's time: µs, as an int
-            record["t"] = record.pop("us") / 1e6
-        if record.get("type") == "exchange":
-            try:
-                expanded.extend(_unfold(record))
-            except (KeyError, TypeError) as error:
-                raise ValueError(f"not a game log: a broken exchange ({error!r})") from None
-        else:
-            expanded.append(record)
+        expanded += _expanded(record, arrays)
     return expanded
 
 
+def _expanded(record: Any, arrays: bool) -> list[dict[str, Any]]:
+    if isinstance(record, list) and arrays:
+        exchange: Callable[[Any], list[dict[str, Any]]] = _unfold_array
+    elif not isinstance(record, dict):
+        raise ValueError("not a game log: a line that is not a JSON object")
+    elif record.get("type") == "exchange":
+        exchange = _unfold
+    else:
+        if isinstance(record.get("us"), int):  # formats 2 and 3: µs, as an int
+            record["t"] = _seconds(record.pop("us"))
+        return [record]
+    try:
+        return exchange(record)
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"not a game log: a broken exchange ({error!r})") from None
+
+
+def _seconds(us: int) -> float:
+    try:
+        return us / 1e6
+    except OverflowError:  # a number no clock gives
+        raise ValueError(f"not a game log: a time of {len(str(us))} digits") from None
+
+
+def _unfold_array(exchange: list[Any]) -> list[dict[str, Any]]:
+    """A format 3 exchange: [seat, (us, us_taken,) out, in(, kind(, move))], the move
+    the last line in if not given."""
+    timed = len(exchange) > 1 and type(exchange[1]) is int
+    seat, *times = exchange[:3] if timed else exchange[:1]
+    sent, heard, *decided = exchange[3:] if timed else exchange[1:]
+    if type(seat) is not int or not all(type(us) is int for us in times):
+        raise TypeError("seat and times must be integers")
+    if len(decided) == 1:
+        decided.append(heard[-1] if isinstance(heard, list) and heard else None)
+    if not isinstance(sent, list) or not isinstance(heard, list) or len(decided) > 2 \
+            or not all(isinstance(word, str) for word in decided):
+        raise TypeError("out and in must be lists, then a kind and a move")
+    return _records(seat, sent, heard, decided,
+                    {"t": _seconds(times[0])} if timed else {},
+                    {"t": _seconds(times[0] + times[1])} if timed else {})
+
+
 def _unfold(exchange: dict[str, Any]) -> list[dict[str, Any]]:
+    """A format 2 exchange: {"type": "exchange", "seat", "out", "in"(, "move")
+    (, "us" (read as "t"), "us_in")}."""
     seat, sent, heard = exchange["seat"], exchange["out"], exchange["in"]
     if not isinstance(sent, list) or not isinstance(heard, list):
         raise TypeError("out and in must be lists")
-    timed = "t" in exchange
-    when = {"t": exchange["t"]} if timed else {}
-    later = {"t": exchange["us_in"] / 1e6} if timed else {}
+    decided = list(exchange["move"]) if "move" in exchange else []
+    if len(decided) not in (0, 2):
+        raise TypeError("a move is [kind, move]")
+    timed = isinstance(exchange.get("us"), int)
+    return _records(seat, sent, heard, decided,
+                    {"t": _seconds(exchange["us"])} if timed else {},
+                    {"t": _seconds(exchange["us_in"])} if timed else {})
+
+
+def _records(seat: int, sent: list[Any], heard: list[Any], decided: list[Any],
+             when: dict[str, float], later: dict[str, float]) -> list[dict[str, Any]]:
+    """An exchange's records: each line out (at `when`), each line in and the move (at
+    `later`)."""
     records = [{"type": "line", "seat": seat, "dir": "out", "line": line, **when}
                for line in sent]
     records += [{"type": "line", "seat": seat, "dir": "in", "line": line, **later}
                 for line in heard]
-    if "move" in exchange:
-        kind, move = exchange["move"]
+    if decided:
+        kind, move = decided
         records.append({"type": "move", "seat": seat, "kind": kind, "move": move,
                         "by": DecidedBy.BOT.value, **later})
     return records

@@ -1,5 +1,9 @@
 """A game log's records as JSON Lines (docs/game-log.md), a block of records at a time.
 
+An exchange is a JSON array, [seat, (us, us_taken,) [lines out], [lines in](, kind(, move))],
+without the move when it is the last line in as the seat sent it (as it mostly is): the
+fewer bytes, the less to write and to compress.
+
 Escaping every line of every exchange for JSON was most of the log's CPU, yet almost no
 line needs it: referee lines and well-behaved bots' lines are printable ASCII. So a block
 is written first with every string as it is and checked once, as a whole; only a block
@@ -42,43 +46,43 @@ def encode_block(block: list[Record], start: int, timestamps: bool) -> bytes:
 
 def escaped_line(record: Record, start: int, timestamps: bool) -> str:
     """One record's line (without its "\\n"), every string escaped: record_line's for
-    a record other than an exchange; by hand for an exchange, {"type":"exchange","seat","out","in"[,"move"]
-    [,"us","us_in"]}, one escape per string instead of the encoder's walk of a dict."""
+    a record other than an exchange; by hand for an exchange, one escape per string
+    instead of the encoder's walk of a list of lists."""
     if isinstance(record, str):
         return record
     seat, sent, heard, kind, move, began, ended = record
-    line = (f'{{"type":"exchange","seat":{seat},"out":[{",".join(map(_string, sent))}],'
-            f'"in":[{",".join(map(_string, heard))}]')
-    if kind is not None:
-        line += f',"move":[{_string(kind)},{_string(move)}]'
+    line = f"[{seat}"
     if timestamps:
-        line += f',"us":{(began - start) // 1000},"us_in":{(ended - start) // 1000}'
-    return line + "}"
+        line += f",{(began - start) // 1000},{(ended - began) // 1000}"
+    line += f',[{",".join(map(_string, sent))}],[{",".join(map(_string, heard))}]'
+    if kind is not None:
+        line += "," + _string(kind)
+        if not heard or move != heard[-1]:
+            line += "," + _string(move)
+    return line + "]"
 
 
 def _plain_block(block: list[Record], start: int, timestamps: bool) -> bytes | None:
     """encode_block's bytes with the exchanges' strings written as they are, or None
     if one of them needs an escape. Exchanges the plain form does not fit (nothing out,
-    nothing in or no move) are escaped here."""
-    lines: list[str] = []
+    nothing in, no move, or a move other than the last line in) are escaped here. The
+    block's pieces are joined once, not line by line: a join costs per piece."""
+    pieces: list[str] = []
+    add = pieces.extend
     strings: list[str] = []  # those written as they are
     for record in block:
-        if isinstance(record, str) or not record[1] or not record[2] or record[3] is None:
-            lines.append(escaped_line(record, start, timestamps))
+        if isinstance(record, str) or not record[1] or not record[2] \
+                or record[3] is None or record[4] != record[2][-1]:
+            pieces.append(escaped_line(record, start, timestamps) + "\n")
             continue
-        seat, sent, heard, kind, move, began, ended = record
+        seat, sent, heard, kind, _, began, ended = record
         strings += sent
         strings += heard
-        strings += kind, move
-        lines.append(
-            f'{{"type":"exchange","seat":{seat},"out":["{_LIST.join(sent)}"],'
-            f'"in":["{_LIST.join(heard)}"],"move":["{kind}","{move}"],'
-            f'"us":{(began - start) // 1000},"us_in":{(ended - start) // 1000}}}'
-            if timestamps else
-            f'{{"type":"exchange","seat":{seat},"out":["{_LIST.join(sent)}"],'
-            f'"in":["{_LIST.join(heard)}"],"move":["{kind}","{move}"]}}')
+        strings.append(kind)
+        add((f'[{seat},{(began - start) // 1000},{(ended - began) // 1000},["'
+             if timestamps else f'[{seat},["',
+             _LIST.join(sent), '"],["', _LIST.join(heard), '"],"', kind, '"]\n'))
     text = "".join(strings)
     if not text.isascii() or any(map(text.__contains__, _ESCAPED)):
         return None
-    lines.append("")  # for the last "\n"
-    return "\n".join(lines).encode()
+    return "".join(pieces).encode()

@@ -1,6 +1,7 @@
-"""The game log (issue 14, part 1): one record per exchange, compressed, and one reader
-(`read_log`) that gives back every line in and out, in order, for replay and for
-everything else that reads logs; the older one-record-per-line logs still read."""
+"""The game log (issue 14, part 1): one compact record per exchange, compressed, and one
+reader (`read_log`) that gives back every line in and out, in order, for replay and for
+everything else that reads logs; the older formats (an exchange as an object, a record
+per line) still read."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from hypothesis import example, given, settings, strategies as st
 
 from referee.errors import Fault, FaultKind
 from referee.matches import log_lines
-from referee.matches.game_log import DecidedBy, GameLog, read_log
+from referee.matches.game_log import FORMAT, DecidedBy, GameLog, read_log
 from tests.cli_support import assert_bad_input, run_main
 
 FOUR = ["python bots/rage_random.py", "python bots/rage_heuristic.py",
@@ -38,7 +39,7 @@ def record_calls(log: GameLog, script: list[tuple[Any, ...]]) -> list[dict[str, 
     """Make the calls; return the records the older per-line log would have written."""
     log.header("rage", 7, {"players": 4}, [])
     expected: list[dict[str, Any]] = [
-        {"type": "game", "format": 2, "game": "rage", "seed": 7, "settings": {"players": 4},
+        {"type": "game", "format": FORMAT, "game": "rage", "seed": 7, "settings": {"players": 4},
          "players": []}]
     for call in script:
         if call[0] == "sent":
@@ -84,6 +85,8 @@ def test_every_call_reads_back_as_the_per_line_records_in_order(
 
 def test_a_bot_move_is_folded_into_its_exchange_and_the_file_is_one_line_each(
         tmp_path: Path) -> None:
+    """An exchange is an array, [seat, out, in, kind], with the move too only where it
+    is not the reply as sent; every other record is an object."""
     path = tmp_path / "game.jsonl"
     log = GameLog.open(path, timestamps=False)
     log.sent(1, ["PLAYED 0 r3", "PLAY? r4 y2"])
@@ -91,11 +94,63 @@ def test_a_bot_move_is_folded_into_its_exchange_and_the_file_is_one_line_each(
     log.heard(1, "r4")
     log.move(1, "play", "r4", DecidedBy.BOT)
     log.move(2, "play", "y1", DecidedBy.FALLBACK)
+    log.sent(3, ["BID? 0 1 2"])
+    log.heard(3, "02")
+    log.move(3, "bid", "2", DecidedBy.BOT)
+    log.sent(0, ["END"])
     log.close()
     assert [json.loads(line) for line in path.read_text().splitlines()] == [
-        {"type": "exchange", "seat": 1, "out": ["PLAYED 0 r3", "PLAY? r4 y2"],
-         "in": ["LOG thinking", "r4"], "move": ["play", "r4"]},
-        {"type": "move", "seat": 2, "kind": "play", "move": "y1", "by": "fallback"}]
+        [1, ["PLAYED 0 r3", "PLAY? r4 y2"], ["LOG thinking", "r4"], "play"],
+        {"type": "move", "seat": 2, "kind": "play", "move": "y1", "by": "fallback"},
+        [3, ["BID? 0 1 2"], ["02"], "bid", "2"],
+        [0, ["END"], []]]
+    assert [record for record in read_log(path) if record["type"] == "move"] == [
+        {"type": "move", "seat": seat, "kind": kind, "move": move, "by": by}
+        for seat, kind, move, by in [(1, "play", "r4", "bot"), (2, "play", "y1", "fallback"),
+                                     (3, "bid", "2", "bot")]]
+
+
+def test_an_exchange_with_timestamps_has_when_it_went_out_and_how_long_it_took(
+        tmp_path: Path) -> None:
+    path = tmp_path / "game.jsonl"
+    log = GameLog.open(path)
+    log.header("rage", 1, {}, [])
+    log.sent(0, ["PLAY? r1"])
+    log.heard(0, "r1")
+    log.move(0, "play", "r1", DecidedBy.BOT)
+    log.close()
+    exchange = json.loads(path.read_text().splitlines()[1])
+    seat, us, taken, *rest = exchange
+    assert (seat, rest) == (0, [["PLAY? r1"], ["r1"], "play"])
+    assert type(us) is int and type(taken) is int and 0 <= us and 0 <= taken < 10**6
+    records = read_log(path)
+    assert [record["t"] for record in records[1:]] == [us / 1e6, (us + taken) / 1e6,
+                                                       (us + taken) / 1e6]
+
+
+def as_format_2(line: str) -> str:
+    """A format 3 line as format 2 wrote it: an exchange an object with long keys."""
+    record = json.loads(line)
+    if isinstance(record, dict):
+        return json.dumps({**record, "format": 2} if record["type"] == "game" else record)
+    seat, us, taken, sent, heard, *decided = record
+    exchange = {"type": "exchange", "seat": seat, "out": sent, "in": heard}
+    if decided:
+        exchange["move"] = [decided[0], decided[-1] if len(decided) == 2 else heard[-1]]
+    return json.dumps({**exchange, "us": us, "us_in": us + taken})
+
+
+def test_a_log_in_format_2_reads_as_the_same_records_and_replays(tmp_path: Path) -> None:
+    new, old = tmp_path / "new.jsonl", tmp_path / "old.jsonl.gz"
+    assert run_main(["play", "rage", "--seed", "5", "--log", str(new), *FOUR])[0] == 0
+    lines = new.read_text().splitlines()
+    old.write_bytes(gzip.compress("".join(as_format_2(line) + "\n" for line in lines).encode()))
+    assert '"type": "exchange"' in gzip.decompress(old.read_bytes()).decode()
+    records = read_log(new)
+    records[0]["format"] = 2
+    assert read_log(old) == records
+    code, out, err = run_main(["replay", str(old)])
+    assert code == 0 and "result reproduced" in out, err
 
 
 def test_a_compressed_log_of_a_real_game_replays_and_tampering_is_caught(
@@ -132,7 +187,7 @@ def test_a_log_in_the_older_per_line_format_still_replays(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("damage", ["truncated", "not gzip", "not json", "broken exchange",
-                                    "not an object"])
+                                    "not an object", "an array in format 2"])
 def test_a_damaged_log_is_one_error_line(tmp_path: Path, damage: str) -> None:
     log = tmp_path / "game.jsonl.gz"
     assert run_main(["play", "rage", "--seed", "1", "--log", str(log), *FOUR[:3]])[0] == 0
@@ -142,8 +197,9 @@ def test_a_damaged_log_is_one_error_line(tmp_path: Path, damage: str) -> None:
         "truncated": data[:len(data) // 2],
         "not gzip": b"\x1f\x8b" + data[10:],
         "not json": gzip.compress(text.replace("}", "", 5).encode()),
-        "broken exchange": gzip.compress(text.replace('"in":[', '"in":7,"x":[', 1).encode()),
+        "broken exchange": gzip.compress(text.replace('"],["', '"],7,["', 1).encode()),
         "not an object": gzip.compress(b"[1, 2]\n" + text.encode()),
+        "an array in format 2": gzip.compress(text.replace('"format":3', '"format":2').encode()),
     }[damage])
     assert_bad_input(["replay", str(log)], str(log))
 
@@ -162,6 +218,43 @@ def test_read_log_of_any_bytes_returns_records_or_raises_value_error(
     except ValueError:
         return
     assert all(isinstance(record, dict) for record in records)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 10**400) | st.floats() | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=4), inner,
+                                                                max_size=3), max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(json_values | st.lists(st.integers(0, 3) | st.lists(st.text(max_size=3),
+                                                                        max_size=2),
+                                             max_size=7), max_size=4))
+@example(lines=[[0, 10**400, 1, [], []]])
+def test_any_json_after_a_format_3_header_reads_as_records_or_is_a_value_error(
+        tmp_path_factory: pytest.TempPathFactory, lines: list[Any]) -> None:
+    """Arrays are exchanges in format 3: whatever array a damaged file holds is read or
+    refused, never a crash (nor a time no float holds)."""
+    path = tmp_path_factory.mktemp("fuzz") / "game.jsonl"
+    header = {"type": "game", "format": FORMAT}
+    path.write_text("".join(json.dumps(line) + "\n" for line in [header, *lines]))
+    try:
+        records = read_log(path)
+    except ValueError:
+        return
+    assert all(isinstance(record, dict) for record in records)
+
+
+@pytest.mark.parametrize("exchange", [
+    [], [1], [1, ["a"]], ["1", ["a"], []], [1, ["a"], "b"], [1, ["a"], [], "play"],
+    [1, ["a"], ["b"], "play", "b", "x"], [1, ["a"], ["b"], 2], [1, 2, ["a"], []],
+    [1, 2, 3, ["a"]], [1, 2.5, 3, ["a"], []]])
+def test_a_broken_format_3_exchange_is_one_error_line(tmp_path: Path,
+                                                       exchange: list[Any]) -> None:
+    path = tmp_path / "game.jsonl"
+    header = {"type": "game", "format": FORMAT, "game": "rage", "seed": 1}
+    path.write_text(f"{json.dumps(header)}\n{json.dumps(exchange)}\n")
+    assert_bad_input(["show", str(path)], str(path), "broken exchange")
 
 
 def test_a_flood_of_long_lines_is_written_as_it_comes_not_held_in_memory(
@@ -187,33 +280,43 @@ plain_lines = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E,
                                     exclude_characters='"\\'), max_size=8)
 hostile_lines = plain_lines | st.sampled_from(
     ['a","b', '"', "\\", "x\\u0041", "\n", "\x00", "\x7f", "é", "LOG \udcff"])
+# (seat, lines out, lines in, moved, the move if not the last line in)
 exchanges = st.lists(st.tuples(seats, st.lists(plain_lines, max_size=3),
-                               st.lists(plain_lines, max_size=2), st.booleans()),
+                               st.lists(plain_lines, max_size=2), st.booleans(),
+                               st.none() | plain_lines),
                      max_size=40)
 
 
 def play_exchanges(log: GameLog, script: list[tuple[Any, ...]]) -> None:
-    for seat, out, back, moved in script:
+    for seat, out, back, moved, *other in script:
         log.sent(seat, out)
         for line in back:
             log.heard(seat, line)
         if moved:
-            log.move(seat, "play", back[-1] if back else "x", DecidedBy.BOT)
+            move = other[0] if other and other[0] is not None else back[-1] if back else "x"
+            log.move(seat, "play", move, DecidedBy.BOT)
 
 
-@settings(max_examples=150, deadline=None)
-@given(script=exchanges, hostile=st.lists(st.tuples(st.integers(0, 39), hostile_lines),
-                                          max_size=2),
+@settings(max_examples=200, deadline=None)
+@given(script=exchanges, hostile=st.lists(st.tuples(st.integers(0, 39), st.sampled_from(
+           ["out", "in", "move"]), hostile_lines), max_size=3),
        timestamps=st.booleans())
 def test_each_line_is_the_json_of_its_record_whichever_way_the_block_was_written(
         tmp_path_factory: pytest.TempPathFactory, script: list[tuple[Any, ...]],
-        hostile: list[tuple[int, str]], timestamps: bool) -> None:
+        hostile: list[tuple[int, str, str]], timestamps: bool) -> None:
     """A block is written with its strings as they are unless one needs an escape: the
-    bytes must be the JSON encoder's either way, and a hostile line must not change how
-    any other line reads (a quote in a line must not end its string)."""
-    for index, line in hostile:
-        if index < len(script) and script[index][1]:
-            script[index][1][0] = line
+    bytes must be the JSON encoder's either way, and a hostile line (out, in, or a move
+    that is not the reply) must not change how any other line reads (a quote in a line
+    must not end its string)."""
+    script = [list(exchange) for exchange in script]
+    for index, where, line in hostile:
+        if index >= len(script):
+            continue
+        exchange = script[index]
+        if where == "move":
+            exchange[3:] = [True, line]
+        elif exchange[1 if where == "out" else 2]:
+            exchange[1 if where == "out" else 2][0] = line
     path = tmp_path_factory.mktemp("log") / "game.jsonl"
     log = GameLog.open(path, timestamps)
     play_exchanges(log, script)
@@ -223,9 +326,13 @@ def test_each_line_is_the_json_of_its_record_whichever_way_the_block_was_written
     for text in written[:-1]:
         record = json.loads(text)
         assert text == json.dumps(record, separators=(",", ":"))  # ASCII, compact
-    assert [line for record in read_log(path) if record["type"] == "line"
-            for line in [record["line"]] if record["dir"] == "out"] == \
-        [line for _, out, _, _ in script for line in out]
+    read = read_log(path)
+    assert [(r["seat"], r["dir"], r["line"]) for r in read if r["type"] == "line"] == \
+        [(seat, way, line) for seat, out, back, *_ in script
+         for way, lines in [("out", out), ("in", back)] for line in lines]
+    assert [(r["seat"], r["move"]) for r in read if r["type"] == "move"] == \
+        [(seat, other if other is not None else back[-1] if back else "x")
+         for seat, _, back, moved, other in script if moved]
 
 
 def test_a_block_of_ordinary_lines_is_written_without_escaping_any(
@@ -236,7 +343,7 @@ def test_a_block_of_ordinary_lines_is_written_without_escaping_any(
     real = log_lines.escaped_line
     monkeypatch.setattr(log_lines, "escaped_line",
                         lambda record, *rest: escaped.append(record) or real(record, *rest))
-    script = [(seat % 4, ["PLAYED 0 r3", f"PLAY? r{seat} y2"], [f"r{seat}"], True)
+    script = [(seat % 4, ["PLAYED 0 r3", f"PLAY? r{seat} y2"], [f"r{seat}"], True, None)
               for seat in range(40)]
     log = GameLog.open(tmp_path / "plain.jsonl")
     play_exchanges(log, script)

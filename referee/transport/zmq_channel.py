@@ -39,6 +39,7 @@ SOCKET_NAME = "bot"  # the ipc socket in each bot's own folder
 # Connections a bot may make to its endpoint before its HELLO: one, and reconnections.
 MAX_CONNECTIONS = 8
 _POLL_OUT = select.POLLOUT | select.POLLIN  # a blocked send also takes what comes in
+_DRAIN_PASSES = range(64)  # reads per drain: 4 MiB, well past the inbox's bounds
 
 
 class ZmqHub:
@@ -184,9 +185,11 @@ class ZmqChannel(Channel):
     # --- reading ---------------------------------------------------------------------
 
     def drain(self) -> None:
-        """Take everything that has come, on every connection, into the inbox."""
-        while self._open and self._serve(self._poller.poll(0)):
-            pass
+        """Take what has come, on every connection, into the inbox: a bounded number of
+        reads, so that a bot's child writing without end cannot keep the referee here."""
+        for _ in _DRAIN_PASSES:
+            if not (self._open and self._serve(self._poller.poll(0))):
+                return
 
     def _serve(self, events: list[tuple[int, int]]) -> bool:
         """Read what the polled `events` say has come; True if some input was taken."""

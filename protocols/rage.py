@@ -398,6 +398,42 @@ def encode_event(event: Event) -> str | None:
     return encode_with(_ENCODERS or _event_encoders(), event)
 
 
+# The same lines from the engine's raw records (RageState.records_since), for the
+# referee's delivery: no Event is built, and the common lines are written here inline,
+# as Played.line, Trick.line and Bid.line write them (tests/protocols hold them equal).
+_RECORD_ENCODERS: dict[type, Callable[[Any], str]] = {}
+_FACE_OF_ID = tuple(map(_FACE, DECK))
+
+
+def record_encoders() -> dict[type, Callable[[Any], str]]:
+    """Event type -> the line of a raw record of that type (None: no line, GameOver)."""
+    if _RECORD_ENCODERS:
+        return _RECORD_ENCODERS
+    from referee.games.rage import (
+        BidMade, BidsRevealed, CardPlayed, Flipped, HandDealt, RoundScored, RoundStarted,
+        TrickWon, TrumpSet,
+    )
+
+    _RECORD_ENCODERS.update({
+        CardPlayed: lambda r: f"PLAYED {r[1]} {r[2].notation}",
+        TrickWon: lambda r: f"TRICK {r[1]} {r[2]}",
+        BidMade: lambda r: f"BID {r[1]} {r[2]}",
+        RoundStarted: lambda r: Round.line(r[1], r[2], r[3]),
+        HandDealt: lambda r: " ".join(["HAND", *map(_FACE_OF_ID.__getitem__, r[2])]),
+        Flipped: lambda r: Flip.line(r[1]),
+        TrumpSet: lambda r: Trump.line(None if r[1] is None else COLOURS[r[1]], r[2]),
+        BidsRevealed: lambda r: Bids.line(r[1]),
+        RoundScored: lambda r: _score_line(RoundScored(r[1].get())),
+    })
+    return _RECORD_ENCODERS
+
+
+def encode_record(record: tuple[Any, ...]) -> str | None:
+    """The line announcing the event of a raw record, or None (GameOver)."""
+    encoder = record_encoders().get(record[0])
+    return None if encoder is None else encoder(record)
+
+
 bid_request = BidRequest.line  # (legal bids) -> the line
 play_request = PlayRequest.line  # (legal plays) -> the line
 end_line = End.line  # (totals, places) -> the line

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import random
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import repeat, starmap
 from typing import Any, TypeAlias
@@ -358,12 +358,13 @@ def _shuffled_ids(rng: random.Random) -> list[int]:
 
 # ---------------------------------------------------------------- lazy records
 
-# A random playout never reads the events or the RoundResults, but building a frozen
-# dataclass costs ~7x a tuple. So the state logs each event as a raw record
-# (factory, *args) and builds the Event objects only when `events`/`events_since` are
-# read. They are built once and cached, so every read hands out the same objects
-# (Table.deliver keys the encoded lines on id(event)).
-_Record: TypeAlias = tuple[Any, ...]
+# A random playout never reads the events or the RoundResults, and the referee needs
+# only their lines, but building a frozen dataclass costs ~7x a tuple. So the state logs
+# each event as a raw record, (event type, *raw fields), and builds the Event objects
+# only when `events`/`events_since` are read (once: every read hands out the same
+# objects). The raw fields are the event's own, except where a record keeps the cheaper
+# form the engine holds (see records_since), which hands the records out as they are.
+Record: TypeAlias = tuple[Any, ...]
 
 
 def _hand_dealt(seat: int, ids: tuple[int, ...]) -> HandDealt:
@@ -400,6 +401,11 @@ class _LazyResult:
 
 def _round_scored(result: _LazyResult) -> RoundScored:
     return RoundScored(result.get())
+
+
+# The event types whose records hold other fields than the event: their builders.
+_BUILDERS: dict[Any, Callable[..., Event]] = {HandDealt: _hand_dealt, TrumpSet: _trump_set,
+                                             TrickWon: _trick_won, RoundScored: _round_scored}
 
 
 _BIDDING, _PLAYING, _OVER = Phase.BID, Phase.PLAY, Phase.OVER
@@ -458,7 +464,7 @@ class RageState:
         self._plus_minus_one = Variant.PLUS_MINUS_ONE in config.variants
         self._results: list[_LazyResult] = []
         self._totals = [0] * self._n
-        self._log: list[_Record] = []
+        self._log: list[Record] = []
         self._events: list[Event] = []  # the first len(_events) records, built
         self._start_round(round_no, dealer, hands, stock, top)
 
@@ -574,6 +580,16 @@ class RageState:
             self._build_events()
         return self._events[index:]
 
+    def records_since(self, index: int) -> list[Record]:
+        """The raw records of the events from position `index` on: the same events as
+        events_since(index), unbuilt. A record is (event type, *fields), the fields being:
+        RoundStarted (round_no, cards, dealer); HandDealt (seat, sorted card ids);
+        Flipped (card); TrumpSet (colour index in COLOURS or None, reason); BidMade (seat,
+        bid); BidsRevealed (bids); CardPlayed (seat, play); TrickWon (trick_no, winner,
+        list of (seat, play)); RoundScored (a lazy result, whose get() is the
+        RoundResult); GameOver (totals). The records are the engine's own: read only."""
+        return self._log[index:]
+
     def totals(self) -> list[int]:
         """Each seat's score summed over the rounds scored so far."""
         return list(self._totals)
@@ -673,9 +689,10 @@ class RageState:
 
     def _build_events(self) -> None:
         """Build the events of the records not built yet."""
-        events = self._events
+        events, builders = self._events, _BUILDERS
         for record in self._log[len(events):]:
-            events.append(record[0](*record[1:]))
+            kind: Callable[..., Event] = record[0]
+            events.append(builders.get(kind, kind)(*record[1:]))
 
     def _made_bids(self) -> list[int]:
         return [b for b in self._bids if b is not None]
@@ -721,7 +738,7 @@ class RageState:
         for seat, hand in enumerate(hands):
             hand.sort()
             self._plays.append(_hand_plays(hand))
-            log.append((_hand_dealt, seat, tuple(hand)))
+            log.append((HandDealt, seat, tuple(hand)))
         self._stock = stock
         self._stock_top = self._first_flip = top
         self._won = [[] for _ in range(n)]
@@ -762,7 +779,7 @@ class RageState:
                 break
         self._stock_top = top
         self._trump = trump
-        log.append((_trump_set, trump, reason))
+        log.append((TrumpSet, trump, reason))
 
     def _finish_trick(self) -> None:
         trick = self._trick
@@ -772,7 +789,7 @@ class RageState:
         self._won[winner].append(trick)
         self._action_points[winner] += self._trick_points
         self._tricks_done += 1
-        self._log.append((_trick_won, self._tricks_done, winner, trick))
+        self._log.append((TrickWon, self._tricks_done, winner, trick))
         round_over = self._tricks_done == self._cards
         pending_flip = self._nt and not round_over  # rulings R5, R6
         self._new_trick()
@@ -793,7 +810,7 @@ class RageState:
             totals[seat] += trick_points + points + bid_bonus
         result = _LazyResult(self._round_no, cards, self._dealer, seats, durchmarsch)
         self._results.append(result)
-        self._log.append((_round_scored, result))
+        self._log.append((RoundScored, result))
         if self._round_no == self._config.rounds:
             self._phase = _OVER
             self._log.append((GameOver, tuple(totals)))

@@ -18,7 +18,7 @@ from referee.games.rage import (
     Event, Phase, RageConfig, RageState, RoundResult, SeatRoundResult,
 )
 from referee.games.rage_cards import Play, find_play, parse_play
-from referee.games.rage_view import private_to
+from referee.games.rage_view import private_kinds, private_to
 from referee.players.player import Player
 from referee.settings import FaultPolicy, OnFault, TimeLimits
 from referee.matches.match import Match
@@ -92,6 +92,8 @@ class RageMatch(Match[Event]):
         self.state = state if state is not None else RageState.new_game(config, seed)
         self.seed = seed
         self._private_to = partial(private_to, self.state)  # rage_view's judge, made once
+        self._private_kinds = private_kinds(self.state.config)  # the same, for raw records
+        self._encoders = codec.record_encoders()
 
     def run(self) -> RageResult:
         """Play the game to the end and return its result."""
@@ -115,9 +117,15 @@ class RageMatch(Match[Event]):
             for seat in range(config.players)])
 
     def _deliver(self) -> None:
-        """Queue for every seat the new events it may see (decided by rage_view alone)."""
-        self.deliver(self.state.events_since(self.delivered), self._private_to,
-                     codec.encode_event)
+        """Queue for every seat the new events it may see (decided by rage_view alone).
+        Without an observer no Event is built: the lines come from the engine's records."""
+        if self.observer is not None:
+            self.deliver(self.state.events_since(self.delivered), self._private_to,
+                         codec.encode_event)
+            return
+        records = self.state.records_since(self.delivered)
+        self.table.deliver_records(records, self._private_kinds, self._encoders)
+        self.delivered += len(records)
 
     def _bid(self) -> None:
         state = self.state

@@ -101,3 +101,20 @@ def test_after_a_seat_faults_the_others_still_receive_exactly_their_events() -> 
     faulted = received[1]
     assert faulted[-1].startswith("ERROR protocol ")
     assert sum(is_request(line) for line in faulted) == 7
+
+
+@pytest.mark.parametrize("variants", [frozenset(), frozenset({Variant.SECRET_BID})])
+def test_rage_lines_are_the_same_with_an_observer(variants: frozenset[Variant]) -> None:
+    """With an observer the match delivers built events, without one the engine's raw
+    records (RageMatch._deliver): each seat receives the same lines either way."""
+    def run(observed: bool) -> list[list[str]]:
+        received: list[list[str]] = [[] for _ in range(4)]
+        players = [FunctionPlayer(f"b{s}", recording(received[s], RageRandom().on_line))
+                   for s in range(4)]
+        seen: list[object] = []
+        RageMatch(players, RageConfig(4, variants, rounds=3), 9, TimeLimits(),
+                  observer=seen.append if observed else None).run()
+        assert bool(seen) == observed
+        return received
+
+    assert run(observed=True) == run(observed=False)

@@ -129,7 +129,8 @@ class RageMatch(Match[Event]):
 
     def _bid(self) -> None:
         state = self.state
-        seat, legal = self._seat(), state.legal_bids()
+        seat, legal = state.current_seat, state.legal_bids()
+        assert seat is not None, "a decision is due only while the game is on"
         # partials, not lambdas: a decision's decoder costs no frame of its own; and
         # positional: a partial with keywords takes the slow path of every call
         bid = self.table.ask(seat, codec.bid_request(legal), partial(_checked_bid, legal))
@@ -137,25 +138,21 @@ class RageMatch(Match[Event]):
         if bid is None:
             bid, by = state.fallback_bid(), _BY_FALLBACK
         state.bid(bid)
-        if self.log is not None:
-            self.log_move(seat, _MOVE_BID, str(bid), by)
+        if self.log is not None:  # log_move(), inline
+            self.log.move(seat, _MOVE_BID, str(bid), by)
 
     def _play(self) -> None:
         state = self.state
-        seat, legal = self._seat(), state.legal_plays()
+        seat, legal = state.current_seat, state.legal_plays()
+        assert seat is not None, "a decision is due only while the game is on"
         play = self.table.ask(seat, codec.play_request(legal),
                               partial(_checked_play, legal, state, seat))
         by = _BY_BOT
         if play is None:
             play, by = state.fallback_play(), _BY_FALLBACK
         state.play(play)
-        if self.log is not None:
-            self.log_move(seat, _MOVE_PLAY, play.notation, by)
-
-    def _seat(self) -> int:
-        seat = self.state.current_seat
-        assert seat is not None, "a decision is due only while the game is on"
-        return seat
+        if self.log is not None:  # log_move(), inline
+            self.log.move(seat, _MOVE_PLAY, play.notation, by)
 
     def _finish(self) -> RageResult:
         totals = self.state.totals()
@@ -184,13 +181,13 @@ def _checked_bid(legal: list[int], reply: str) -> int:
 def _checked_play(legal: list[Play], state: RageState, seat: int, reply: str) -> Play:
     """The legal play the reply names; the seat's hand is looked at only to explain a
     refusal."""
-    play = find_play(legal, reply)  # the common case: one of PLAY?'s words, as sent
-    if play is not None:
-        return play
+    for play in legal:  # find_play(), inline: the common reply is one of PLAY?'s words
+        if play.notation == reply:
+            return play
     text = codec.check_play_syntax(reply)
-    play = find_play(legal, text)
-    if play is not None:
-        return play
+    found = find_play(legal, text)
+    if found is not None:
+        return found
     face = text.split(":", 1)[0]
     if parse_play(text, state.hand(seat)) is None:
         raise RuleError(f"{face} is not in your hand")

@@ -109,7 +109,9 @@ class Table:
         """The decoded reply, or None if the seat has faulted (now or before)."""
         if seat in self.faults:
             return None
-        preamble = self._take_held(seat)
+        held = self._held[seat]  # _take_held(), inline
+        preamble = tuple(held)
+        held.clear()
         try:
             reply = self.players[seat].ask(request, preamble)
             try:  # syntax errors are protocol faults, rule breaks illegal moves

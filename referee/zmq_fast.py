@@ -4,9 +4,10 @@ Why: every decision is a few sends, receives and polls on each side, and with fa
 these calls are much of its cost. pyzmq's public layer adds to each one: Socket.send checks
 for features the referee and the SDK never use (copy threshold, routing ids, groups), a
 Poller rebuilds its list on every poll, and enum flags cost more in arithmetic than plain
-ints. So the referee's ZeroMQ channel and the bot SDK call the Cython backend directly
+ints. So the bot SDK (bots/sdk.py) calls the Cython backend directly
 (zmq.backend.Socket.send/recv, zmq.backend.zmq_poll), with plain-int flags, and only
-through this module.
+through this module. The referee's own end of a connection no longer uses pyzmq: it speaks
+ZMTP itself (referee/transport/zmtp.py).
 
 Those calls are private: a pyzmq release may move or change them. They are used only on
 the pyzmq major version they were measured with (MEASURED_MAJOR) and only where they are

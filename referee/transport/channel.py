@@ -9,16 +9,15 @@ the deadline (BotTimeout), the process ending (BotCrashed, with its exit code), 
 from __future__ import annotations
 
 import math
+import select
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any
 
 from protocols.wire import MAX_LINE_BYTES
 from referee.errors import BotCrashed
 from referee.processes.bot_process import BotProcess
 from referee.transport.busy_wait import BusyWait
-from referee.zmq_fast import poll as zmq_poll
 
 DEFAULT_SEND_TIMEOUT = 1.0  # for send() without a deadline
 CRASH_GRACE = 0.5  # after a closed pipe, how long to wait for the exit code
@@ -61,9 +60,9 @@ class Channel(ABC):
         """Would recv() return or raise at once, without waiting?"""
 
     @abstractmethod
-    def wake_items(self) -> list[tuple[Any, int]]:
-        """What a wait for this channel's next line polls, as (socket or fd, POLLIN) pairs:
-        its line, its bot's exit and, for ZeroMQ, its connections (see wait_any)."""
+    def wake_items(self) -> list[tuple[int, int]]:
+        """What a wait for this channel's next line polls, as (fd, POLLIN) pairs: its
+        line, its bot's exit and, for ZeroMQ, its connections (see wait_any)."""
 
     @property
     @abstractmethod
@@ -78,11 +77,14 @@ class Channel(ABC):
 def wait_any(channels: Sequence[Channel], deadline: float) -> None:
     """Sleep until something comes on any of `channels` (a line, an exit, a connection)
     or `deadline` (time.monotonic()); the caller then asks each channel what came."""
-    items = [item for channel in channels for item in channel.wake_items()]
+    poller = select.poll()
+    for channel in channels:
+        for fd, events in channel.wake_items():
+            poller.register(fd, events)
     timeout = max(0.0, deadline - time.monotonic())
     if not all(channel.watches_exit for channel in channels):
         timeout = min(timeout, FALLBACK_SLICE)
-    zmq_poll(items, timeout_ms(timeout))
+    poller.poll(timeout_ms(timeout))
 
 
 def excerpt(raw: bytes) -> str:

@@ -6,7 +6,6 @@ import os
 import select
 import time
 from collections.abc import Sequence
-from typing import Any
 
 from protocols.wire import MAX_LINE_BYTES
 from referee.errors import BotTimeout, ProtocolError
@@ -16,7 +15,6 @@ from referee.transport.channel import (
     timeout_ms,
 )
 from referee.transport.inbox import Inbox
-from referee.zmq_fast import POLLIN
 
 _READ_CHUNK = 1 << 16
 
@@ -131,10 +129,10 @@ class StdioChannel(Channel):
             self._buf.clear()
             self._skipping = True
 
-    def wake_items(self) -> list[tuple[Any, int]]:
+    def wake_items(self) -> list[tuple[int, int]]:
         fd = self._process.exit_fd()
-        items: list[tuple[Any, int]] = [(self._rfd, POLLIN)]
-        return items if fd is None else [*items, (fd, POLLIN)]
+        items: list[tuple[int, int]] = [(self._rfd, select.POLLIN)]
+        return items if fd is None else [*items, (fd, select.POLLIN)]
 
     @property
     def watches_exit(self) -> bool:

@@ -17,7 +17,6 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from protocols.wire import MAX_LINE_BYTES
 from referee.errors import BotTimeout, ConfigError, OutputFlood, ProtocolError
@@ -27,7 +26,6 @@ from referee.transport.channel import (
 )
 from referee.transport.inbox import Inbox, decoded
 from referee.transport.zmtp import HANDSHAKE, Reader, frame
-from referee.zmq_fast import POLLIN
 
 # Well above MAX_LINE_BYTES, so an over-long line is still read whole and reported as
 # the line it is; a frame beyond this is refused before it is read.
@@ -67,7 +65,7 @@ class ZmqHub:
         if found is None:
             listener = sockets.socket(sockets.AF_INET, sockets.SOCK_STREAM)
             listener.bind(("127.0.0.1", 0))
-            folder, endpoint = None, "tcp://127.0.0.1:%d" % listener.getsockname()[1]
+            folder, endpoint = None, f"tcp://127.0.0.1:{listener.getsockname()[1]}"
         else:
             listener, folder = found
             endpoint = f"ipc://{folder}/{SOCKET_NAME}"
@@ -207,10 +205,15 @@ class ZmqChannel(Channel):
         messages = self._read(bot)
         if bot is None or messages is None:
             return False
+        self._take(bot, messages)
+        return True
+
+    def _take(self, bot: _Connection, messages: list[bytes | list[bytes]]) -> None:
+        """The messages of one read of the bot's connection into the inbox, then its
+        fault if that read broke ZMTP."""
         for message in messages:
             self._push(message)
         self._settle(bot)
-        return True
 
     def _read(self, connection: _Connection | None) -> list[bytes | list[bytes]] | None:
         """The messages one read of `connection` completes; None if it had nothing. Its
@@ -422,9 +425,7 @@ class ZmqChannel(Channel):
                     # The inbox was empty (take() above): this line is the next one,
                     # decoded as take() would, without a trip through the queue.
                     return decoded(messages[0])
-                for message in messages or ():
-                    self._push(message)
-                self._settle(bot)
+                self._take(bot, messages or [])
                 continue
             self._serve(events)
             if self._exited(events):
@@ -450,13 +451,13 @@ class ZmqChannel(Channel):
                 raise crash_fault(self._owner(), "ended")
             time.sleep(min(remaining, 0.005))
 
-    def wake_items(self) -> list[tuple[Any, int]]:
+    def wake_items(self) -> list[tuple[int, int]]:
         fds = [self._fd] if self._bot is not None else [*self._strangers]
         if self._listener is not None:
             fds.append(self._listener.fileno())
         if self._exit_fd is not None:
             fds.append(self._exit_fd)
-        return [(fd, POLLIN) for fd in fds if fd >= 0]
+        return [(fd, select.POLLIN) for fd in fds if fd >= 0]
 
     @property
     def watches_exit(self) -> bool:

@@ -9,21 +9,20 @@ from __future__ import annotations
 from referee.games.rage import BidMade, Event, HandDealt, RageConfig, RageState, Variant
 
 _BID_HIDING = frozenset({Variant.HIDDEN_BID, Variant.SECRET_BID})
-
-
-def private_to(state: RageState, event: Event) -> int | None:
-    """The one seat that may see `event`, or None if every seat may: a hand, and a bid
-    while bids are hidden (the bids themselves show later, as BidsRevealed)."""
-    if isinstance(event, HandDealt):
-        return event.seat
-    if isinstance(event, BidMade) and _BID_HIDING & state.config.variants:
-        return event.seat
-    return None
+_HAND: frozenset[type] = frozenset({HandDealt})
+_HAND_AND_BID: frozenset[type] = frozenset({HandDealt, BidMade})
 
 
 def private_kinds(config: RageConfig) -> frozenset[type]:
-    """private_to for raw records (RageState.records_since): the event types whose
-    record each goes only to the seat it names first (HandDealt's and BidMade's seat)."""
-    if _BID_HIDING & config.variants:
-        return frozenset({HandDealt, BidMade})
-    return frozenset({HandDealt})
+    """The event types each seen only by the seat it names (its `seat`, a raw record's
+    first field, RageState.records_since): a hand, and a bid while bids are hidden (the
+    bids themselves show later, as BidsRevealed)."""
+    return _HAND_AND_BID if _BID_HIDING & config.variants else _HAND
+
+
+def private_to(state: RageState, event: Event) -> int | None:
+    """The one seat that may see `event`, or None if every seat may (private_kinds)."""
+    if type(event) in private_kinds(state.config):
+        assert isinstance(event, (HandDealt, BidMade))
+        return event.seat
+    return None

@@ -16,7 +16,7 @@ from referee.errors import BotCrashed, ProtocolError
 from tests.referee.fault_bots.support import argv_command
 from referee.processes.bot_process import BotProcess
 from referee.settings import ResourceLimits
-from referee.transport.zmq_channel import MAX_FRAME_BYTES, ZmqHub
+from referee.transport.zmq_channel import MAX_FRAME_BYTES, ZmqChannel, ZmqHub
 from referee.transport.zmtp import (
     COMMAND, GREETING, HANDSHAKE, LONG, MORE, Reader, ZmtpError, command, frame, ready,
 )
@@ -143,23 +143,20 @@ def hub() -> Iterator[ZmqHub]:
         yield the_hub
 
 
-@pytest.fixture
-def processes() -> Iterator[list[BotProcess]]:
-    started: list[BotProcess] = []
-    yield started
-    for process in started:
-        process.kill()
+def spawn(spawned: list[BotProcess], *argv: str) -> BotProcess:
+    """A process of `argv`, unlimited, killed after the test (the `spawned` fixture)."""
+    limits = ResourceLimits(memory_mb=None, cpu_seconds=None, processes=None)
+    spawned.append(BotProcess.spawn(argv_command(*argv), dict(os.environ), limits, None))
+    return spawned[-1]
 
 
-def raw_bot(hub: ZmqHub, processes: list[BotProcess], tail: bytes) -> BotProcess:
+def raw_bot(hub: ZmqHub, spawned: list[BotProcess], tail: bytes) -> ZmqChannel:
+    """The channel of a RAW_BOT that says HELLO, then sends `tail` (nothing: it closes
+    its connection)."""
     channel = hub.channel(TOKEN)
     path = channel.endpoint.removeprefix("ipc://")
-    limits = ResourceLimits(memory_mb=None, cpu_seconds=None, processes=None)
-    process = BotProcess.spawn(argv_command(sys.executable, "-c", RAW_BOT, path, TOKEN,
-                                            tail.hex()), dict(os.environ), limits, None)
-    processes.append(process)
-    channel.attach(process)
-    return process
+    channel.attach(spawn(spawned, sys.executable, "-c", RAW_BOT, path, TOKEN, tail.hex()))
+    return channel
 
 
 @pytest.mark.parametrize(("tail", "why"), [
@@ -167,9 +164,8 @@ def raw_bot(hub: ZmqHub, processes: list[BotProcess], tail: bytes) -> BotProcess
     (bytes((LONG,)) + (MAX_FRAME_BYTES + 1).to_bytes(8, "big"), "a frame of"),
 ])
 def test_a_bot_breaking_the_wire_protocol_is_its_protocol_error(
-        hub: ZmqHub, processes: list[BotProcess], tail: bytes, why: str) -> None:
-    raw_bot(hub, processes, tail)
-    channel = hub._channels[-1]
+        hub: ZmqHub, spawned: list[BotProcess], tail: bytes, why: str) -> None:
+    channel = raw_bot(hub, spawned, tail)
     assert channel.recv(time.monotonic() + 10) == f"HELLO 2 {TOKEN} raw 1"
     with pytest.raises(ProtocolError, match=f"ZeroMQ framing: {why}"):
         channel.recv(time.monotonic() + 10)
@@ -178,9 +174,8 @@ def test_a_bot_breaking_the_wire_protocol_is_its_protocol_error(
 
 
 def test_a_bot_that_closes_its_connection_is_a_crash_reported_at_once(
-        hub: ZmqHub, processes: list[BotProcess]) -> None:
-    raw_bot(hub, processes, b"")
-    channel = hub._channels[-1]
+        hub: ZmqHub, spawned: list[BotProcess]) -> None:
+    channel = raw_bot(hub, spawned, b"")
     start = time.monotonic()
     assert channel.recv(start + 10).startswith("HELLO")
     with pytest.raises(BotCrashed, match="closed its ZeroMQ connection"):
@@ -189,13 +184,10 @@ def test_a_bot_that_closes_its_connection_is_a_crash_reported_at_once(
 
 
 def test_a_bot_whose_library_sends_heartbeats_gets_its_pongs_and_keeps_its_connection(
-        hub: ZmqHub, processes: list[BotProcess]) -> None:
+        hub: ZmqHub, spawned: list[BotProcess]) -> None:
     """A ZeroMQ library with heartbeats on drops a connection that does not answer them.
     The referee answers every PING it reads, so a bot waiting for a reply stays."""
-    limits = ResourceLimits(memory_mb=None, cpu_seconds=None, processes=None)
-    processes.append(BotProcess.spawn(argv_command("sleep", "60"), dict(os.environ), limits,
-                                      None))
-    channel = hub.channel(TOKEN, processes[-1])
+    channel = hub.channel(TOKEN, spawn(spawned, "sleep", "60"))
     context = zmq.Context()
     bot = context.socket(zmq.DEALER)
     bot.setsockopt(zmq.HEARTBEAT_IVL, 20)

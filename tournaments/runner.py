@@ -10,6 +10,7 @@ from concurrent.futures import (
 from typing import TypeVar
 
 from referee.errors import ConfigError
+from referee.processes.live_bots import REGISTRY
 from tournaments.disqualify import Disqualification
 from tournaments.spec import TournamentSpec
 from tournaments.progress import Progress
@@ -136,6 +137,7 @@ def _drain(executor: Executor, queue: deque[Fixture], store: ResultStore,
         if not running:
             break
         finished, _ = wait(running, return_when=FIRST_COMPLETED)
+        REGISTRY.reap_orphans()  # as PID 1 (a container) it gets its workers' orphans
         for future in finished:
             fixture = running.pop(future)
             try:

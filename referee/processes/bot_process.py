@@ -102,22 +102,24 @@ class BotProcess:
             program = None if os.sep in argv[0] else program_path(argv[0])
         sink = (StderrSink(stderr) if stderr is not None else
                 StderrSink(_STDERR_FD, prefix=f"[{label}] " if label else ""))
-        REGISTRY.expect(tag_entry(tag), cgroups)
-        try:
-            if game_stderr is not None:  # from the first byte: a crash at start-up too
-                sink.redirect(game_stderr)
-            popen = _popen(cmd, argv, env, sink.child_fd(),
-                           child_setup(rlimits(limits, cgroup), os.getpid(), cgroup, guard),
-                           program)
-        except BaseException:
-            REGISTRY.forget(tag_entry(tag))
-            sink.close()
-            if cgroup is not None:
-                cgroup.remove()
-            raise
-        sink.started()
-        process = cls(popen, cmd, tag_entry(tag), view is not None, cgroup, sink)
-        REGISTRY.add(process)
+        with REGISTRY.starting():
+            REGISTRY.expect(tag_entry(tag), cgroups)
+            try:
+                if game_stderr is not None:  # from the first byte: a crash at start-up too
+                    sink.redirect(game_stderr)
+                popen = _popen(cmd, argv, env, sink.child_fd(),
+                               child_setup(rlimits(limits, cgroup), os.getpid(), cgroup,
+                                           guard),
+                               program)
+            except BaseException:
+                REGISTRY.forget(tag_entry(tag))
+                sink.close()
+                if cgroup is not None:
+                    cgroup.remove()
+                raise
+            sink.started()
+            process = cls(popen, cmd, tag_entry(tag), view is not None, cgroup, sink)
+            REGISTRY.add(process)
         return process
 
     def redirect_stderr(self, game_stderr: Path | None) -> int:
@@ -177,8 +179,8 @@ class BotProcess:
         return True
 
     def kill(self) -> None:
-        """SIGKILL the whole process group and whatever left it, and reap the leader.
-        Idempotent. What left the group is found without a look at other processes: in
+        """SIGKILL the whole process group and whatever left it, and reap the leader and
+        the orphans that came to this process. Idempotent. What left the group is found without a look at other processes: in
         the bot's cgroup, or its sandbox's PID namespace. Only an unsandboxed bot without
         a cgroup needs the /proc sweep for its tag, whose cost grows with the number of
         processes on the machine (referee.processes.tagged_kill)."""
@@ -198,6 +200,7 @@ class BotProcess:
         self._reaped = True
         self._code = self._popen.returncode
         self._release()
+        REGISTRY.reap_orphans()  # e.g. bwrap's inner process: the kill made it an orphan
 
     def _release(self) -> None:
         REGISTRY.discard(self)

@@ -1,6 +1,7 @@
 """Every live bot process of this referee: killed at exit and on SIGTERM, SIGINT or SIGHUP,
 and watched by the sentinel, from before it starts, in case the referee itself is
-SIGKILLed."""
+SIGKILLed. Their leaders are the children the orphan reaper leaves alone
+(referee.processes.orphans)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ import atexit
 import os
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import FrameType
 from typing import Protocol
 
 from referee.processes.cgroups import CgroupRoot
-from referee.processes.sentinel import sentinel
+from referee.processes.orphans import become_subreaper, reap_orphans
+from referee.processes.sentinel import sentinel, sentinel_pid
 from referee.processes.tagged_kill import signal_group
 
 
@@ -33,6 +36,32 @@ class _Registry:
         self._live: dict[int, Killable] = {}
         self._lock = threading.Lock()
         self._handlers_installed = False
+        self._starting = 0  # bots between their Popen and add(): not yet claimed
+
+    @contextmanager
+    def starting(self) -> Iterator[None]:
+        """Around a bot's start, from before its Popen to add(): no orphan is reaped
+        meanwhile, as the new child is not claimed yet. Makes this process the reaper of
+        its bots' orphans, and reaps those that came."""
+        become_subreaper()
+        self.reap_orphans()
+        with self._lock:
+            self._starting += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._starting -= 1
+
+    def reap_orphans(self) -> int:
+        """Reap the orphans that came to this process (none while a bot is starting)."""
+        with self._lock:
+            if self._starting:
+                return 0
+            return reap_orphans(self._claimed)
+
+    def _claimed(self, pid: int) -> bool:
+        return pid in self._live or pid == sentinel_pid()
 
     def expect(self, tag: bytes, cgroups: CgroupRoot | None) -> None:
         """A bot with this tag is about to start, in a group under `cgroups` if not None:
@@ -71,6 +100,7 @@ class _Registry:
         """In a forked child: it owns none of its parent's bots (and no lock holder)."""
         self._live = {}
         self._lock = threading.Lock()
+        self._starting = 0
 
     def install_signal_handlers(self) -> None:
         """Chain a group-killing handler in front of the current ones (main thread only)."""

@@ -50,6 +50,10 @@ class Sentinel:
         self._pipe: IO[bytes] | None = None if self._process is None else self._process.stdin
         self._cgroups_said: set[tuple[str, ...]] = set()
 
+    @property
+    def pid(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
     def watch_cgroups(self, version: int, parents: Sequence[str]) -> None:
         """The referee's parent cgroups of its bots (cgroup `version`), before any bot
         enters one: all of them are killed and removed at the end."""
@@ -124,6 +128,12 @@ def sentinel() -> Sentinel:
             _current = Sentinel()
             atexit.register(_current.close)
         return _current
+
+
+def sentinel_pid() -> int | None:
+    """The pid of this process's sentinel, if it started one (it is ours to wait for)."""
+    current = _current
+    return None if current is None else current.pid
 
 
 def _after_fork_in_child() -> None:

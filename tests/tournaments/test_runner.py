@@ -18,6 +18,7 @@ from tournaments.report import build_tables
 from tournaments.runner import Interrupted, PlayFailed, run_tournament
 from tournaments.schedule import Fixture, fixtures_for
 from tournaments.store import ResultStore
+from tests.referee.test_orphans import exited_orphan, our_child_state
 from tests.tournaments.fakes import TEST_SECRET, FakeContext, fake_play, make_spec
 
 SPEC = make_spec(n_bots=4, deals=3, seed=8)
@@ -150,3 +151,13 @@ def test_refuses_a_store_of_another_tournament(tmp_path: Path) -> None:
             pytest.raises(ConfigError, match="different tournament"):
         run_tournament(SPEC, FIXTURES, store, fake_play, CONTEXT, jobs=1,
                        executor_factory=threads)
+
+
+def test_an_orphan_that_came_to_the_referee_is_reaped_while_its_tournament_runs(
+        tmp_path: Path) -> None:
+    # As PID 1 of a container, the referee gets the orphans of its workers' processes.
+    orphan = exited_orphan()
+    with ResultStore(tmp_path / "r.sqlite", SPEC) as store:
+        run_tournament(SPEC, FIXTURES[:2], store, fake_play, CONTEXT, jobs=1,
+                       executor_factory=threads)
+    assert our_child_state(orphan) is None

@@ -180,10 +180,11 @@ class BotProcess:
 
     def kill(self) -> None:
         """SIGKILL the whole process group and whatever left it, and reap the leader and
-        the orphans that came to this process. Idempotent. What left the group is found without a look at other processes: in
-        the bot's cgroup, or its sandbox's PID namespace. Only an unsandboxed bot without
-        a cgroup needs the /proc sweep for its tag, whose cost grows with the number of
-        processes on the machine (referee.processes.tagged_kill)."""
+        the orphans that came to this process. Idempotent. What left the group is found
+        without a look at other processes: in the bot's cgroup, or its sandbox's PID
+        namespace. Only an unsandboxed bot without a cgroup needs the /proc sweep for its
+        tag, whose cost grows with the number of processes on the machine
+        (referee.processes.tagged_kill)."""
         if self._reaped:
             return
         if self.sandboxed or self.cgroup is not None:

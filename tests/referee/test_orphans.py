@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -57,14 +56,6 @@ ORPHAN_MAKER = textwrap.dedent("""
 
 needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None,
                                    reason=f"no sandbox here: {sandbox_problem()}")
-
-
-@pytest.fixture
-def spawned() -> Iterator[list[BotProcess]]:
-    processes: list[BotProcess] = []
-    yield processes
-    for process in processes:
-        process.kill()
 
 
 def spawn(spawned: list[BotProcess], *argv: str, sandboxed: bool = False) -> BotProcess:

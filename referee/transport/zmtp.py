@@ -25,19 +25,20 @@ GREETING = bytes([0xFF, *bytes(8), 0x7F, 3, 0]) + b"NULL".ljust(20, b"\0") + byt
 
 def frame(data: bytes) -> bytes:
     """`data` as the one frame of a message."""
-    size = len(data)
-    if size < 256:
-        return bytes((0, size)) + data
-    return b"\x02" + size.to_bytes(8, "big") + data
+    return _framed(0, data)
 
 
 def command(name: bytes, body: bytes = b"") -> bytes:
     """A command frame: its name's length and name, then its body."""
-    data = bytes((len(name),)) + name + body
+    return _framed(COMMAND, bytes((len(name),)) + name + body)
+
+
+def _framed(flags: int, data: bytes) -> bytes:
+    """A frame with `flags`: its size in one byte, or in eight (LONG) from 256 on."""
     size = len(data)
     if size < 256:
-        return bytes((COMMAND, size)) + data
-    return bytes((COMMAND | LONG,)) + size.to_bytes(8, "big") + data
+        return bytes((flags, size)) + data
+    return bytes((flags | LONG,)) + size.to_bytes(8, "big") + data
 
 
 def ready(socket_type: bytes = b"ROUTER") -> bytes:

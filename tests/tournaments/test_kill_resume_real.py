@@ -17,9 +17,10 @@ from tournaments.store import ResultStore
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ["python bots/rage_random.py", "python bots/rage_heuristic.py",
-        "stdio:bots/rage_first.sh"]
+        "stdio:tests/tournaments/gated_first.sh"]
 TOTAL = 120  # 3 bots at tables of 3 (one table, 3 rotations) x 40 deals: a wide window to kill in
 TAG = "REFEREE_KILL_TEST_TAG"  # inherited by the bots: finds them among all processes
+GATE = "REFEREE_KILL_GATE"  # while this file exists the gated bot takes 1 s a move
 
 
 def command(db: Path) -> list[str]:
@@ -33,7 +34,19 @@ def start(db: Path, tag: str) -> subprocess.Popen[str]:
     # TMPDIR: the hubs' socket folders, which a killed run cannot remove, stay in tmp_path.
     return subprocess.Popen(command(db), cwd=ROOT, start_new_session=True, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env={**os.environ, TAG: tag, "TMPDIR": str(db.parent)})
+                            env={**os.environ, TAG: tag, "TMPDIR": str(db.parent),
+                                 GATE: str(gate_of(db))})
+
+
+def gate_of(db: Path) -> Path:
+    return db.parent / "gate"
+
+
+def hold_mid_run(db: Path) -> None:
+    """Until 8 games have begun, then slow the rest to a crawl: a fast machine could
+    otherwise finish all of them before the kill (CI once stored all 120)."""
+    wait_for_games(db, 8)
+    gate_of(db).touch()
 
 
 def finish(db: Path, tag: str) -> str:
@@ -79,7 +92,7 @@ def test_sigkill_mid_run_then_the_same_command_again_gives_the_uninterrupted_tab
     killed_db, clean_db = tmp_path / "killed.sqlite", tmp_path / "clean.sqlite"
     tag = uuid.uuid4().hex
     run = start(killed_db, tag)
-    wait_for_games(killed_db, 8)
+    hold_mid_run(killed_db)
     # The referee, its 2 workers and the 3 bots of at least one of them (a worker starts
     # its bots with its first game, so the other's may not be up yet): the tag finds bots.
     assert len(tagged_processes(tag)) >= 6
@@ -92,6 +105,7 @@ def test_sigkill_mid_run_then_the_same_command_again_gives_the_uninterrupted_tab
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert all_gone(tag), tagged_processes(tag)  # the bots die with their worker
 
+    gate_of(killed_db).unlink()
     unplayed_copy(killed_db, clean_db)  # the same deal secret, so the same deals
     resumed = finish(killed_db, tag)
     clean = finish(clean_db, uuid.uuid4().hex)
@@ -106,7 +120,7 @@ def test_workers_and_their_bots_die_with_a_sigkilled_referee(tmp_path: Path) -> 
     follow it (PR_SET_PDEATHSIG), and their bots follow them."""
     tag = uuid.uuid4().hex
     run = start(tmp_path / "killed.sqlite", tag)
-    wait_for_games(tmp_path / "killed.sqlite", 8)
+    hold_mid_run(tmp_path / "killed.sqlite")
     assert len(tagged_processes(tag)) >= 6
     os.kill(run.pid, signal.SIGKILL)
     run.communicate(timeout=10)

@@ -107,7 +107,7 @@ class ZmqConnection:
         self._socket = self._context.socket(zmq.DEALER)
         self._socket.setsockopt(zmq.LINGER, 1000)
         self._socket.connect(endpoint)
-        from referee import zmq_fast  # the fastest send and recv this pyzmq allows
+        from bots import zmq_fast  # the fastest send and recv this pyzmq allows
 
         self._send = zmq_fast.send
         self._recv = zmq_fast.recv

@@ -17,7 +17,7 @@ PACKAGES = ("referee", "protocols", "bots", "tournaments")
 # Bottom first. A module may import from its own layer and from the layers below it.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("referee.errors", "referee.settings", "referee.bounds", "referee.writable",
-     "referee.zmq_fast", "referee"),
+     "referee"),
     ("referee.games",),
     ("protocols",),
     ("bots",),

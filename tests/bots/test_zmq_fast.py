@@ -1,4 +1,4 @@
-"""referee/zmq_fast.py: the backend's calls on the pyzmq they were measured with, the public
+"""bots/zmq_fast.py: the backend's calls on the pyzmq they were measured with, the public
 API anywhere else, and both doing the same real round trips."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import zmq
 
-from referee import zmq_fast
-from referee.zmq_fast import MEASURED_MAJOR, NOBLOCK, POLLIN, PUBLIC, SNDMORE, Calls
+from bots import zmq_fast
+from bots.zmq_fast import MEASURED_MAJOR, NOBLOCK, POLLIN, PUBLIC, SNDMORE, Calls
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALLED = zmq.pyzmq_version_info()
@@ -122,7 +122,7 @@ import runpy, sys
 sys.path.insert(0, {root!r})
 import zmq
 {patch}
-from referee import zmq_fast
+from bots import zmq_fast
 if zmq_fast.FAST != {fast}:
     sys.exit("the bot got the wrong pyzmq calls")
 sys.argv = [{bot!r}]
@@ -134,7 +134,7 @@ REFEREE = """
 import sys
 import zmq
 {patch}
-from referee import zmq_fast
+from bots import zmq_fast
 assert zmq_fast.FAST == {fast}, "the referee got the wrong pyzmq calls"
 from referee.games.rage import RageConfig
 from referee.matches.rage_match import RageMatch

@@ -4,8 +4,9 @@ cgroup v1 (a hierarchy per controller: memory, pids, cpuacct, freezer) and v2 (o
 unified hierarchy) are both used where this process may create child groups, which needs
 root or a delegated subtree. Elsewhere `CgroupRoot.find()` gives None and the caller falls
 back to per-process rlimits. Every bot's group sits in one parent per referee process,
-`referee-<pid>`, made below the referee's own group and removed at its exit (or, if it was
-killed, by the next referee that starts).
+`referee-<pid namespace>-<pid>-<start time>`, made below the referee's own group and removed
+at its exit (or, if it was killed, by the next referee that starts and can tell it is gone:
+referee.processes.cgroup_owners).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from referee.processes.cgroup_owners import Liveness, Owner, this_process
 
 _V1_CONTROLLERS = ("memory", "pids", "cpuacct", "freezer")
 _V2_CONTROLLERS = ("memory", "pids")
@@ -233,21 +236,23 @@ _ROOT = _RootCache()
 def _make_root() -> CgroupRoot | None:
     mounts = _cgroup_mounts()
     own = _own_groups()
-    name = f"referee-{os.getpid()}"
+    me = this_process()
+    name = me.root_name
     v1 = [_joined(mounts.get(c), own.get(c)) for c in _V1_CONTROLLERS]
     if all(path is not None for path in v1):
-        return _made(1, [p / name for p in v1 if p is not None])
+        return _made(1, [p / name for p in v1 if p is not None], me)
     unified = _joined(mounts.get(""), own.get(""))
     if unified is not None and _enable_v2(unified):
-        return _made(2, [unified / name])
+        return _made(2, [unified / name], me)
     return None
 
 
-def _made(version: int, parents: list[Path]) -> CgroupRoot | None:
+def _made(version: int, parents: list[Path], me: Owner) -> CgroupRoot | None:
     made: list[Path] = []
+    liveness = Liveness(me)
     try:
         for parent in parents:
-            _sweep_stale(parent.parent)
+            _sweep_stale(parent.parent, liveness)
             parent.mkdir(exist_ok=True)
             made.append(parent)
         if version == 2:
@@ -284,16 +289,17 @@ def _bot_groups(parent: Path) -> list[Path]:
         return []
 
 
-def _sweep_stale(folder: Path) -> None:
-    """Remove empty `referee-<pid>` groups of referees that are gone (killed ones)."""
+def _sweep_stale(folder: Path, liveness: Liveness) -> None:
+    """Remove the empty roots of referees provably gone (killed ones), and their empty
+    bot groups; a root some process is still in stays, as rmdir refuses it."""
     try:
         entries = list(folder.glob("referee-*"))
     except OSError:
         return
     for entry in entries:
-        pid = entry.name.removeprefix("referee-")
-        if pid.isascii() and pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            for child in entry.glob("bot-*"):
+        owner = Owner.of_root(entry.name)
+        if owner is not None and liveness.gone(owner):
+            for child in _bot_groups(entry):
                 _rmdir_quietly(child)
             _rmdir_quietly(entry)
 

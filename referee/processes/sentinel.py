@@ -19,6 +19,7 @@ not reach it.
 from __future__ import annotations
 
 import atexit
+import multiprocessing.util
 import os
 import signal
 import subprocess
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import IO
 
 _EXIT_WAIT = 2.0  # at a normal exit, how long to wait for the sentinel to finish
+_CLOSE_PRIORITY = 10  # in a pool worker: after its bots' pools (tournaments/play.py: 50)
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # holds referee/
 
 
@@ -127,6 +129,10 @@ def sentinel() -> Sentinel:
         if _current is None:
             _current = Sentinel()
             atexit.register(_current.close)
+            # A multiprocessing worker ends by os._exit, skipping atexit: unwaited for,
+            # its sentinel would end a zombie of the pool's parent (PID 1 in a container,
+            # which never reaps it) instead of being reaped here.
+            multiprocessing.util.Finalize(None, _current.close, exitpriority=_CLOSE_PRIORITY)
         return _current
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from referee.processes import cgroups
+from referee.processes.cgroup_owners import this_process
 
 V2_MACHINE = textwrap.dedent("""
     import json, os, subprocess, sys, time
@@ -141,7 +142,7 @@ def test_on_v2_the_bots_parent_enables_the_controllers_and_each_bot_gets_its_lim
     fake_v2(tmp_path, monkeypatch, "cpuset cpu io memory hugetlb pids rdma misc\n")
     root = cgroups._make_root()
     assert root is not None and root.version == 2
-    assert root.parents == (tmp_path / f"referee-{os.getpid()}",)
+    assert root.parents == (tmp_path / this_process().root_name,)
     assert (root.parents[0] / "cgroup.subtree_control").read_text() == "+memory +pids"
     group = root.new_group(64 << 20, 10)
     assert len(group.dirs) == 1 and group.dirs[0].parent == root.parents[0]

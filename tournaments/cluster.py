@@ -41,10 +41,12 @@ LOCAL = "local:"
 SCHEMES = ("tcp://", "tls://")
 CONNECT_SECONDS = 10  # to reach a scheduler, and for its first worker to show up
 CLOSE_SECONDS = 10  # for every worker thread to close its bots at the end
-# Games a Dask task plays in turn: its few milliseconds of bookkeeping are shared by that
-# many games (bench/cluster.py), and a worker whose thread finishes early waits for at
-# most that many games of another's at the end.
-GAMES_PER_TASK = 4
+# Games a Dask task plays in turn: its ~6 ms of CPU (the scheduler's and client's, in the
+# coordinator, about 5) are shared by that many games, and a worker whose thread finishes
+# early waits for at most that many games of another's at the end. 8 rather than 4: a
+# fast Rage game costs ~21 ms of CPU, and 4 left the cluster 2.2 ms a game over a local
+# pool, 8 0.8 ms (docs/cluster.md, "Cost").
+GAMES_PER_TASK = 8
 # Dask's timers that a local cluster of ours needs slower or not at all (docs/cluster.md,
 # "Cost"): every server (scheduler, nannies, workers) wakes its event loop 50 times a
 # second to time it, and reads the system's counters twice a second, and each worker

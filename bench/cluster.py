@@ -21,7 +21,8 @@ on a loaded machine the CPU a setup spends beyond the games is the steadier figu
 The steadiest figure is `running CPU ms/game`: the CPU each kind of process used from
 the first game submitted to the last one done (neither start nor stop), per game:
 the coordinator (with a local cluster's scheduler and nannies), the workers (a Dask
-worker's event loop and its game thread; a pool worker), the bots and their hubs.
+worker's event loop and its game thread; a pool worker), the bots and their hubs; and
+that stretch's wall seconds (`running wall`: the rest of a run's is its start and stop).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from tournaments.session import (  # noqa: E402
 from tournaments.spec import TournamentSpec  # noqa: E402
 from tournaments.store import ResultStore  # noqa: E402
 
-NOTED: list[dict[str, int]] = []  # each run's running CPU by role (Running)
+NOTED: list[dict[str, int]] = []  # each run's running CPU by role, and wall (Running)
 SETUPS: dict[str, dict[str, Any]] = {"jobs 2": {"jobs": 2}, "cluster local:2": {"cluster": "local:2"}}
 ROLES = ("coordinator", "workers", "bots")
 
@@ -84,17 +85,19 @@ class Running(Executor):
         self._inner = inner
         self._noted = noted
         self._start: dict[str, int] | None = None
+        self._started = 0.0
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         if self._start is None:
-            self._start = role_ticks()
+            self._start, self._started = role_ticks(), time.perf_counter()
         return self._inner.submit(fn, *args, **kwargs)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         if self._start is not None and wait and not cancel_futures:
             end = role_ticks()
             used = {role: end[role] - self._start[role] for role in ROLES}
-            self._noted.append({**used, "total": sum(used.values())})
+            wall_ms = round(1000 * (time.perf_counter() - self._started))
+            self._noted.append({**used, "total": sum(used.values()), "wall_ms": wall_ms})
         self._inner.shutdown(wait=wait, cancel_futures=cancel_futures)
 
 
@@ -169,7 +172,8 @@ def measure(deals: int, repeats: int) -> dict[str, float]:
     for setup, notes in running.items():
         print(f"{setup:<16} running CPU ms/game: " + ", ".join(
             f"{role} {_per_game([note[role] for note in notes], games)}"
-            for role in (*ROLES, "total")))
+            for role in (*ROLES, "total"))
+            + f"; running wall {_runs([note['wall_ms'] / 1000 for note in notes])} s")
     return median
 
 

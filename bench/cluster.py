@@ -17,6 +17,12 @@ Wall-clock figures: run it on an otherwise idle machine. Each run's CPU seconds 
 bench's process tree: coordinator, workers, bots; bench/proc_tree.py) are printed too:
 on a loaded machine the CPU a setup spends beyond the games is the steadier figure.
 `--games-per-task N` plays N games a Dask task (tournaments/cluster.py GAMES_PER_TASK).
+
+The steadiest figure is `running CPU ms/game`: the CPU each kind of process used from
+the first game submitted to the last one done (neither start nor stop), per game:
+the coordinator (with a local cluster's scheduler and nannies), the workers (a Dask
+worker's event loop and its game thread; a pool worker), the bots and their hubs; and
+that stretch's wall seconds (`running wall`: the rest of a run's is its start and stop).
 """
 
 from __future__ import annotations
@@ -29,22 +35,82 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import tournaments.cluster  # noqa: E402
-from bench.proc_tree import cpu_seconds  # noqa: E402
+from bench.proc_tree import PROC, TICKS, cpu_seconds, descendants  # noqa: E402
 from bench.tournament import BOTS  # noqa: E402  the same three sample bots
 from referee.processes.sandbox import SandboxMode, SandboxSettings  # noqa: E402
 from referee.registry.rage import RAGE  # noqa: E402
-from tournaments.session import RunOptions, run_session  # noqa: E402
+from tournaments.session import (  # noqa: E402
+    RunOptions, pinned_process_pool, run_session,
+)
 from tournaments.spec import TournamentSpec  # noqa: E402
 from tournaments.store import ResultStore  # noqa: E402
 
-SETUPS = {"jobs 2": {"jobs": 2}, "cluster local:2": {"cluster": "local:2"}}
+NOTED: list[dict[str, int]] = []  # each run's running CPU by role, and wall (Running)
+SETUPS: dict[str, dict[str, Any]] = {"jobs 2": {"jobs": 2}, "cluster local:2": {"cluster": "local:2"}}
+ROLES = ("coordinator", "workers", "bots")
+
+
+def role_ticks() -> dict[str, int]:
+    """CPU clock ticks so far of the bench's processes by role (each process's own and
+    its reaped children's)."""
+    ticks = dict.fromkeys(ROLES, 0)
+    for pid in descendants(os.getpid()):
+        try:
+            stat = (PROC / str(pid) / "stat").read_text()
+            command = (PROC / str(pid) / "cmdline").read_bytes()
+        except OSError:  # gone meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        role = "coordinator" if pid == os.getpid() else \
+            "bots" if b"bots/" in command or b"referee.processes" in command else "workers"
+        ticks[role] += sum(int(field) for field in fields[11:15])
+    return ticks
+
+
+class Running(Executor):
+    """An executor as it is, that notes the CPU by role between its first game and its
+    shutdown, once every game is done."""
+
+    def __init__(self, inner: Executor, noted: list[dict[str, int]]) -> None:
+        self._inner = inner
+        self._noted = noted
+        self._start: dict[str, int] | None = None
+        self._started = 0.0
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        if self._start is None:
+            self._start, self._started = role_ticks(), time.perf_counter()
+        return self._inner.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if self._start is not None and wait and not cancel_futures:
+            end = role_ticks()
+            used = {role: end[role] - self._start[role] for role in ROLES}
+            wall_ms = round(1000 * (time.perf_counter() - self._started))
+            self._noted.append({**used, "total": sum(used.values()), "wall_ms": wall_ms})
+        self._inner.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+def noting_running_cpu(noted: list[dict[str, int]]) -> None:
+    """Have both setups' executors note their running CPU into `noted`."""
+    cluster_executor = tournaments.cluster.Cluster.executor
+
+    def executor(cluster: tournaments.cluster.Cluster, jobs: int) -> Executor:
+        return Running(cluster_executor(cluster, jobs), noted)
+
+    setattr(tournaments.cluster.Cluster, "executor", executor)
+    SETUPS["jobs 2"]["executor_factory"] = (
+        lambda jobs: Running(pinned_process_pool(jobs), noted))
 
 
 def tournament(deals: int) -> TournamentSpec:
@@ -57,7 +123,7 @@ def run_once(setup: str, deals: int, folder: Path,
     db = folder / f"{time.monotonic_ns()}.sqlite"
     shutil.copyfile(unplayed, db)
     options = RunOptions(db, progress=False, sandbox=SandboxSettings(SandboxMode.OFF),
-                         **SETUPS[setup])  # type: ignore[arg-type]
+                         **SETUPS[setup])
     cpu, start = cpu_seconds(os.getpid()), time.perf_counter()
     tables = run_session(tournament(deals), options, io.StringIO())
     return time.perf_counter() - start, cpu_seconds(os.getpid()) - cpu, tables
@@ -71,6 +137,7 @@ def main() -> None:
                         default=tournaments.cluster.GAMES_PER_TASK)
     args = parser.parse_args()
     tournaments.cluster.GAMES_PER_TASK = args.games_per_task
+    noting_running_cpu(NOTED)
     small = max(1, args.deals // 4)
     full, short = measure(args.deals, args.repeats), measure(small, args.repeats)
     extra = {setup: full[setup] - short[setup] for setup in SETUPS}
@@ -82,6 +149,7 @@ def measure(deals: int, repeats: int) -> dict[str, float]:
     """The median wall seconds of each setup on `deals` deals, printed with its runs."""
     walls: dict[str, list[float]] = {setup: [] for setup in SETUPS}
     cpus: dict[str, list[float]] = {setup: [] for setup in SETUPS}
+    running: dict[str, list[dict[str, int]]] = {setup: [] for setup in SETUPS}
     tables: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="bench-cluster-") as tmp:
         unplayed = Path(tmp) / "unplayed.sqlite"
@@ -91,6 +159,7 @@ def measure(deals: int, repeats: int) -> dict[str, float]:
                 wall, cpu, table = run_once(setup, deals, Path(tmp), unplayed)
                 walls[setup].append(wall)
                 cpus[setup].append(cpu)
+                running[setup].append(NOTED.pop())
                 tables.add(table)
     games = 3 * deals
     print(f"{games} Rage games per tournament, median of {repeats} runs "
@@ -100,7 +169,18 @@ def measure(deals: int, repeats: int) -> dict[str, float]:
         print(f"{setup:<16} {wall:6.2f} s wall {games / wall:6.1f} games/s  "
               f"(runs: {_runs(walls[setup])}) CPU {statistics.median(cpus[setup]):6.2f} s "
               f"(runs: {_runs(cpus[setup])})")
+    for setup, notes in running.items():
+        print(f"{setup:<16} running CPU ms/game: " + ", ".join(
+            f"{role} {_per_game([note[role] for note in notes], games)}"
+            for role in (*ROLES, "total"))
+            + f"; running wall {_runs([note['wall_ms'] / 1000 for note in notes])} s")
     return median
+
+
+def _per_game(ticks: list[int], games: int) -> str:
+    """The median of `ticks` in milliseconds a game, with the range of the runs."""
+    ms = sorted(1000 * tick / TICKS / games for tick in ticks)
+    return f"{statistics.median(ms):.1f} ({ms[0]:.1f}-{ms[-1]:.1f})"
 
 
 def _runs(values: list[float]) -> str:

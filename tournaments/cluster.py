@@ -41,10 +41,23 @@ LOCAL = "local:"
 SCHEMES = ("tcp://", "tls://")
 CONNECT_SECONDS = 10  # to reach a scheduler, and for its first worker to show up
 CLOSE_SECONDS = 10  # for every worker thread to close its bots at the end
-# Games a Dask task plays in turn: its few milliseconds of bookkeeping are shared by that
-# many games (bench/cluster.py), and a worker whose thread finishes early waits for at
-# most that many games of another's at the end.
-GAMES_PER_TASK = 4
+# Games a Dask task plays in turn: its ~6 ms of CPU (the scheduler's and client's, in the
+# coordinator, about 5) are shared by that many games, and a worker whose thread finishes
+# early waits for at most that many games of another's at the end. 8 rather than 4: a
+# fast Rage game costs ~21 ms of CPU, and 4 left the cluster 2.2 ms a game over a local
+# pool, 8 0.8 ms (docs/cluster.md, "Cost").
+GAMES_PER_TASK = 8
+# Dask's timers that a local cluster of ours needs slower or not at all (docs/cluster.md,
+# "Cost"): every server (scheduler, nannies, workers) wakes its event loop 50 times a
+# second to time it, and reads the system's counters twice a second, and each worker
+# samples its task thread's stack 100 times a second for the dashboard's profile, which
+# a local cluster has none of. On the 2 cores the games share, that was ~2 ms of CPU a
+# game; the rest of Dask's timers (heartbeats, work stealing) stay as they are.
+QUIET_DASK = {
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.profile.enabled": False,
+}
 # What the fork server of a local cluster imports once for all its workers: Dask's own
 # list, and what a game needs (the rest of Dask's list: tornado, msgpack, ...: imported
 # with distributed).
@@ -270,10 +283,13 @@ def open_cluster(text: str) -> Iterator[Cluster]:
         raise ConfigError("--cluster needs Dask's distributed package: pip install "
                           "'referee[cluster]'") from None
     if where.local_workers is not None:
-        # One thread a worker, as a local pool; no memory limit: the bots' are ours.
-        with _forked_workers(), LocalCluster(  # type: ignore[no-untyped-call]
+        # One thread a worker, as a local pool; no memory limit: the bots' are ours. No
+        # dashboard, and the scheduler's HTTP server (health checks) on a free port of
+        # this machine's own: at Dask's 8787, a second run warned that it was taken.
+        with _quiet_dask(), _forked_workers(), LocalCluster(  # type: ignore[no-untyped-call]
                 n_workers=where.local_workers, threads_per_worker=1, processes=True,
-                memory_limit=0, dashboard_address=None, silence_logs=logging.ERROR
+                memory_limit=0, dashboard_address=None, silence_logs=logging.ERROR,
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}
         ) as local, Client(local) as client:  # type: ignore[no-untyped-call]
             yield Cluster(client, local=True)  # its workers, and their bots, end with it
         return
@@ -283,6 +299,15 @@ def open_cluster(text: str) -> Iterator[Cluster]:
             yield cluster
         finally:
             cluster.close_bots()
+
+
+@contextmanager
+def _quiet_dask() -> Iterator[None]:
+    """QUIET_DASK for the servers made meanwhile: the scheduler, and each nanny, which
+    hands its settings to the worker it starts (and to one restarted after a death)."""
+    import dask
+    with dask.config.set(QUIET_DASK):
+        yield
 
 
 @contextmanager

@@ -1,8 +1,8 @@
 """What runs on each Dask worker: a batch of games, the check before a cluster
 tournament's first game, and the closing of its bots after the last.
 
-A Dask task costs a few milliseconds of CPU (scheduler, client and worker bookkeeping),
-about a sixth of a fast Rage game's; a task therefore plays several games in turn
+A Dask task costs about 6 ms of CPU (scheduler, client and worker bookkeeping), about a
+quarter of a fast Rage game's; a task therefore plays several games in turn
 (`run_calls`) and answers each game's record or error on its own.
 
 A game played on a worker must be the game the coordinator scheduled: the same referee,

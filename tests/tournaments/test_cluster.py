@@ -13,6 +13,7 @@ import logging
 import os
 import pickle
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -20,9 +21,11 @@ import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import BrokenExecutor, Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import dask
 import pytest
 from distributed import Client, LocalCluster
 from distributed.scheduler import KilledWorker
@@ -33,7 +36,9 @@ from tests.cli_support import assert_bad_input
 from tests.tournaments.db_support import unplayed_copy, wait_for_games
 from tests.tournaments.test_kill_resume_real import TAG, tagged_processes
 from tests.tournaments.test_runner import Played, noting_play
-from tournaments.cluster import GAMES_PER_TASK, Cluster, GameExecutor, parse_cluster
+from tournaments.cluster import (
+    GAMES_PER_TASK, Cluster, GameExecutor, open_cluster, parse_cluster,
+)
 from tournaments.cluster_worker import check_answers, run_calls, worker_problems
 from tournaments.runner import PlayFailed, run_tournament
 from tournaments.schedule import fixtures_for
@@ -98,6 +103,43 @@ def test_a_local_cluster_of_2_gives_the_tables_of_jobs_2(tmp_path: Path) -> None
     out, err = finish(start(db, 4, "--cluster", "local:2"))
     assert "12/12 games" in err and json.loads(out)["metadata"]["complete"]
     assert out == played_by_jobs_2(db, tmp_path / "jobs.sqlite", 4)
+
+
+@contextmanager
+def holding_port(port: int) -> Iterator[None]:
+    """Port `port` of 127.0.0.1 taken meanwhile (by us, or already by another)."""
+    with socket.socket() as held:
+        try:
+            held.bind(("127.0.0.1", port))
+            held.listen()
+        except OSError:  # taken already
+            pass
+        yield
+
+
+def timers(dask_worker: Any = None, dask_scheduler: Any = None) -> dict[str, float]:
+    """A Dask server's timers (Server.periodic_callbacks): name to milliseconds."""
+    server = dask_worker or dask_scheduler
+    return {name: timer.callback_time for name, timer in server.periodic_callbacks.items()}
+
+
+def test_a_local_cluster_runs_without_dasks_dashboard_timers(
+        recwarn: pytest.WarningsRecorder) -> None:
+    # Dask's defaults: a tick every 20 ms, counters read every 500 ms, a worker's stack
+    # sampled every 10 ms for a profile no one sees: CPU the games' cores pay for.
+    with holding_port(8787), open_cluster("local:2") as cluster:
+        servers = [*cluster.client.run(timers).values(),
+                   cluster.client.run_on_scheduler(timers)]
+        assert dask.config.get("distributed.admin.tick.interval") == "1s"
+    assert len(servers) == 3
+    for server in servers:
+        assert "profile" not in server
+        assert server["tick"] >= 1000 and server["monitor"] >= 5000
+    # Dask's HTTP port taken (another run's, say) is no warning: ours is any free one.
+    assert not [str(warning.message) for warning in recwarn if "8787" in str(warning.message)]
+    # The run's own settings end with it.
+    assert dask.config.get("distributed.admin.tick.interval") == "20ms"
+    assert dask.config.get("distributed.worker.profile.enabled") is True
 
 
 def test_a_worker_killed_mid_run_costs_no_game_and_leaves_no_bot(

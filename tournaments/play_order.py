@@ -9,11 +9,12 @@ fewer) and, in each, plays each place of a deal (table and rotation, solo or tea
 every deal of the window before the next place, rotation 0 of every table first: a
 worker's next game is mostly the same table on a deal its bots have not played.
 
-With `lanes` games played at once (the local pool's workers), `lanes` places take turns
-deal by deal (places 1 and 2 on deal 1, then on deal 2, ...): whichever of them a worker
-takes, its own games come in rising deals, so its bots keep going; one place after the
-other, two workers would split a place's deals between them, and each would meet the
-other's half at the next place.
+Not tried for long: places taking turns deal by deal, one per worker (places 1 and 2 on
+deal 1, then on deal 2, ...), so that each worker's games come in rising deals whichever
+it takes. In a model with games of equal length it started fewer bots, but a worker that
+starts bots falls behind, the other then takes two games of one deal and starts bots in
+turn: the bench's tournament on 2 workers started 0.27 bots a seat, against 0.10 place by
+place (WINDOW_DEALS 16).
 
 Fixture ids keep fixture order: stored results, game log names and resumed runs rely on
 them, and `referee results` reads games in it. Only the runner plays in play order,
@@ -47,9 +48,9 @@ def deal_windows(deals: Sequence[int], least: int = WINDOW_DEALS) -> list[list[i
     return windows
 
 
-def play_order(fixtures: Sequence[Fixture], lanes: int = 1,
-               least: int = WINDOW_DEALS) -> list[Fixture]:
-    """`fixtures` (a schedule, in fixture order) in play order for `lanes` games at once."""
+def play_order(fixtures: Sequence[Fixture], least: int = WINDOW_DEALS) -> list[Fixture]:
+    """`fixtures` (a schedule, in fixture order) in play order, in windows of at least
+    `least` deals."""
     by_deal: dict[int, list[Fixture]] = {}
     for fixture in fixtures:
         by_deal.setdefault(fixture.deal, []).append(fixture)
@@ -60,5 +61,5 @@ def play_order(fixtures: Sequence[Fixture], lanes: int = 1,
     for deal, games in by_deal.items():
         # A deal's places, rotation-major: each rotation of every table before the next.
         for place, fixture in enumerate(sorted(games, key=lambda game: game.rotation)):
-            keyed.append(((window_of[deal], place // lanes, deal, place % lanes), fixture))
+            keyed.append(((window_of[deal], place, deal), fixture))
     return [fixture for _, fixture in sorted(keyed, key=lambda item: item[0])]

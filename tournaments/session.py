@@ -109,10 +109,8 @@ def run_session(spec: TournamentSpec, options: RunOptions,
         # More workers than games left would only start idle processes.
         jobs = max(1, min(options.jobs, left))
         progress = _progress(store, options, err)
-        # Played in play order (ids stay in fixture order). A cluster task plays a few
-        # consecutive games on one thread: one lane keeps those one place's rising deals.
-        ordered = play_order(fixtures, lanes=1 if options.cluster is not None else jobs)
-        run_tournament(spec, ordered, store, play_fixture, context, jobs,
+        # Played in play order; ids, and so the stored records, stay in fixture order.
+        run_tournament(spec, play_order(fixtures), store, play_fixture, context, jobs,
                        options.executor_factory or pinned_process_pool, progress)
         records = store.records()
         tables = _render(store, records, options.fmt, options.table, err)

@@ -80,9 +80,9 @@ def kinds(record: GameRecord, bot: str) -> list[FaultKind]:
 
 
 def in_play_order(spec: TournamentSpec, records: list[GameRecord]) -> list[GameRecord]:
-    """`records` in the order one job played them (play order, one lane), not the stored
-    fixture order."""
-    played = [f.fixture_id for f in play_order(fixtures_for(spec, TEST_SECRET), lanes=1)]
+    """`records` in the order one job played them (play order), not the stored fixture
+    order."""
+    played = [f.fixture_id for f in play_order(fixtures_for(spec, TEST_SECRET))]
     return sorted(records, key=lambda record: played.index(record.fixture_id))
 
 

@@ -1,4 +1,4 @@
-"""Play order (tournaments/play_order.py): windows of deals, rotation-major, lanes."""
+"""Play order (tournaments/play_order.py): windows of deals, rotation-major."""
 
 from __future__ import annotations
 
@@ -23,16 +23,13 @@ def test_windows_hold_at_least_the_least_deals_in_nearly_equal_parts() -> None:
     assert deal_windows(list(range(1, 9)), 4) == [[1, 2, 3, 4], [5, 6, 7, 8]]
 
 
-def test_one_table_on_two_deals_in_two_lanes() -> None:
-    """A table of 3 (bots 0, 1, 2) in 3 rotations: rotations 0 and 1 take turns deal by
-    deal, then rotation 2 alone."""
-    fixtures = competitive_fixtures("rage", 3, 3, 2, 0, TEST_SECRET)
-    order = [fixture.fixture_id for fixture in play_order(fixtures, lanes=2)]
-    assert order == ["rage/d01/t01/r0", "rage/d01/t01/r1", "rage/d02/t01/r0",
-                     "rage/d02/t01/r1", "rage/d01/t01/r2", "rage/d02/t01/r2"]
-    one_lane = [fixture.fixture_id for fixture in play_order(fixtures, lanes=1)]
-    assert one_lane == ["rage/d01/t01/r0", "rage/d02/t01/r0", "rage/d01/t01/r1",
-                        "rage/d02/t01/r1", "rage/d01/t01/r2", "rage/d02/t01/r2"]
+def test_each_place_on_every_deal_of_a_window_rotation_zero_first() -> None:
+    """2 bots at tables of 3 (t01 aab, t02 abb), 4 deals in windows of 2."""
+    fixtures = competitive_fixtures("rage", 2, 3, 4, 0, TEST_SECRET)
+    order = [fixture.fixture_id for fixture in play_order(fixtures, least=2)]
+    assert order[:12] == [f"rage/d0{deal}/t0{table}/r{rotation}" for rotation in range(3)
+                          for table in (1, 2) for deal in (1, 2)]
+    assert order[12:14] == ["rage/d03/t01/r0", "rage/d04/t01/r0"]  # the second window
 
 
 def test_cooperative_places_each_on_every_deal() -> None:
@@ -44,16 +41,16 @@ def test_cooperative_places_each_on_every_deal() -> None:
 
 
 shapes = st.tuples(st.integers(2, 6), st.integers(3, 5), st.integers(1, 40),
-                   st.integers(1, 5), st.integers(1, 8))
+                   st.integers(1, 8))
 
 
 @settings(max_examples=60, deadline=None)
 @given(shapes)
 def test_play_order_keeps_windows_whole_rotations_first_and_deals_rising(
-        shape: tuple[int, int, int, int, int]) -> None:
-    n_bots, size, deals, lanes, least = shape
+        shape: tuple[int, int, int, int]) -> None:
+    n_bots, size, deals, least = shape
     fixtures = competitive_fixtures("rage", n_bots, size, deals, 0, TEST_SECRET)
-    order = play_order(fixtures, lanes, least)
+    order = play_order(fixtures, least)
     assert sorted(order, key=fixtures.index) == fixtures  # the same fixtures, ids unchanged
     window_of = {deal: number for number, window in enumerate(deal_windows(
         list(range(1, deals + 1)), least)) for deal in window}
@@ -61,12 +58,8 @@ def test_play_order_keeps_windows_whole_rotations_first_and_deals_rising(
     assert windows == sorted(windows)  # every prefix: whole early windows, then part of one
     for window in set(windows):
         games = [fixture for fixture in order if window_of[fixture.deal] == window]
-        # Each rotation of every table, then the next: `lanes` places take turns, so the
-        # rotations rise from one such block of places to the next.
-        block = lanes * len(set(fixture.deal for fixture in games))
-        rotations = [[fixture.rotation for fixture in games[start:start + block]]
-                     for start in range(0, len(games), block)]
-        assert all(max(one) <= min(two) for one, two in zip(rotations, rotations[1:]))
+        rotations = [fixture.rotation for fixture in games]
+        assert rotations == sorted(rotations)  # each rotation of every table, then the next
         places: dict[tuple[tuple[int, ...], int], list[int]] = {}
         for fixture in games:  # a place's deals in a window: rising, each once
             places.setdefault((fixture.seats, fixture.rotation), []).append(fixture.deal)
@@ -76,9 +69,11 @@ def test_play_order_keeps_windows_whole_rotations_first_and_deals_rising(
 def test_gauntlet_fixtures_are_ordered_too() -> None:
     fixtures = gauntlet_fixtures("rage", Contest.COMPETITIVE, (0, 1), (2, 3, 4), 3, 3, 0,
                                  TEST_SECRET)
-    order = play_order(fixtures, lanes=2)
+    order = play_order(fixtures)
     assert sorted(order, key=fixtures.index) == fixtures
-    assert [fixture.deal for fixture in order[:4]] == [1, 1, 2, 2]
+    assert [fixture.fixture_id for fixture in order[:4]] == [
+        "rage/d01/c01/t01/r0", "rage/d02/c01/t01/r0", "rage/d03/c01/t01/r0",
+        "rage/d01/c01/t02/r0"]
 
 
 def starts_of_one_worker(fixtures: list[Fixture]) -> int:

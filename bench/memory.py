@@ -16,10 +16,9 @@ as a user would, and prints the peaks.
 
 The design's bound (tournaments/play.py, BotPool): a worker keeps at most two tables'
 worth of idle bots (IDLE_TABLES), so with the table it seats at most 3 x table size bot
-processes, however many bots the class has: jobs x 3 x 4 bots in all, where bots are
-reused (`--sandbox off`, or `--persistent-bots`). Sandboxed bots (the default, as the
-referee's: fresh bots per game) are closed after each game, so a worker holds one table
-of them: jobs x 4 bots, each with its sandbox's own processes (bubblewrap's two).
+processes, however many bots the class has: jobs x 3 x 4 bots in all. That holds for
+sandboxed bots too (the default), which are reused for deals they have not played, each
+with its sandbox's own processes (bubblewrap's two).
 `ratio peak_pss_mb X` and `ratio peak_processes Y` are the peaks; `bound bot_processes
 Z` the design's bound on the bots, which the peak of bot processes must not pass.
 
@@ -47,7 +46,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.proc_tree import Memory, descendants, memory  # noqa: E402
-from tournaments.play import IDLE_TABLES, LOG_SUFFIX  # noqa: E402
+from tournaments.idle_bots import IDLE_TABLES  # noqa: E402
+from tournaments.play import LOG_SUFFIX  # noqa: E402
 
 BOTS = 30
 TABLE = 4  # Rage's default table for 30 bots
@@ -166,11 +166,6 @@ def main() -> None:
     print(f"ratio sampler_cpu_share {sampler / seconds:.2f}")
 
 
-def reused(args: argparse.Namespace) -> bool:
-    """Whether workers keep bots between games (tournaments/play.py, BotPool._reuse)."""
-    return args.sandbox == "off" or bool(args.persistent_bots)
-
-
 def report(args: argparse.Namespace, peaks: Peaks, seconds: float, begun: int,
            code: int, err: str) -> None:
     last = [line for line in err.splitlines() if line.strip()][-1:] or ["(nothing)"]
@@ -189,7 +184,7 @@ def report(args: argparse.Namespace, peaks: Peaks, seconds: float, begun: int,
         print("by quarter of the run, median PSS (MiB) and processes: " + ", ".join(
             f"{statistics.median(s[1] for s in part):.0f} and "
             f"{statistics.median(s[2] for s in part):.0f}" for part in quarters))
-    tables = IDLE_TABLES + 1 if reused(args) else 1
+    tables = IDLE_TABLES + 1  # workers keep bots between games (tournaments/idle_bots.py)
     bound = args.jobs * tables * TABLE
     print(f"peak PSS {peaks.pss_kib / 1024:.0f} MiB, peak RSS {peaks.rss_kib / 1024:.0f} "
           f"MiB, peak processes {peaks.processes} (bots {peaks.bots}; the design's bound "

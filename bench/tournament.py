@@ -9,8 +9,10 @@ a new results db (copied from one unplayed db, so every run has its deal secret 
 the same deals). Settings:
 
 - the default: `referee tournament` as it runs with no options: one worker per core,
-  sandboxed bots started afresh for every game (where there is no sandbox, the pool
-  reuses them: the first line says which);
+  sandboxed bots reused, but no process for two games of a deal (tournaments/
+  idle_bots.py), the games in play order (tournaments/play_order.py: windows of at least
+  16 deals, so the 34 deals here are two windows of 17); where there is no sandbox, the
+  pool reuses bots for any game: the first line says which;
 - --persistent-bots, one worker per core, and with one worker (jobs 1);
 - with --extra, also a plain unpinned process pool and no polling before sleeping
   (--busy-wait-us 0; see referee/transport/busy_wait.py).
@@ -22,7 +24,8 @@ decisions a second. Medians and ranges are printed; the machine is shared and no
 compare only within one run. Ends with
 
   ratio floor_fraction VALUE             default setting: decisions/s / (cores / round trip)
-                                         (bots started afresh per game: start-up counts)
+                                         (a bot process per deal window or so: start-up
+                                         counts)
   ratio floor_fraction_persistent VALUE  the same with --persistent-bots (decisions only)
   ratio jobs<C>_vs_jobs1 VALUE           persistent bots: wall of jobs 1 / jobs C
   ratio persistent_vs_fresh VALUE        one worker per core: wall default / persistent
@@ -81,7 +84,7 @@ class Setup:
 
     @property
     def label(self) -> str:
-        bots = "persistent bots" if self.persistent else "default (bots per game)"
+        bots = "persistent bots" if self.persistent else "default (a deal once a bot)"
         pool = "" if self.pinned else ", unpinned"
         polling = "" if self.polling else ", no polling"
         return f"jobs {self.jobs}, {bots}{pool}{polling}"
@@ -202,8 +205,9 @@ def report(runs: dict[Setup, list[Run]], floors: list[float], deals: int) -> Non
               for setup, values in runs.items()}
     decisions_of = {setup: statistics.median(run.decisions_per_s for run in values)
                     for setup, values in runs.items()}
-    # The default starts sandboxed bots afresh for every game: its floor fraction is
-    # mostly start-up. The persistent setting's is the cost of the decisions themselves.
+    # The default starts a new sandboxed bot where one would see a deal again: the
+    # start-ups are its difference from the persistent setting, whose floor fraction is
+    # the cost of the decisions themselves.
     startup = (median[DEFAULT] - median[PERSISTENT]) / games
     print(f"bot start-up: {1000 * startup:.1f} ms a game (default wall - persistent wall, "
           f"per game), {100 * startup * games / median[DEFAULT]:.0f}% of the default's wall; "

@@ -1,18 +1,22 @@
 """The worker side of a tournament: play one fixture with real bots, reusing them.
 
 Each worker (process or thread) keeps a BotPool of started bots keyed by (bot index, copy
-at the table). Sandboxed bots start afresh for every game, in a new sandbox: a process
-that played one rotation of a duplicate deal, or its /tmp, would know the hands of the
-next. With `persistent_bots` (or without a sandbox) a bot process plays many games, each
-started with the protocol's GAME line; it can then remember every deal it has seen. A
-worker keeps at most two tables' worth of idle bots (of its largest table so far) and
-closes the least recently used beyond that: with the seated table, at most 3 x table size
-bot processes per worker, however many bots the tournament has. Two tables' worth, not
-one: a table of seat copies (AABC, ABBC, ABCC: 3 bots at tables of 4) needs 6 processes,
-and one table's worth restarted a bot at every other game. A bot that faulted was
-closed by the match's Table and is replaced next time; with `fresh_bots` every bot is
-started and closed per game. The sample bots reseed from each hand, so reused and fresh
-ones play the same games. A game's missing bots start together (Lineup.launch_many).
+at the table); a bot process plays many games, each started with the protocol's GAME line.
+Sandboxed bots (the default) never play two fixtures of the same deal: a process that
+played one rotation of a duplicate deal, or its /tmp, would know the hands of the next,
+so an idle process that has played the deal of the game to seat is closed and a new one
+started in a new sandbox (tournaments/idle_bots.py). The runner plays fixtures in play
+order (tournaments/play_order.py), which brings a worker new deals for its bots. With
+`persistent_bots`, or without a sandbox, a process plays any game and can remember every
+deal it has seen. A worker keeps at most two tables' worth of idle bots (of its largest
+table so far) and closes the least recently used beyond that: with the seated table, at
+most 3 x table size bot processes per worker, however many bots the tournament has. Two
+tables' worth, not one: a table of seat copies (AABC, ABBC, ABCC: 3 bots at tables of 4)
+needs 6 processes, and one table's worth restarted a bot at every other game. A bot that
+faulted was closed by the match's Table and is replaced next time; with `fresh_bots`
+every bot is started and closed per game. The sample bots reseed from each hand, so
+reused and fresh ones play the same games. A game's missing bots start together
+(Lineup.launch_many).
 
 Game logs and bots' stderr go to the logs folder beside the results db; a record's
 log_path is relative to the db's folder, so the results stay valid when moved together.
@@ -25,7 +29,7 @@ from __future__ import annotations
 import multiprocessing.util
 import os
 import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -42,13 +46,12 @@ from referee.players.player import Player
 from referee.players.remote_player import RemotePlayer
 from referee.processes.sandbox import SandboxSettings
 from tournaments.disqualify import disqualified_player
+from tournaments.idle_bots import IdleBots, SeatKey
 from tournaments.records import BotHashes, GameRecord
 from tournaments.schedule import Fixture
 from tournaments.spec import TournamentSpec
 from tournaments.store import logs_dir
 
-SeatKey = tuple[int, int]  # (bot index, which copy of that bot at the table, from 0)
-IDLE_TABLES = 2  # a worker's idle bots: at most this many of its largest table
 # Pools close before multiprocessing's own exit work (joining children) in a worker.
 _CLOSE_PRIORITY = 50
 
@@ -138,50 +141,52 @@ class BotPool:
         self.context = context
         self.pid = os.getpid()
         self._lineup = Lineup(context.launch_settings())
-        self._reuse = not context.spec.fresh_bots and (
-            context.persistent_bots or not self._lineup.sandboxed)
-        # Least recently used first; at most two tables' worth (see give_back).
-        self._idle: OrderedDict[SeatKey, RemotePlayer] = OrderedDict()
-        self._idle_limit = 0  # twice the largest table seen so far
+        self._reuse = not context.spec.fresh_bots
+        # A sandboxed process plays a deal at most once, unless persistent_bots lets it
+        # remember the deals it has seen.
+        self._idle: IdleBots[RemotePlayer] = IdleBots(
+            once_per_deal=self._lineup.sandboxed and not context.persistent_bots)
         self.started = 0  # bot processes started so far (for tests and the bench)
 
-    def take(self, keys: Sequence[SeatKey], game_stderr: Sequence[Path],
+    def take(self, keys: Sequence[SeatKey], game_stderr: Sequence[Path], deal: int,
              disqualified: Collection[int] = ()) -> list[Player]:
-        """A player per seat: an idle bot still running, else a newly started one (all
-        started at once: Lineup.launch_many), its stderr sent to that seat's file of
-        `game_stderr` until give_back; for a `disqualified` bot, a seat that faults at
-        once, with no process."""
+        """A player per seat for a game of `deal`: an idle bot still running that may play
+        it, else a newly started one (all started at once: Lineup.launch_many), its
+        stderr sent to that seat's file of `game_stderr` until give_back; for a
+        `disqualified` bot, a seat that faults at once, with no process."""
         seats: list[Player | None] = []
+        spent: list[Player] = []  # idle bots that have played this deal: closed, together
         try:
             for key, path in zip(keys, game_stderr, strict=True):
                 seats.append(self._bench(key) if key[0] in disqualified
-                             else self._idle_bot(key, path))
+                             else self._idle_bot(key, path, deal, spent))
+            close_all(spent)
             empty = [seat for seat, player in enumerate(seats) if player is None]
             launched = self._lineup.launch_many([self._launch(keys[seat], game_stderr[seat])
                                                  for seat in empty])
         except BaseException:
-            self.discard([player for player in seats if player is not None])
+            self.discard([player for player in seats if player is not None] + spent)
             raise
         self.started += len(empty)
         for seat, player in zip(empty, launched):
             seats[seat] = player
+            self._idle.started(keys[seat], deal)
         return [player for player in seats if player is not None]
 
     def give_back(self, keys: Sequence[SeatKey], players: Sequence[Player],
                   faulted: frozenset[int]) -> None:
         """Keep the bots that may play on, their stderr drained into the game's files and
         sent back to their own; close the faulted ones (and all, if fresh)."""
-        closing = []
+        closing: list[Player] = []
         for seat, (key, player) in enumerate(zip(keys, players)):
             # A FaultedPlayer (it never started) is tried again next game.
             if self._reuse and seat not in faulted and isinstance(player, RemotePlayer):
                 player.process.redirect_stderr(None)
-                self._idle[key] = player  # the most recently used: last
+                self._idle.keep(key, player)
             else:
+                self._idle.drop(key)
                 closing.append(player)
-        self._idle_limit = max(self._idle_limit, IDLE_TABLES * len(keys))
-        while len(self._idle) > self._idle_limit:
-            closing.append(self._idle.popitem(last=False)[1])
+        closing.extend(self._idle.trim(len(keys)))
         close_all(closing)
 
     def discard(self, players: Sequence[Player]) -> None:
@@ -192,20 +197,23 @@ class BotPool:
         """Say BYE to every idle bot, kill them, and close the lineup. Idempotent."""
         if self.pid != os.getpid():
             return  # inherited through fork: the parent's bots and sockets, not ours
-        idle, self._idle = list(self._idle.values()), OrderedDict()
-        close_all(idle)
+        close_all(self._idle.clear())
         self._lineup.close()
 
     def _bench(self, key: SeatKey) -> Player:
-        idle = self._idle.pop(key, None)
+        idle = self._idle.drop(key)
         if idle is not None:  # it will not play again: no process left waiting
             idle.close()
         return disqualified_player(self.context.bots[key[0]].label,
                                    self.context.spec.fault_policy.disqualify_after)
 
-    def _idle_bot(self, key: SeatKey, game_stderr: Path) -> Player | None:
-        """The idle bot of `key` if it is still running, else None (one must start)."""
-        player = self._idle.pop(key, None)
+    def _idle_bot(self, key: SeatKey, game_stderr: Path, deal: int,
+                  spent: list[Player]) -> Player | None:
+        """The idle bot of `key` if it is still running and may play `deal`, else None
+        (one must start); one that has played `deal` goes to `spent`, to be closed."""
+        player, played = self._idle.seat(key, deal)
+        if played is not None:  # it must not see this deal again
+            spent.append(played)
         if player is not None and not player.process.exited():
             player.process.redirect_stderr(game_stderr)
             return player
@@ -251,7 +259,7 @@ def play_fixture(fixture: Fixture, context: PlayContext) -> GameRecord:
     log_path = context.logs / log_name(fixture.fixture_id)
     game_stderr = _game_stderr(context, fixture, log_path)
     with closing(GameLog.open(log_path, context.log_times)) as log:
-        players = pool.take(keys, game_stderr, fixture.disqualified)
+        players = pool.take(keys, game_stderr, fixture.deal, fixture.disqualified)
         try:
             record = _play(fixture, context, players, log)
         except BaseException:

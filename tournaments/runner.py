@@ -63,7 +63,8 @@ def run_tournament(spec: TournamentSpec, fixtures: Sequence[Fixture], store: Res
                    play: PlayFunction[C], context: C, jobs: int,
                    executor_factory: ExecutorFactory | None = None,
                    progress: Progress | None = None) -> None:
-    """Play every fixture not yet in the store, storing each record as soon as it is done.
+    """Play every fixture not yet in the store, in the order given (a session gives play
+    order, tournaments/play_order.py), storing each record as soon as it is done.
 
     Resumable: stored fixtures are skipped, and each record is committed on its own, so an
     interruption (Ctrl-C, SIGKILL) loses at most the games in flight. On a play error the
@@ -98,6 +99,7 @@ def _run(pending: list[Fixture], store: ResultStore, play: PlayFunction[C], cont
          jobs: int, executor_factory: ExecutorFactory | None,
          progress: Progress | None, bench: Disqualification) -> None:
     queue = deque(pending)
+    rank = {fixture.fixture_id: number for number, fixture in enumerate(pending)}
     breaks = 0
     # A game submitted ahead of a free worker keeps it busy, but is seated before the
     # games in flight are counted: under disqualification no game runs ahead, so with one
@@ -113,9 +115,10 @@ def _run(pending: list[Fixture], store: ResultStore, play: PlayFunction[C], cont
         executor.shutdown(wait=True)
         if lost:
             breaks += 1
+            lost.sort(key=lambda fixture: rank[fixture.fixture_id])
             if breaks > MAX_POOL_RESTARTS:
                 raise WorkersKeepDying(breaks, lost)
-            queue.extendleft(reversed(lost))  # replayed first, in fixture order
+            queue.extendleft(reversed(lost))  # replayed first, in the order given
 
 
 def _drain(executor: Executor, queue: deque[Fixture], store: ResultStore,
@@ -154,7 +157,7 @@ def _drain(executor: Executor, queue: deque[Fixture], store: ResultStore,
                     progress.advance(record)
     if failure is not None:
         raise failure
-    return sorted(lost, key=lambda fixture: fixture.fixture_id)  # ids sort as fixtures do
+    return lost
 
 
 def _record_of(future: Future[GameRecord], fixture: Fixture) -> GameRecord:

@@ -1,7 +1,8 @@
 """Pure scheduling: which bots meet, in which seats, on which deals.
 
-Fixture order is deal by deal, so an interrupted tournament has played whole early deals;
-fixture ids are zero-padded so that sorting them gives the same order. Deal seeds are keyed
+Fixture order is deal by deal; fixture ids are zero-padded so that sorting them gives the
+same order. The runner plays them in another order (tournaments/play_order.py), which
+leaves the ids as they are. Deal seeds are keyed
 with the tournament's secret (tournaments/secret.py): the public seed alone gives no deal.
 """
 

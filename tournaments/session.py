@@ -31,6 +31,7 @@ from tournaments.provenance import BotProvenance, bots_provenance
 from tournaments.records import GameRecord
 from tournaments.report import Table, build_tables
 from tournaments.runner import ExecutorFactory, run_tournament
+from tournaments.play_order import play_order
 from tournaments.schedule import fixtures_for
 from tournaments.store import ResultStore, default_db_path
 
@@ -108,7 +109,8 @@ def run_session(spec: TournamentSpec, options: RunOptions,
         # More workers than games left would only start idle processes.
         jobs = max(1, min(options.jobs, left))
         progress = _progress(store, options, err)
-        run_tournament(spec, fixtures, store, play_fixture, context, jobs,
+        # Played in play order; ids, and so the stored records, stay in fixture order.
+        run_tournament(spec, play_order(fixtures), store, play_fixture, context, jobs,
                        options.executor_factory or pinned_process_pool, progress)
         records = store.records()
         tables = _render(store, records, options.fmt, options.table, err)

@@ -74,8 +74,9 @@ def _every_games_options() -> Decorator:
 @click.option("--json", "json_path", type=LogPath(), default=None,
               help="Write the verdict and its figures here as JSON.")
 @click.option("--persistent-bots", is_flag=True,
-              help="Let sandboxed bot processes play many games (faster; a bot can then "
-                   "remember the hands of a deal's other games).")
+              help="Let sandboxed bot processes play any game (by default none plays two "
+                   "games of a deal; a bot can then remember the hands of a deal's other "
+                   "games).")
 @_every_games_options()
 @bot_limit_options
 @sandbox_options

@@ -92,8 +92,9 @@ _tournament_options = compose(
                       "once as its workers have threads (docs/cluster.md). Not with --jobs."),
     click.option("--fresh-bots", is_flag=True, help="Start new bot processes for every game."),
     click.option("--persistent-bots", is_flag=True,
-                 help="Let sandboxed bot processes play many games (faster; a bot can then "
-                      "remember the hands of a duplicate deal's other rotations)."),
+                 help="Let sandboxed bot processes play any game (by default none plays "
+                      "two games of a deal; a bot can then remember the hands of a "
+                      "duplicate deal's other rotations)."),
     click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
                  default=None, help="Results db (default results/<game>-<fingerprint>.sqlite); "
                                     "the same db again resumes."),

@@ -28,6 +28,7 @@ from tournaments.play import close_worker_pool
 from tournaments.records import GameRecord
 from tournaments.rerun import rerun
 from tournaments.runner import run_tournament
+from tournaments.play_order import play_order
 from tournaments.schedule import Fixture, fixtures_for
 from tournaments.session import RunOptions, run_session
 from tournaments.spec import BotEntry, SpecError, TournamentSpec, spec_from_json
@@ -78,6 +79,13 @@ def kinds(record: GameRecord, bot: str) -> list[FaultKind]:
     return [fault.kind for fault in record.faults if record.bots[fault.seat] == bot]
 
 
+def in_play_order(spec: TournamentSpec, records: list[GameRecord]) -> list[GameRecord]:
+    """`records` in the order one job played them (play order), not the stored fixture
+    order."""
+    played = [f.fixture_id for f in play_order(fixtures_for(spec, TEST_SECRET))]
+    return sorted(records, key=lambda record: played.index(record.fixture_id))
+
+
 def standings_row(tables: str, bot: str) -> list[str]:
     """The bot's row of the first (standings) table of a text report."""
     first = tables.split("\n\n")[0]
@@ -94,7 +102,7 @@ def test_a_crashing_bot_is_started_n_times_then_seated_disqualified(tmp_path: Pa
     tables, records = session(spec, tmp_path / "r.sqlite")
     assert starts(started) == 2
     assert len(records) == len(fixtures_for(spec, TEST_SECRET)) == 12  # every game stored
-    with_bad = [record for record in records if "crasher" in record.bots]
+    with_bad = in_play_order(spec, [record for record in records if "crasher" in record.bots])
     assert [kinds(record, "crasher") for record in with_bad] == (
         [[FaultKind.CRASH]] * 2 + [[FaultKind.DISQUALIFIED]] * 7)
     for record in with_bad[2:]:
@@ -115,10 +123,12 @@ def test_resume_keeps_the_disqualification(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     tables, records = session(spec, db)
     assert starts(started) == 2 and len(records) == 12  # AAB ABB, 3 rotations, 2 deals
+    played = in_play_order(spec, records)
     assert all(set(kinds(record, "crasher")) == {FaultKind.DISQUALIFIED}
-               for record in records[2:])
+               for record in played[2:])
     with closing(sqlite3.connect(db)) as conn, conn:  # as if stopped after 3 games
-        conn.execute("DELETE FROM games WHERE fixture_index >= 3")
+        conn.executemany("DELETE FROM games WHERE fixture_id = ?",
+                         [(record.fixture_id,) for record in played[3:]])
     again, resumed = session(spec, db)
     assert starts(started) == 2  # no new start: the stored faults still count
     assert resumed == records and again == tables

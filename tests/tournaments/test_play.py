@@ -22,9 +22,10 @@ from referee.settings import TimeLimits
 from referee.registry.rage import RAGE
 from referee.registry.thegame import THEGAME
 from tournaments.spec import BotEntry, TournamentSpec
+from tournaments.idle_bots import IDLE_TABLES, SeatKey
 from tournaments.play import (
-    IDLE_TABLES, PlayContext, SeatKey, close_worker_pool, log_name, play_context,
-    play_fixture, seat_keys, stderr_path, worker_pool,
+    PlayContext, close_worker_pool, log_name, play_context, play_fixture, seat_keys,
+    stderr_path, worker_pool,
 )
 from tournaments.records import GameRecord
 from tournaments.schedule import Fixture, fixtures_for

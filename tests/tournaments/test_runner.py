@@ -71,6 +71,19 @@ def test_every_fixture_is_stored_once_in_fixture_order(tmp_path: Path) -> None:
     assert recorder.calls[-1] == ("finish", None)
 
 
+def test_games_are_played_in_the_order_given_and_stored_in_fixture_order(
+        tmp_path: Path) -> None:
+    """A session gives play order (tournaments/play_order.py); the store keeps ids."""
+    given = list(reversed(FIXTURES))
+    played = Played(CONTEXT)
+    with ResultStore(tmp_path / "r.sqlite", SPEC) as store:
+        run_tournament(SPEC, given, store, noting_play, played, jobs=1,
+                       executor_factory=threads)
+        assert played.ids == [fixture.fixture_id for fixture in given]
+        assert [record.fixture_id for record in store.records()] == [
+            fixture.fixture_id for fixture in FIXTURES]
+
+
 def test_default_process_pool_runs_module_level_play(tmp_path: Path) -> None:
     spec = make_spec(THEGAME, n_bots=3, deals=2)
     context = FakeContext(spec.bot_names)

@@ -45,7 +45,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import tournaments.cluster  # noqa: E402
-from bench.proc_tree import PROC, TICKS, cpu_seconds, descendants  # noqa: E402
+from bench.proc_tree import (  # noqa: E402
+    PROC, TICKS, cpu_seconds, descendants, process_ticks,
+)
 from bench.tournament import BOTS  # noqa: E402  the same three sample bots
 from referee.processes.sandbox import SandboxMode, SandboxSettings  # noqa: E402
 from referee.registry.rage import RAGE  # noqa: E402
@@ -66,14 +68,12 @@ def role_ticks() -> dict[str, int]:
     ticks = dict.fromkeys(ROLES, 0)
     for pid in descendants(os.getpid()):
         try:
-            stat = (PROC / str(pid) / "stat").read_text()
             command = (PROC / str(pid) / "cmdline").read_bytes()
         except OSError:  # gone meanwhile
             continue
-        fields = stat[stat.rindex(")") + 2:].split()
         role = "coordinator" if pid == os.getpid() else \
             "bots" if b"bots/" in command or b"referee.processes" in command else "workers"
-        ticks[role] += sum(int(field) for field in fields[11:15])
+        ticks[role] += process_ticks(pid)
     return ticks
 
 

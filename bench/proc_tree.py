@@ -69,12 +69,14 @@ def memory(pids: list[int]) -> Memory:
 def cpu_seconds(root: int) -> float:
     """The CPU `root` and its live descendants have used, with their reaped children's
     (a process that ended counts once its parent in the tree has waited for it)."""
-    total = 0
-    for pid in descendants(root):
-        try:
-            stat = (PROC / str(pid) / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        total += sum(int(field) for field in fields[11:15])  # utime stime cutime cstime
-    return total / TICKS
+    return sum(process_ticks(pid) for pid in descendants(root)) / TICKS
+
+
+def process_ticks(pid: int) -> int:
+    """The CPU clock ticks of `pid` and of its reaped children; 0 if it is gone."""
+    try:
+        stat = (PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return 0
+    fields = stat[stat.rindex(")") + 2:].split()
+    return sum(int(field) for field in fields[11:15])  # utime stime cutime cstime

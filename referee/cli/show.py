@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from referee.matches.game_log import load_log
+from referee.registry.game_logs import load_log
 from referee.matches.transcript import transcript
 
 

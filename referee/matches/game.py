@@ -167,6 +167,11 @@ class GameDefinition(ABC, Generic[C, R]):
         """The settings as the log's header records them: enough to replay the game."""
 
     @abstractmethod
+    def logged_config(self, settings: Mapping[str, Any]) -> C:
+        """The config a log header's settings (log_settings's) record. ValueError,
+        KeyError or TypeError where they are no such settings."""
+
+    @abstractmethod
     def heading(self, config: C, seed_words: str) -> str:
         """The first line of a game's account for people."""
 

@@ -6,15 +6,18 @@ seat sent and received. It is JSON Lines, one record per exchange rather than pe
 
 - an exchange, a JSON array: the batch of lines sent to one seat at once (its held lines
   and the request), the lines heard back (LOG lines and the reply), and the move that
-  reply became;
+  reply became. Of the batch only its size is written: the lines out follow from the
+  header and the lines heard, and the reader derives them again (log_rederive.py). What
+  a seat is sent after its fault (its ERROR line) is written out;
 - a JSON object each: the header, a fault, a move the fallback made for a faulted seat,
   the result.
 
 Recording is a few operations per batch, line and move; exchanges are encoded in blocks
 (log_lines.py) and gzip-compressed when the file name ends in ".gz" (as every
-tournament log is). `read_log` is the one reader: it gives every log, this format and
-the older ones (2: an exchange as an object; 1: a record per line), as one record per
-line (`expand`).
+tournament log is). `read_records` gives a file's JSON values, and `expand` every log,
+this format and the older ones (3: the lines out written; 2: an exchange as an object;
+1: a record per line), as one record per line; `referee.matches.log_rederive.read_log`,
+the one reader, joins them with the derived lines out.
 """
 
 from __future__ import annotations
@@ -24,12 +27,14 @@ import json
 import zlib
 from pathlib import Path
 from time import monotonic_ns
-from typing import IO, Any, Callable, Sequence
+from functools import partial
+from typing import IO, Any, Callable, Mapping, Sequence
 
-from referee.errors import ConfigError, Fault
+from referee.errors import Fault
 from referee.matches.log_lines import Record, encode_block, record_line
 
-FORMAT = 3  # the header's "format"; logs without one are the older per-line format
+FORMAT = 4  # the header's "format"; logs without one are the older per-line format
+ARRAY_FORMATS = (3, 4)  # those whose exchanges are arrays (3 writes every line out)
 _BLOCK = 256  # records encoded and written together
 _BLOCK_CHARS = 1 << 20  # or fewer, once the bots' lines in them pass this (LOG floods)
 _LEVEL = 1  # gzip's fastest: the lines repeat so much that it costs little in size
@@ -48,7 +53,8 @@ _BY_BOT = DecidedBy.BOT  # a module constant: an Enum class's attribute costs a 
 
 
 class GameLog:
-    """Records one game; `timestamps=False` makes the log byte-reproducible.
+    """Records one game; `timestamps=False` makes the log byte-reproducible, and
+    `derive=False` writes every line out (a log of lines that are no game's, in tests).
 
     The open exchange is held in attributes (_open_*, ns from monotonic_ns); closed, by
     a move or anything else, it becomes a Record, a tuple of strings, numbers and tuples
@@ -59,8 +65,9 @@ class GameLog:
     """
 
     def __init__(self, stream: IO[bytes], timestamps: bool = True, compress: bool = False,
-                 owns: bool = False) -> None:
+                 owns: bool = False, derive: bool = True) -> None:
         self._stream = stream
+        self._derive = derive
         self._owns = owns
         self._timestamps = timestamps
         self._clock = monotonic_ns if timestamps else _no_time
@@ -68,17 +75,18 @@ class GameLog:
         self._start = self._clock()
         self._records: list[Record] = []
         self._open_seat: int | None = None  # the open exchange's, if one is open
-        self._open_out: tuple[str, ...] = ()
+        self._open_out: int | tuple[str, ...] = ()  # how many lines, or the lines
         self._open_in: tuple[str, ...] = ()
         self._open_began = self._open_ended = 0  # ns: the batch out, the last line in
         self._heard_chars = 0  # of the bots' lines not yet written: they bound the memory
         self._seats: dict[int, SeatLog] = {}
 
     @classmethod
-    def open(cls, path: Path, timestamps: bool = True) -> GameLog:
+    def open(cls, path: Path, timestamps: bool = True, derive: bool = True) -> GameLog:
         """A log written to `path`, gzip-compressed if its name ends in ".gz"."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        return cls(path.open("wb"), timestamps, compress=path.suffix == ".gz", owns=True)
+        return cls(path.open("wb"), timestamps, compress=path.suffix == ".gz", owns=True,
+                   derive=derive)
 
     def header(self, game: str, seed: int, settings: dict[str, Any],
                players: list[dict[str, Any]]) -> None:
@@ -89,7 +97,7 @@ class GameLog:
     def seat(self, seat: int) -> SeatLog:
         """The seat's lines into this log: its LineListener."""
         if seat not in self._seats:
-            self._seats[seat] = SeatLog(self, seat)
+            self._seats[seat] = SeatLog(self, seat, self._derive)
         return self._seats[seat]
 
     def sent(self, seat: int, lines: Sequence[str]) -> None:
@@ -115,6 +123,9 @@ class GameLog:
             self._add({"type": "move", "seat": seat, "kind": kind, "move": move, "by": by})
 
     def fault(self, fault: Fault) -> None:
+        """A bot's fault: what its seat is sent from now on (the ERROR line) is written
+        out, as no replay of the game sends it."""
+        self.seat(fault.seat).derived = False
         self._add({"type": "fault", **fault.to_json()})
 
     def result(self, result: dict[str, Any]) -> None:
@@ -160,13 +171,15 @@ class GameLog:
 class SeatLog:
     """One seat's lines into a GameLog: the seat's LineListener. Its methods run for every
     batch and line of the game, so they do the recording themselves, in a few operations
-    (a call less per line than going through the GameLog's)."""
+    (a call less per line than going through the GameLog's). `derived`: a batch is kept as
+    its size, the reader deriving its lines; else as its lines."""
 
-    __slots__ = ("_log", "_seat")
+    __slots__ = ("_log", "_seat", "derived")
 
-    def __init__(self, log: GameLog, seat: int) -> None:
+    def __init__(self, log: GameLog, seat: int, derived: bool = True) -> None:
         self._log = log
         self._seat = seat
+        self.derived = derived
 
     def sent(self, lines: Sequence[str]) -> None:
         """Lines sent to the seat in one batch: they open an exchange."""
@@ -174,7 +187,7 @@ class SeatLog:
         if log._open_seat is not None:
             log._close_exchange()
         log._open_seat = self._seat
-        log._open_out = tuple(lines)
+        log._open_out = len(lines) if self.derived else tuple(lines)
         log._open_in = ()
         log._open_began = log._open_ended = log._clock()
 
@@ -188,45 +201,53 @@ class SeatLog:
         log._heard_chars += len(line)
 
 
-def read_log(path: Path) -> list[dict[str, Any]]:
-    """Every record of a log file, in order, with each line as a record of its own
-    ({"type": "line", "seat", "dir", "line"}), whichever format wrote it. ValueError if
-    the file is not a game log (OSError if it cannot be read)."""
+def read_records(path: Path) -> list[Any]:
+    """A log file's JSON values, in order, compressed or not. ValueError if the file is
+    not JSON Lines (OSError if it cannot be read)."""
     data = path.read_bytes()
     try:
         if data[:2] == b"\x1f\x8b":
             data = zlib.decompress(data, _GZIP)
-        records = [json.loads(line) for line in data.decode().splitlines() if line.strip()]
+        return [json.loads(line) for line in data.decode().splitlines() if line.strip()]
     except (zlib.error, UnicodeDecodeError, RecursionError) as error:
         raise ValueError(f"not a game log: {error}") from None
-    return expand(records)
 
 
-def load_log(path: Path) -> list[dict[str, Any]]:
-    """read_log for a command: a file that cannot be read, or is no game log, is a
-    ConfigError naming it (one error line)."""
-    try:
-        return read_log(path)
-    except (OSError, ValueError) as error:
-        raise ConfigError(f"cannot read log {path}: {error}") from None
+def exchange_is_timed(exchange: list[Any]) -> bool:
+    """Whether an exchange array carries its times, [seat, us, us_taken, out, in, ...];
+    untimed, [seat, out, in, ...], its third value is the list of lines in."""
+    return len(exchange) > 2 and type(exchange[2]) is int
 
 
-def expand(records: list[Any]) -> list[dict[str, Any]]:
+def counted_out(record: Any) -> int | None:
+    """How many lines out a format 4 exchange counts, if it only counts them; else None."""
+    if not isinstance(record, list):
+        return None
+    where = 3 if exchange_is_timed(record) else 1
+    out = record[where] if len(record) > where else None
+    return out if type(out) is int else None
+
+
+def expand(records: list[Any], derived: Mapping[int, Sequence[str]] | None = None
+           ) -> list[dict[str, Any]]:
     """The records, a log's JSON values in order, with each exchange unfolded into its
-    lines and its move: those of format 3 (arrays) and of format 2 (objects). ValueError
-    if they are not a game log's."""
+    lines and its move: those of formats 3 and 4 (arrays) and of format 2 (objects). A
+    format 4 exchange's lines out, only counted in the file, are `derived[its index]`.
+    ValueError if they are not a game log's."""
     header = records[0] if records and isinstance(records[0], dict) else {}
-    # arrays are this format's exchanges: in any log but one whose header says it is older
-    arrays = header.get("type") != "game" or header.get("format") == FORMAT
+    # arrays are exchanges: in any log but one whose header says it is older
+    arrays = header.get("type") != "game" or header.get("format") in ARRAY_FORMATS
+    derived = derived or {}
     expanded: list[dict[str, Any]] = []
-    for record in records:
-        expanded += _expanded(record, arrays)
+    for index, record in enumerate(records):
+        expanded += _expanded(record, arrays, derived.get(index))
     return expanded
 
 
-def _expanded(record: Any, arrays: bool) -> list[dict[str, Any]]:
+def _expanded(record: Any, arrays: bool, sent: Sequence[str] | None
+              ) -> list[dict[str, Any]]:
     if isinstance(record, list) and arrays:
-        exchange: Callable[[Any], list[dict[str, Any]]] = _unfold_array
+        exchange: Callable[[Any], list[dict[str, Any]]] = partial(_unfold_array, sent=sent)
     elif not isinstance(record, dict):
         raise ValueError("not a game log: a line that is not a JSON object")
     elif record.get("type") == "exchange":
@@ -248,20 +269,25 @@ def _seconds(us: int) -> float:
         raise ValueError(f"not a game log: a time of {len(str(us))} digits") from None
 
 
-def _unfold_array(exchange: list[Any]) -> list[dict[str, Any]]:
-    """A format 3 exchange: [seat, (us, us_taken,) out, in(, kind(, move))], the move
-    the last line in if not given."""
-    timed = len(exchange) > 1 and type(exchange[1]) is int
+def _unfold_array(exchange: list[Any], sent: Sequence[str] | None) -> list[dict[str, Any]]:
+    """An exchange of format 3 or 4: [seat, (us, us_taken,) out, in(, kind(, move))], the
+    move the last line in if not given; `out` the lines, or in format 4 their number
+    (`sent` then holds them, derived)."""
+    timed = exchange_is_timed(exchange)
     seat, *times = exchange[:3] if timed else exchange[:1]
-    sent, heard, *decided = exchange[3:] if timed else exchange[1:]
+    out, heard, *decided = exchange[3:] if timed else exchange[1:]
+    if type(out) is int:
+        if out and (sent is None or len(sent) != out):
+            raise ValueError("lines out that were not derived")
+        out = list(sent or ())
     if type(seat) is not int or not all(type(us) is int for us in times):
         raise TypeError("seat and times must be integers")
     if len(decided) == 1:
         decided.append(heard[-1] if isinstance(heard, list) and heard else None)
-    if not isinstance(sent, list) or not isinstance(heard, list) or len(decided) > 2 \
+    if not isinstance(out, list) or not isinstance(heard, list) or len(decided) > 2 \
             or not all(isinstance(word, str) for word in decided):
         raise TypeError("out and in must be lists, then a kind and a move")
-    return _records(seat, sent, heard, decided,
+    return _records(seat, out, heard, decided,
                     {"t": _seconds(times[0])} if timed else {},
                     {"t": _seconds(times[0] + times[1])} if timed else {})
 

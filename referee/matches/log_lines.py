@@ -1,8 +1,9 @@
 """A game log's records as JSON Lines (docs/game-log.md), a block of records at a time.
 
-An exchange is a JSON array, [seat, (us, us_taken,) [lines out], [lines in](, kind(, move))],
-without the move when it is the last line in as the seat sent it (as it mostly is): the
-fewer bytes, the less to write and to compress.
+An exchange is a JSON array, [seat, (us, us_taken,) out, [lines in](, kind(, move))],
+`out` the number of lines out (derived again when read) or, after the seat's fault, the
+lines; without the move when it is the last line in as the seat sent it (as it mostly
+is): the fewer bytes, the less to write and to compress.
 
 Escaping every line of every exchange for JSON was most of the log's CPU, yet almost no
 line needs it: referee lines and well-behaved bots' lines are printable ASCII. So a block
@@ -16,8 +17,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-# An exchange as GameLog keeps it, (seat, lines out, lines in, kind, move (both None
-# without a move), ns, ns of the last line in), or any other record's line (record_line).
+# An exchange as GameLog keeps it, (seat, lines out or their number, lines in, kind, move
+# (both None without a move), ns, ns of the last line in), or any other record's line
+# (record_line).
 Record = tuple[Any, ...] | str
 
 # Records are trees the referee built: no cycle to look for (a tenth faster).
@@ -54,7 +56,8 @@ def escaped_line(record: Record, start: int, timestamps: bool) -> str:
     line = f"[{seat}"
     if timestamps:
         line += f",{(began - start) // 1000},{(ended - began) // 1000}"
-    line += f',[{",".join(map(_string, sent))}],[{",".join(map(_string, heard))}]'
+    out = sent if type(sent) is int else f'[{",".join(map(_string, sent))}]'
+    line += f',{out},[{",".join(map(_string, heard))}]'
     if kind is not None:
         line += "," + _string(kind)
         if not heard or move != heard[-1]:
@@ -64,24 +67,24 @@ def escaped_line(record: Record, start: int, timestamps: bool) -> str:
 
 def _plain_block(block: list[Record], start: int, timestamps: bool) -> bytes | None:
     """encode_block's bytes with the exchanges' strings written as they are, or None
-    if one of them needs an escape. Exchanges the plain form does not fit (nothing out,
-    nothing in, no move, or a move other than the last line in) are escaped here. The
-    block's pieces are joined once, not line by line: a join costs per piece."""
+    if one of them needs an escape. Exchanges the plain form does not fit (lines out
+    written rather than counted, nothing out, nothing in, no move, or a move other than
+    the last line in) are escaped here. The block's pieces are joined once, not line by
+    line: a join costs per piece."""
     pieces: list[str] = []
     add = pieces.extend
     strings: list[str] = []  # those written as they are
     for record in block:
-        if isinstance(record, str) or not record[1] or not record[2] \
-                or record[3] is None or record[4] != record[2][-1]:
+        if isinstance(record, str) or type(record[1]) is not int or not record[1] \
+                or not record[2] or record[3] is None or record[4] != record[2][-1]:
             pieces.append(escaped_line(record, start, timestamps) + "\n")
             continue
         seat, sent, heard, kind, _, began, ended = record
-        strings += sent
         strings += heard
         strings.append(kind)
-        add((f'[{seat},{(began - start) // 1000},{(ended - began) // 1000},["'
-             if timestamps else f'[{seat},["',
-             _LIST.join(sent), '"],["', _LIST.join(heard), '"],"', kind, '"]\n'))
+        add((f'[{seat},{(began - start) // 1000},{(ended - began) // 1000},{sent},["'
+             if timestamps else f'[{seat},{sent},["',
+             _LIST.join(heard), '"],"', kind, '"]\n'))
     text = "".join(strings)
     if not text.isascii() or any(map(text.__contains__, _ESCAPED)):
         return None

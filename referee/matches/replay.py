@@ -7,15 +7,10 @@ log was altered or the referee has changed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from referee.errors import ConfigError
-from referee.matches.game import GameDefinition
-from referee.matches.game_log import load_log
-
-Lookup = Callable[[str], GameDefinition[Any, Any]]
+from referee.matches.log_rederive import Lookup, load_log
 
 
 class ReplayMismatch(Exception):
@@ -25,7 +20,7 @@ class ReplayMismatch(Exception):
 def replay(path: Path, lookup: Lookup) -> str:
     """A one-line verdict. ConfigError: unreadable log or unknown game; ReplayMismatch: a
     different result. `lookup` finds the log's game by name (the registry's)."""
-    records = load_log(path)
+    records = load_log(path, lookup)
     headers = [r for r in records if r.get("type") == "game"]
     results = [r for r in records if r.get("type") == "result"]
     if not headers or not results:

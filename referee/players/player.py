@@ -6,19 +6,10 @@ in-process test double and the fallback all look the same from here.
 
 from __future__ import annotations
 
-import enum
 from abc import ABC, abstractmethod
 from typing import Callable, Protocol, Sequence
 
 from referee.errors import ProtocolError
-
-
-
-class Direction(enum.StrEnum):
-    """Which way a line went: OUT to the bot, IN from it (the game log's "dir")."""
-
-    OUT = "out"
-    IN = "in"
 
 
 class LineListener(Protocol):
@@ -64,12 +55,13 @@ class Player(ABC):
         """Release the bot (and kill its processes, for a remote one, after letting it
         exit on its own for `grace` seconds, or the player's default)."""
 
-    def _heard(self, direction: Direction, line: str) -> None:
+    def _sent(self, lines: Sequence[str]) -> None:
         if self.listener is not None:
-            if direction is Direction.OUT:
-                self.listener.sent((line,))
-            else:
-                self.listener.heard(line)
+            self.listener.sent(lines)
+
+    def _heard(self, line: str) -> None:
+        if self.listener is not None:
+            self.listener.heard(line)
 
 
 class FunctionPlayer(Player):
@@ -86,14 +78,21 @@ class FunctionPlayer(Player):
         self.tell(line)
 
     def tell(self, line: str) -> None:
-        self._heard(Direction.OUT, line)
-        self._handler(line)
+        self.tell_many((line,))
+
+    def tell_many(self, lines: Sequence[str]) -> None:
+        """The lines as one batch, as a remote player sends them (and the log counts)."""
+        if lines:
+            self._sent(lines)
+            for line in lines:
+                self._handler(line)
 
     def ask(self, line: str, preamble: Sequence[str] = ()) -> str:
-        self.tell_many(preamble)
-        self._heard(Direction.OUT, line)
+        self._sent((*preamble, line))
+        for told in preamble:
+            self._handler(told)
         reply = self._handler(line)
         if reply is None:
             raise ProtocolError("no reply to a request", None)
-        self._heard(Direction.IN, reply)
+        self._heard(reply)
         return reply

@@ -42,6 +42,11 @@ class Rage(GameDefinition[RageConfig, RageResult]):
     def log_settings(self, config: RageConfig, times: TimeLimits) -> dict[str, object]:
         return game_settings(config, times)
 
+    def logged_config(self, settings: Mapping[str, Any]) -> RageConfig:
+        return RageConfig(settings["players"],
+                          frozenset(Variant(v) for v in settings["variants"]),
+                          settings["rounds"])
+
     def heading(self, config: RageConfig, seed_words: str) -> str:
         variants = ", ".join(sorted(v.value for v in config.variants)) or "none"
         return f"Rage, {config.players} players, {seed_words}, variants: {variants}"
@@ -61,11 +66,7 @@ class Rage(GameDefinition[RageConfig, RageResult]):
 
     def replay(self, header: Mapping[str, Any], moves: Sequence[Mapping[str, Any]],
                logged: Mapping[str, Any]) -> Mapping[str, Any]:
-        settings = header["settings"]
-        config = RageConfig(settings["players"],
-                            frozenset(Variant(v) for v in settings["variants"]),
-                            settings["rounds"])
-        state = RageState.new_game(config, header["seed"])
+        state = RageState.new_game(self.logged_config(header["settings"]), header["seed"])
         for move in moves:
             if RageMove(move["kind"]) is RageMove.BID:
                 state.bid(codec.parse_bid(move["move"]))

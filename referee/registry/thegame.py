@@ -64,6 +64,12 @@ class TheGame(GameDefinition[TheGameConfig, TheGameResult]):
     def log_settings(self, config: TheGameConfig, times: TimeLimits) -> dict[str, object]:
         return game_settings(config, times)
 
+    def logged_config(self, settings: Mapping[str, Any]) -> TheGameConfig:
+        commands = settings["commands"]
+        mapping = None if commands is None else CommandMap.from_numbers(
+            {Command(name): numbers for name, numbers in commands.items()})
+        return TheGameConfig(settings["players"], mapping)
+
     def heading(self, config: TheGameConfig, seed_words: str) -> str:
         mode = "The Game Extreme" if config.commands is not None else "The Game (no commands)"
         return f"{mode}, {config.players} player(s), {seed_words}"
@@ -91,12 +97,7 @@ class TheGame(GameDefinition[TheGameConfig, TheGameResult]):
 
     def replay(self, header: Mapping[str, Any], moves: Sequence[Mapping[str, Any]],
                logged: Mapping[str, Any]) -> Mapping[str, Any]:
-        settings = header["settings"]
-        commands = settings["commands"]
-        mapping = None if commands is None else CommandMap.from_numbers(
-            {Command(name): numbers for name, numbers in commands.items()})
-        state = TheGameState.new_game(TheGameConfig(settings["players"], mapping),
-                                      header["seed"])
+        state = TheGameState.new_game(self.logged_config(header["settings"]), header["seed"])
         for move in moves:
             if TheGameMove(move["kind"]) is TheGameMove.TURN:
                 state.apply_turn(codec.parse_turn(move["move"]))

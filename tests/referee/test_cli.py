@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from referee.processes.sandbox import sandbox_problem
-from referee.matches.game_log import read_log
+from referee.registry.game_logs import read_log
 from tests.cli_support import assert_bad_input, run_main
 from tests.referee.fault_bots.support import expected_limits_holder
 

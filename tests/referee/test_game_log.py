@@ -18,7 +18,10 @@ from hypothesis import example, given, settings, strategies as st
 
 from referee.errors import Fault, FaultKind
 from referee.matches import log_lines
-from referee.matches.game_log import FORMAT, DecidedBy, GameLog, read_log
+from referee.matches.game_log import FORMAT, DecidedBy, GameLog, read_records
+from referee.matches.log_rederive import derived_lines
+from referee.registry import games
+from referee.registry.game_logs import read_log
 from tests.cli_support import assert_bad_input, run_main
 
 FOUR = ["python bots/rage_random.py", "python bots/rage_heuristic.py",
@@ -72,7 +75,7 @@ def test_every_call_reads_back_as_the_per_line_records_in_order(
         tmp_path_factory: pytest.TempPathFactory, script: list[tuple[Any, ...]], name: str,
         timestamps: bool) -> None:
     path = tmp_path_factory.mktemp("log") / name
-    expected = record_calls(GameLog.open(path, timestamps), script)
+    expected = record_calls(GameLog.open(path, timestamps, derive=False), script)
     read = read_log(path)
     times = [record.pop("t", None) for record in read]
     assert read == expected
@@ -88,7 +91,7 @@ def test_a_bot_move_is_folded_into_its_exchange_and_the_file_is_one_line_each(
     """An exchange is an array, [seat, out, in, kind], with the move too only where it
     is not the reply as sent; every other record is an object."""
     path = tmp_path / "game.jsonl"
-    log = GameLog.open(path, timestamps=False)
+    log = GameLog.open(path, timestamps=False, derive=False)
     log.sent(1, ["PLAYED 0 r3", "PLAY? r4 y2"])
     log.heard(1, "LOG thinking")
     log.heard(1, "r4")
@@ -110,10 +113,33 @@ def test_a_bot_move_is_folded_into_its_exchange_and_the_file_is_one_line_each(
                                      (3, "bid", "2", "bot")]]
 
 
+def test_a_derived_log_counts_the_lines_out_until_the_seat_faults(tmp_path: Path) -> None:
+    """Format 4 writes how many lines went out, not the lines (the reader derives them
+    from the game), except those a seat is sent after its fault: its ERROR line."""
+    path = tmp_path / "game.jsonl"
+    log = GameLog.open(path, timestamps=False)
+    log.sent(1, ["PLAYED 0 r3", "PLAY? r4 y2"])
+    log.heard(1, "r4")
+    log.move(1, "play", "r4", DecidedBy.BOT)
+    log.sent(2, ["PLAY? y1"])
+    log.heard(2, 'y"9')
+    log.fault(Fault(2, "bot", FaultKind.PROTOCOL, "bad line", 'y"9'))
+    log.sent(2, ["ERROR protocol bad line"])
+    log.sent(0, ["END"])
+    log.close()
+    assert [json.loads(line) for line in path.read_text().splitlines()] == [
+        [1, 2, ["r4"], "play"],
+        [2, 1, ['y"9']],
+        {"type": "fault", "seat": 2, "bot": "bot", "kind": "protocol", "detail": "bad line",
+         "line": 'y"9'},
+        [2, ["ERROR protocol bad line"], []],
+        [0, 1, []]]
+
+
 def test_an_exchange_with_timestamps_has_when_it_went_out_and_how_long_it_took(
         tmp_path: Path) -> None:
     path = tmp_path / "game.jsonl"
-    log = GameLog.open(path)
+    log = GameLog.open(path, derive=False)
     log.header("rage", 1, {}, [])
     log.sent(0, ["PLAY? r1"])
     log.heard(0, "r1")
@@ -128,9 +154,26 @@ def test_an_exchange_with_timestamps_has_when_it_went_out_and_how_long_it_took(
                                                        (us + taken) / 1e6]
 
 
-def as_format_2(line: str) -> str:
-    """A format 3 line as format 2 wrote it: an exchange an object with long keys."""
-    record = json.loads(line)
+def as_format_3(path: Path) -> list[Any]:
+    """A format 4 log's JSON values as format 3 wrote them: every line out written."""
+    records = read_records(path)
+    for index, lines in derived_lines(records, games.lookup).items():
+        records[index][3] = list(lines)
+    return [{**records[0], "format": 3}, *records[1:]]
+
+
+def test_a_log_in_format_3_reads_as_the_same_records(tmp_path: Path) -> None:
+    new, old = tmp_path / "new.jsonl.gz", tmp_path / "old.jsonl"
+    assert run_main(["play", "rage", "--seed", "5", "--log", str(new), *FOUR])[0] == 0
+    old.write_text("".join(json.dumps(record) + "\n" for record in as_format_3(new)))
+    records = read_log(new)
+    records[0]["format"] = 3
+    assert read_log(old) == records
+    assert sum(record["type"] == "line" and record["dir"] == "out" for record in records) > 200
+
+
+def as_format_2(record: Any) -> str:
+    """A format 3 record as format 2 wrote it: an exchange an object with long keys."""
     if isinstance(record, dict):
         return json.dumps({**record, "format": 2} if record["type"] == "game" else record)
     seat, us, taken, sent, heard, *decided = record
@@ -143,8 +186,8 @@ def as_format_2(line: str) -> str:
 def test_a_log_in_format_2_reads_as_the_same_records_and_replays(tmp_path: Path) -> None:
     new, old = tmp_path / "new.jsonl", tmp_path / "old.jsonl.gz"
     assert run_main(["play", "rage", "--seed", "5", "--log", str(new), *FOUR])[0] == 0
-    lines = new.read_text().splitlines()
-    old.write_bytes(gzip.compress("".join(as_format_2(line) + "\n" for line in lines).encode()))
+    old.write_bytes(gzip.compress("".join(as_format_2(record) + "\n"
+                                          for record in as_format_3(new)).encode()))
     assert '"type": "exchange"' in gzip.decompress(old.read_bytes()).decode()
     records = read_log(new)
     records[0]["format"] = 2
@@ -197,9 +240,9 @@ def test_a_damaged_log_is_one_error_line(tmp_path: Path, damage: str) -> None:
         "truncated": data[:len(data) // 2],
         "not gzip": b"\x1f\x8b" + data[10:],
         "not json": gzip.compress(text.replace("}", "", 5).encode()),
-        "broken exchange": gzip.compress(text.replace('"],["', '"],7,["', 1).encode()),
+        "broken exchange": gzip.compress(text.replace('"],"play"]', '"],7,"play"]', 1).encode()),
         "not an object": gzip.compress(b"[1, 2]\n" + text.encode()),
-        "an array in format 2": gzip.compress(text.replace('"format":3', '"format":2').encode()),
+        "an array in format 2": gzip.compress(text.replace('"format":4', '"format":2').encode()),
     }[damage])
     assert_bad_input(["replay", str(log)], str(log))
 
@@ -252,7 +295,7 @@ def test_any_json_after_a_format_3_header_reads_as_records_or_is_a_value_error(
 def test_a_broken_format_3_exchange_is_one_error_line(tmp_path: Path,
                                                        exchange: list[Any]) -> None:
     path = tmp_path / "game.jsonl"
-    header = {"type": "game", "format": FORMAT, "game": "rage", "seed": 1}
+    header = {"type": "game", "format": 3, "game": "rage", "seed": 1}
     path.write_text(f"{json.dumps(header)}\n{json.dumps(exchange)}\n")
     assert_bad_input(["show", str(path)], str(path), "broken exchange")
 
@@ -262,7 +305,7 @@ def test_a_flood_of_long_lines_is_written_as_it_comes_not_held_in_memory(
     """A bot may send 16 LOG lines of 4 KB per request: the log holds about 1 MB of them
     at most, however few records that is."""
     path = tmp_path / "game.jsonl"
-    log = GameLog.open(path, timestamps=False)
+    log = GameLog.open(path, timestamps=False, derive=False)
     flood = "LOG " + "x" * 4000
     for _ in range(60):
         log.sent(0, ["PLAY? a"])
@@ -307,7 +350,8 @@ def test_each_line_is_the_json_of_its_record_whichever_way_the_block_was_written
     """A block is written with its strings as they are unless one needs an escape: the
     bytes must be the JSON encoder's either way, and a hostile line (out, in, or a move
     that is not the reply) must not change how any other line reads (a quote in a line
-    must not end its string)."""
+    must not end its string). Lines out written (derive=False) read back as they were;
+    counted, each exchange counts them."""
     script = [list(exchange) for exchange in script]
     for index, where, line in hostile:
         if index >= len(script):
@@ -317,16 +361,20 @@ def test_each_line_is_the_json_of_its_record_whichever_way_the_block_was_written
             exchange[3:] = [True, line]
         elif exchange[1 if where == "out" else 2]:
             exchange[1 if where == "out" else 2][0] = line
-    path = tmp_path_factory.mktemp("log") / "game.jsonl"
-    log = GameLog.open(path, timestamps)
-    play_exchanges(log, script)
-    log.close()
-    written = path.read_bytes().decode("ascii").split("\n")
-    assert written[-1] == ""
-    for text in written[:-1]:
-        record = json.loads(text)
-        assert text == json.dumps(record, separators=(",", ":"))  # ASCII, compact
-    read = read_log(path)
+    folder = tmp_path_factory.mktemp("log")
+    for derive in (False, True):
+        log = GameLog.open(folder / f"{derive}.jsonl", timestamps, derive)
+        play_exchanges(log, script)
+        log.close()
+        written = (folder / f"{derive}.jsonl").read_bytes().decode("ascii").split("\n")
+        assert written[-1] == ""
+        for text in written[:-1]:
+            record = json.loads(text)
+            assert text == json.dumps(record, separators=(",", ":"))  # ASCII, compact
+    counted = [(r[0], r[3 if timestamps else 1], r[4 if timestamps else 2])
+               for r in read_records(folder / "True.jsonl")]
+    assert counted == [(seat, len(out), back) for seat, out, back, *_ in script]
+    read = read_log(folder / "False.jsonl")
     assert [(r["seat"], r["dir"], r["line"]) for r in read if r["type"] == "line"] == \
         [(seat, way, line) for seat, out, back, *_ in script
          for way, lines in [("out", out), ("in", back)] for line in lines]
@@ -349,12 +397,12 @@ def test_a_block_of_ordinary_lines_is_written_without_escaping_any(
     play_exchanges(log, script)
     log.close()
     assert escaped == []
-    script[7][1][0] = 'PLAYED "0'
+    script[7] = (3, ["PLAY? r7"], ['r"7'], True, None)
     log = GameLog.open(tmp_path / "hostile.jsonl")
     play_exchanges(log, script)
     log.close()
     assert len(escaped) == 40
-    assert read_log(tmp_path / "hostile.jsonl")[7 * 4]["line"] == 'PLAYED "0'
+    assert read_records(tmp_path / "hostile.jsonl")[7][3:] == [1, ['r"7'], "play"]
 
 
 def test_records_waiting_to_be_written_are_not_tracked_by_the_garbage_collector() -> None:

@@ -16,9 +16,10 @@ from bots.thegame_random import RandomBot as TheGameRandom
 from referee.errors import BotCrashed, BotTimeout
 from referee.games.rage import RageConfig
 from referee.games.thegame import TheGameConfig
-from referee.matches.game_log import GameLog, read_log
-from referee.matches.rage_match import RageMatch
-from referee.matches.thegame_match import TheGameMatch
+from referee.matches.game_log import GameLog
+from referee.registry.game_logs import read_log
+from referee.matches.rage_match import RageMatch, game_settings as rage_settings
+from referee.matches.thegame_match import TheGameMatch, game_settings as thegame_settings
 from referee.players.player import FunctionPlayer
 from referee.settings import TimeLimits
 
@@ -75,9 +76,11 @@ def test_every_rage_seat_was_sent_exactly_the_lines_its_log_shows(
     path = tmp_path_factory.mktemp("log") / "game.jsonl.gz"
     witnesses = [Witness(f"bot{seat}", RageRandom().on_line, misdeed[seat])
                  for seat in range(players)]
+    config = RageConfig(players, rounds=3)
     log = GameLog.open(path, timestamps)
-    log.header("rage", seed, {}, [{"seat": seat} for seat in range(players)])
-    RageMatch(witnesses, RageConfig(players, rounds=3), seed, TimeLimits(), log).run()
+    log.header("rage", seed, rage_settings(config, TimeLimits()),
+               [{"seat": seat} for seat in range(players)])
+    RageMatch(witnesses, config, seed, TimeLimits(), log).run()
     log.close()
     assert_log_is_what_each_seat_was_sent(path, witnesses)
 
@@ -92,7 +95,8 @@ def test_every_thegame_seat_was_sent_exactly_the_lines_its_log_shows(
     witnesses = [Witness(f"bot{seat}", TheGameRandom().on_line, misdeed[seat])
                  for seat in range(players)]
     log = GameLog.open(path, timestamps=False)
-    log.header("thegame", seed, {}, [{"seat": seat} for seat in range(players)])
+    log.header("thegame", seed, thegame_settings(TheGameConfig(players), TimeLimits()),
+               [{"seat": seat} for seat in range(players)])
     TheGameMatch(witnesses, TheGameConfig(players), seed, TimeLimits(), log).run()
     log.close()
     assert_log_is_what_each_seat_was_sent(path, witnesses)

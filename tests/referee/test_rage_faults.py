@@ -14,7 +14,7 @@ import pytest
 from referee.processes.bot_command import parse_bot_command
 from referee.processes.live_bots import live_processes
 from referee.errors import FaultKind
-from referee.matches.game_log import read_log
+from referee.registry.game_logs import read_log
 from referee.games.rage import RageConfig
 from referee.players.lineup import BotSpec, LaunchSettings
 from referee.matches.play import LogOptions, play_game

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from referee.matches.game_log import GameLog, read_log
+from referee.matches.game_log import GameLog
+from referee.registry.game_logs import read_log
 from tests.cli_support import assert_bad_input, run_main
 
 BOTS = ["python bots/rage_random.py", "python bots/rage_heuristic.py",
@@ -37,7 +38,7 @@ def test_show_json_is_the_per_line_records(tmp_path: Path) -> None:
 
 def test_a_bots_control_characters_are_shown_escaped(tmp_path: Path) -> None:
     path = tmp_path / "game.jsonl"
-    log = GameLog.open(path, timestamps=False)
+    log = GameLog.open(path, timestamps=False, derive=False)
     log.sent(0, ["PLAY? r3"])
     log.heard(0, "LOG \x1b[2J\rgotcha \udcff")
     log.close()

@@ -23,7 +23,7 @@ import pytest
 
 from tests.cli_support import assert_bad_input, run_main, running_with
 from tests.tournaments.db_support import unplayed_copy
-from referee.matches.game_log import read_log
+from referee.registry.game_logs import read_log
 from referee.players.lineup import bot_specs
 from tournaments.spec_file import load_tournament_file
 from tournaments.progress import StderrProgress

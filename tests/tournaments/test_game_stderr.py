@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from protocols.wire import is_request
-from referee.matches.game_log import read_log
+from referee.registry.game_logs import read_log
 from referee.processes.live_bots import live_processes
 from referee.processes.sandbox import SandboxMode, SandboxSettings
 from referee.processes.stderr_sink import DEFAULT_TAIL

@@ -17,7 +17,7 @@ import pytest
 from referee.processes.sandbox import SandboxMode, SandboxSettings, sandbox_problem
 from referee.processes.live_bots import live_processes
 from referee.errors import FaultKind
-from referee.matches.game_log import read_log
+from referee.registry.game_logs import read_log
 from referee.settings import TimeLimits
 from referee.registry.rage import RAGE
 from referee.registry.thegame import THEGAME

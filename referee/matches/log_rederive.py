@@ -1,0 +1,207 @@
+"""The one reader of game logs, and the lines out that format 4 only counts, derived again.
+
+The referee is deterministic: what a seat is sent follows from the log's header (game,
+seed, settings) and from what the seats sent back. So a format 4 log writes, for each
+batch sent, only its size (docs/game-log.md), and reading it plays the game again from
+the header with scripted players: each answers what the log says its seat answered and
+faults where the log says it faulted, and each batch the game sends is handed to the
+exchange that counted it. Every count is checked against its batch, and every answer
+and fault must be used, so a log that does not derive (altered, cut short, or written
+by a referee that played differently) is a ValueError, never wrong lines.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from protocols.wire import is_log
+from referee.errors import BotFault, ConfigError, FaultKind
+from referee.matches.game import GameDefinition
+from referee.matches.game_log import (
+    FORMAT, counted_out, exchange_is_timed, expand, read_records,
+)
+from referee.players.player import Player
+from referee.settings import TimeLimits
+
+Lookup = Callable[[str], GameDefinition[Any, Any]]
+# What a log that does not derive may raise on the way, from its header to the game's end
+_BROKEN = (ValueError, KeyError, TypeError, AttributeError, IndexError, OverflowError)
+
+
+class Underivable(ValueError):
+    """The game, played again, does not send what the log counted."""
+
+
+def read_log(path: Path, lookup: Lookup) -> list[dict[str, Any]]:
+    """Every record of a log file, in order, with each line as a record of its own
+    ({"type": "line", "seat", "dir", "line"}), whichever format wrote it; `lookup` finds
+    the game that derives a format 4 log's lines out (the registry's). ValueError if the
+    file is not a game log (OSError if it cannot be read)."""
+    records = read_records(path)
+    return expand(records, derived_lines(records, lookup))
+
+
+def load_log(path: Path, lookup: Lookup) -> list[dict[str, Any]]:
+    """read_log for a command: a file that cannot be read, or is no game log, is a
+    ConfigError naming it (one error line)."""
+    try:
+        return read_log(path, lookup)
+    except (OSError, ValueError) as error:
+        raise ConfigError(f"cannot read log {path}: {error}") from None
+
+
+def derived_lines(records: Sequence[Any], lookup: Lookup) -> dict[int, tuple[str, ...]]:
+    """The lines out of each exchange that counts them, by its index in `records` (a
+    log's JSON values); none to derive, {}. ValueError if the game does not send them."""
+    header = records[0] if records and isinstance(records[0], dict) else {}
+    if header.get("format") != FORMAT or all(counted_out(r) is None for r in records):
+        return {}
+    try:
+        return _play_again(header, _scripts(records), lookup)
+    except _BROKEN as error:
+        raise ValueError(f"not a game log: its lines out do not derive ({error})") from None
+
+
+@dataclass(frozen=True)
+class _Exchange:
+    """A counted batch to a seat: where it is in the records, its size, and the lines
+    heard back in it."""
+
+    index: int
+    out: int
+    heard: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Fault:
+    """A logged fault, raised again where it was: its kind, detail and offending line."""
+
+    kind: str
+    detail: str
+    line: str | None
+
+    def error(self) -> BotFault:
+        error = BotFault(self.detail, self.line)
+        error.kind = FaultKind(self.kind)
+        return error
+
+
+_Item = _Exchange | _Fault
+
+
+def _scripts(records: Sequence[Any]) -> dict[int, deque[_Item]]:
+    """Per seat, its counted batches and its fault, in the order they happened. A batch
+    counted as none is lines heard with no batch open: not something the game sent; one
+    written out is what the seat was sent after its fault (its ERROR line, BYE)."""
+    scripts: dict[int, deque[_Item]] = {}
+    for index, record in enumerate(records):
+        if isinstance(record, list):
+            exchange = _exchange(index, record)
+            if exchange is not None:
+                scripts.setdefault(record[0], deque()).append(exchange)
+        elif isinstance(record, dict) and record.get("type") == "fault":
+            line = record.get("line")
+            scripts.setdefault(record["seat"], deque()).append(_Fault(
+                str(record["kind"]), str(record["detail"]),
+                line if isinstance(line, str) else None))
+    return scripts
+
+
+def _exchange(index: int, record: list[Any]) -> _Exchange | None:
+    seat = record[0]
+    out, heard = record[3:5] if exchange_is_timed(record) else record[1:3]
+    if type(seat) is not int or not isinstance(heard, list) \
+            or not all(isinstance(line, str) for line in heard):
+        raise TypeError(f"a broken exchange at record {index}")
+    if type(out) is int:
+        return _Exchange(index, out, tuple(heard)) if out else None
+    if not isinstance(out, list):
+        raise TypeError(f"a broken exchange at record {index}")
+    return None
+
+
+def _play_again(header: Mapping[str, Any], scripts: dict[int, deque[_Item]],
+                lookup: Lookup) -> dict[int, tuple[str, ...]]:
+    """The game of `header` played by scripted players: each batch it sends, by the
+    index of the exchange that logged it."""
+    game = lookup(str(header["game"]))
+    settings = header["settings"]
+    game.check_players(settings["players"])
+    config = game.logged_config(settings)
+    times = TimeLimits.from_json(settings["times"])
+    lines: dict[int, tuple[str, ...]] = {}
+    players = [ScriptedPlayer(seat, scripts.pop(seat, deque()), lines)
+               for seat in range(settings["players"])]
+    if scripts:
+        raise Underivable(f"seat {min(scripts)} of {len(players)} in the records")
+    game.run(players, config, header["seed"], times, None)
+    for player in players:
+        player.check_done()
+    return lines
+
+
+class ScriptedPlayer(Player):
+    """A seat that answers as its log says, and records each batch it is sent."""
+
+    def __init__(self, seat: int, script: deque[_Item],
+                 lines: dict[int, tuple[str, ...]]) -> None:
+        self.name = f"seat {seat}"
+        self._seat = seat
+        self._script = script
+        self._lines = lines
+        self._faulted = False
+
+    def new_game(self, line: str) -> None:
+        self._batch((line,), asking=False)
+
+    def tell(self, line: str) -> None:
+        self._batch((line,), asking=False)
+
+    def tell_many(self, lines: Sequence[str]) -> None:
+        if lines:
+            self._batch(tuple(lines), asking=False)
+
+    def ask(self, line: str, preamble: Sequence[str] = ()) -> str:
+        return self._batch((*preamble, line), asking=True)
+
+    def check_done(self) -> None:
+        """Underivable if the log holds more for this seat than the game sent it."""
+        if self._script:
+            raise Underivable(f"{self.name} has {len(self._script)} logged exchange(s) or "
+                              "fault(s) the game does not come to")
+
+    def _batch(self, batch: tuple[str, ...], asking: bool) -> str:
+        """Hand `batch` to the seat's next logged exchange; raise the seat's fault where
+        the log has it; an asked seat's reply: its first line heard that is no LOG."""
+        script = self._script
+        if script and isinstance(script[0], _Fault):
+            raise self._fault()  # before the batch went out: e.g. an unsolicited line
+        if not script:
+            if self._faulted and not asking:
+                return ""  # its ERROR line: written out in the log, if it was sent
+            raise Underivable(f"{self.name} is sent more than its log shows")
+        exchange = script.popleft()
+        assert isinstance(exchange, _Exchange)
+        if exchange.out != len(batch):
+            raise Underivable(f"record {exchange.index} does not count the "
+                              f"{len(batch)} line(s) the game sends {self.name}")
+        self._lines[exchange.index] = batch
+        if script and isinstance(script[0], _Fault):
+            raise self._fault()
+        if not asking:
+            return ""
+        for line in exchange.heard:
+            if not is_log(line):
+                return line
+        raise Underivable(f"record {exchange.index}: {self.name} is asked, and neither "
+                          "answers nor faults")
+
+    def _fault(self) -> BotFault:
+        fault = self._script.popleft()
+        assert isinstance(fault, _Fault)
+        self._faulted = True
+        return fault.error()

@@ -1,0 +1,21 @@
+"""The one reader of game logs, with the registry's games to derive what format 4 only
+counts (referee.matches.log_rederive): what every command and tool that reads a log calls."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from referee.matches import log_rederive
+from referee.registry.games import lookup
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    """Every record of a log file, with each line as a record of its own; ValueError if
+    it is no game log (log_rederive.read_log)."""
+    return log_rederive.read_log(path, lookup)
+
+
+def load_log(path: Path) -> list[dict[str, Any]]:
+    """read_log for a command: ConfigError, one line naming the file, if it cannot be read."""
+    return log_rederive.load_log(path, lookup)

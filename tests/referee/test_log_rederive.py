@@ -1,0 +1,175 @@
+"""Format 4 logs count the lines out, and the reader derives them by playing the game again
+(referee/matches/log_rederive.py, docs/game-log.md). The oracle here: the same game logged
+twice at once, counted and written out, must read back as the same records, with real
+misbehaving bot processes faulting in every way a seat can (before its batch goes out,
+after, at start, never)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+import pytest
+
+from referee.errors import Fault
+from referee.games.rage import RageConfig
+from referee.matches.game import Options
+from referee.matches.game_log import DecidedBy, GameLog, read_records
+from referee.matches.play import LogOptions, play_game
+from referee.players.lineup import BotSpec, LaunchSettings
+from referee.processes.bot_command import parse_bot_command
+from referee.processes.sandbox import SandboxMode, SandboxSettings
+from referee.registry.game_logs import read_log
+from referee.registry.rage import RAGE
+from referee.registry.thegame import THEGAME
+from referee.settings import TimeLimits
+from tests.cli_support import assert_bad_input, run_main
+from tests.referee.fault_bots.support import MISBEHAVE
+
+FAST = LaunchSettings(TimeLimits(startup=3.0, move=1.0, bank=0.0),
+                      sandbox=SandboxSettings(SandboxMode.OFF))
+
+
+class TeeSeat:
+    """A seat's listener that tells both logs."""
+
+    def __init__(self, *seats: Any) -> None:
+        self._seats = seats
+
+    def sent(self, lines: Sequence[str]) -> None:
+        for seat in self._seats:
+            seat.sent(lines)
+
+    def heard(self, line: str) -> None:
+        for seat in self._seats:
+            seat.heard(line)
+
+
+class TeeLog(GameLog):
+    """One game into two logs: lines out counted (the default) and written out."""
+
+    def __init__(self, counted: Path, written: Path) -> None:
+        self.counted = GameLog.open(counted, timestamps=False)
+        self.written = GameLog.open(written, timestamps=False, derive=False)
+
+    def header(self, *args: Any) -> None:
+        self.counted.header(*args)
+        self.written.header(*args)
+
+    def seat(self, seat: int) -> Any:
+        return TeeSeat(self.counted.seat(seat), self.written.seat(seat))
+
+    def move(self, seat: int, kind: str, move: str, by: DecidedBy) -> None:
+        self.counted.move(seat, kind, move, by)
+        self.written.move(seat, kind, move, by)
+
+    def fault(self, fault: Fault) -> None:
+        self.counted.fault(fault)
+        self.written.fault(fault)
+
+    def result(self, result: dict[str, Any]) -> None:
+        self.counted.result(result)
+        self.written.result(result)
+
+    def close(self) -> None:
+        self.counted.close()
+        self.written.close()
+
+
+def play_tee(game: Any, config: Any, culprit: str, good: str, seats: int, tmp_path: Path,
+             monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    counted, written = tmp_path / "counted.jsonl.gz", tmp_path / "written.jsonl"
+    monkeypatch.setattr(LogOptions, "open", lambda self: TeeLog(counted, written))
+    commands = [good] * seats
+    commands[1 % seats] = culprit
+    specs = [BotSpec(parse_bot_command(c), f"bot{seat}") for seat, c in enumerate(commands)]
+    play_game(game, specs, config, 11, FAST, LogOptions(counted), lambda _: None)
+    return counted, written
+
+
+def assert_same_records(counted: Path, written: Path) -> list[dict[str, Any]]:
+    derived, kept = read_log(counted), read_log(written)
+    assert derived[0].pop("format") == kept[0].pop("format") == 4
+    assert derived == kept
+    return derived
+
+
+RAGE_CULPRITS = [
+    "good", "logs 1", "twice 4", "spew 4", "sleep 5", "exit 9", "garbage 3", "flood 2",
+    "nohello", "badtoken"]
+
+
+@pytest.mark.parametrize("mode", RAGE_CULPRITS)
+def test_a_rage_log_derives_the_lines_each_seat_was_sent(
+        mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAULT_LOGS", "2")
+    counted, written = play_tee(RAGE, RageConfig(3, rounds=3), f"python {MISBEHAVE} {mode}",
+                                "python bots/rage_random.py", 3, tmp_path, monkeypatch)
+    records = assert_same_records(counted, written)
+    faults = [r["seat"] for r in records if r["type"] == "fault"]
+    assert faults == ([] if mode.startswith(("good", "logs")) else [1])
+    sent = [r for r in records if r["type"] == "line" and r["dir"] == "out"]
+    assert len(sent) > 30 and counted.stat().st_size < written.stat().st_size
+
+
+@pytest.mark.parametrize("mode", ["good", "logs 2", "twice 2", "exit 3", "garbage 2"])
+def test_a_thegame_log_derives_the_lines_each_seat_was_sent(
+        mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    counted, written = play_tee(THEGAME, THEGAME.configure(3, Options.of(THEGAME, {})),
+                                f"python {MISBEHAVE} {mode}",
+                                "python bots/thegame_random.py", 3, tmp_path, monkeypatch)
+    assert_same_records(counted, written)
+
+
+def test_a_bot_that_cannot_start_is_derived_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    counted, written = play_tee(RAGE, RageConfig(3, rounds=2), "sh -c 'exit 5'",
+                                "python bots/rage_random.py", 3, tmp_path, monkeypatch)
+    records = assert_same_records(counted, written)
+    assert not any(r["type"] == "line" and r["seat"] == 1 for r in records)
+
+
+def real_log(tmp_path: Path) -> Path:
+    log = tmp_path / "game.jsonl"
+    code, _, err = run_main(["play", "rage", "--seed", "3", "--no-log-times", "--log", str(log),
+                             *["python bots/rage_random.py"] * 3])
+    assert code == 0, err
+    return log
+
+
+@pytest.mark.parametrize("tamper", ["count", "reply", "drop", "extra", "game", "seed"])
+def test_a_log_whose_lines_do_not_derive_is_one_error_line(tmp_path: Path, tamper: str) -> None:
+    """An altered count, a changed or missing reply, a record too many, another game or
+    seed: the game played again does not send what the log counted."""
+    log = real_log(tmp_path)
+    records = read_records(log)
+    exchanges = [i for i, r in enumerate(records) if isinstance(r, list) and len(r) > 3]
+    target = exchanges[len(exchanges) // 2]
+    if tamper == "count":
+        records[target][1] += 1
+    elif tamper == "reply":
+        records[target][2] = ["LOG no reply"]
+    elif tamper == "drop":
+        del records[target]
+    elif tamper == "extra":
+        records.insert(-1, [0, 2, ["0"], "bid"])
+    elif tamper == "game":
+        records[0]["game"] = "thegame"
+    else:
+        records[0]["seed"] += 1
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert_bad_input(["show", str(log)], str(log), "do not derive")
+
+
+def test_a_log_with_every_line_written_reads_without_its_game(tmp_path: Path) -> None:
+    """derive=False: nothing to play again, so even a game no registry knows reads."""
+    path = tmp_path / "game.jsonl.gz"
+    log = GameLog.open(path, timestamps=False, derive=False)
+    log.header("no such game", 1, {}, [])
+    log.sent(0, ["HELLO?"])
+    log.heard(0, "yes")
+    log.close()
+    assert [r.get("line") for r in read_log(path)] == [None, "HELLO?", "yes"]
+    assert b"HELLO?" in gzip.decompress(path.read_bytes())

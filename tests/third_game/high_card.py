@@ -116,6 +116,9 @@ class HighCard(GameDefinition[Config, Result]):
     def log_settings(self, config: Config, times: TimeLimits) -> dict[str, object]:
         return {"players": config.players, "times": times.to_json()}
 
+    def logged_config(self, settings: Mapping[str, Any]) -> Config:
+        return Config(settings["players"])
+
     def heading(self, config: Config, seed_words: str) -> str:
         return f"High Card, {config.players} players, {seed_words}"
 

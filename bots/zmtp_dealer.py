@@ -1,10 +1,11 @@
 """The SDK's end of a ZeroMQ connection: a DEALER speaking ZMTP 3 over a plain socket.
 
 Why not pyzmq: a sandboxed tournament starts a new bot process every few games, and at
-each start importing pyzmq, starting its context's I/O thread and ending it took about
-19 ms of a sample bot's 78 ms of CPU (the bot's cgroup, bench/tournament.py's bots);
-and libzmq moves every message through that I/O thread, two more thread wake-ups a
-line. The referee's end speaks ZMTP itself for the same reasons
+each start importing pyzmq, starting its context's I/O thread and ending it cost a
+sample bot a sixth of its CPU (a sandboxed rage_random.py started, greeted and closed
+40 times, its cgroup's CPU: 76 ms a start with pyzmq, 64 without; rage_heuristic.py 90
+and 75); and libzmq moves every message through that I/O thread, two more thread
+wake-ups a line. The referee's end speaks ZMTP itself for the same reasons
 (referee/transport/zmtp.py). The referee sees a DEALER as before: ZMTP 3.0
 (https://rfc.zeromq.org/spec/23/), the NULL mechanism, a READY command, one frame per
 line sent. Bots that bring a ZeroMQ library of their own are not concerned.

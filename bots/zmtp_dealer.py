@@ -26,8 +26,10 @@ MORE, LONG, COMMAND = 1, 2, 4  # a frame's flag bits
 GREETING_BYTES = 64
 # signature (0xFF, 8 bytes of padding, 0x7F), version 3.0, mechanism NULL, not as-server
 GREETING = bytes([0xFF, *bytes(8), 0x7F, 3, 0]) + b"NULL".ljust(20, b"\0") + bytes(32)
-_SOCKET_TYPE = b"\x0bSocket-Type" + (6).to_bytes(4, "big") + b"DEALER"
-READY = bytes((COMMAND, 6 + len(_SOCKET_TYPE), 5)) + b"READY" + _SOCKET_TYPE
+_DEALER = b"DEALER"
+# The READY command: its name's length and name, then our socket type as its one property.
+_READY_BODY = b"\x05READY\x0bSocket-Type" + len(_DEALER).to_bytes(4, "big") + _DEALER
+READY = bytes((COMMAND, len(_READY_BODY))) + _READY_BODY
 READ_CHUNK = 1 << 16
 
 

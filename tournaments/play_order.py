@@ -14,9 +14,10 @@ deals, each of J workers plays about 1/J, a random share, and at the next place 
 processes soon meet one of those deals again and are replaced. So a worker's processes
 last about window / J games of a place; a window of WINDOW_DEALS x J deals keeps that at
 WINDOW_DEALS, and takes as long to play on J workers as WINDOW_DEALS deals on one. The
-bench's tournament (34 deals, 2 workers) started 0.093 bots a seat in two windows of 17,
-0.057 in one of 34 (bench/tournament.py; a model of the workers, 0.10 and 0.058:
-tests/tournaments/test_play_order.py), and its CPU a game fell by a fifth.
+bench's tournament (34 deals, 2 workers, 7 runs each) started a median 0.104 bots a seat
+(0.085-0.110) in two windows of 17, 0.057 (0.055-0.059) in one of 34, and its CPU a game
+fell from about 49-60 ms to 41-44 (bench/tournament.py; a model of the workers, 0.10 and
+0.058: tests/tournaments/test_play_order.py).
 
 Not tried for long: places taking turns deal by deal, one per worker (places 1 and 2 on
 deal 1, then on deal 2, ...), so that each worker's games come in rising deals whichever

@@ -2,10 +2,10 @@
 
 Why not pyzmq: a sandboxed tournament starts a new bot process every few games, and at
 each start importing pyzmq, starting its context's I/O thread and ending it cost a
-sample bot a sixth of its CPU (a sandboxed rage_random.py started, greeted and closed
-40 times, its cgroup's CPU: 76 ms a start with pyzmq, 64 without; rage_heuristic.py 90
-and 75); and libzmq moves every message through that I/O thread, two more thread
-wake-ups a line. The referee's end speaks ZMTP itself for the same reasons
+sample bot near a quarter of its CPU (a sandboxed rage_random.py started, greeted and
+closed 40 times on a quiet machine, its cgroup's CPU: a median 79 ms a start with pyzmq,
+60 without; rage_heuristic.py 89 and 71); and libzmq moves every message through that
+I/O thread, two more thread wake-ups a line. The referee's end speaks ZMTP itself for the same reasons
 (referee/transport/zmtp.py). The referee sees a DEALER as before: ZMTP 3.0
 (https://rfc.zeromq.org/spec/23/), the NULL mechanism, a READY command, one frame per
 line sent. Bots that bring a ZeroMQ library of their own are not concerned.

@@ -64,16 +64,16 @@ LEGS = ("send call", "out", "bot", "back", "referee", "round trip")
 STAMPED_BOT = """
 import atexit, os, runpy, sys, time
 sys.path.insert(0, {root!r})
-from bots import sdk
+from bots.zmtp_dealer import DealerConnection as Connection
 sent, frames = [], []
-recv_lines, send = sdk.ZmqConnection.recv_lines, sdk.ZmqConnection.send
+recv_lines, send = Connection.recv_lines, Connection.send
 def stamped_recv(self):
     lines = recv_lines(self); frames.append([time.perf_counter(), -1]); return lines
 def stamped_send(self, line):
     sent.append(time.perf_counter())
     if frames and frames[-1][1] < 0: frames[-1][1] = len(sent) - 1
     send(self, line)
-sdk.ZmqConnection.recv_lines, sdk.ZmqConnection.send = stamped_recv, stamped_send
+Connection.recv_lines, Connection.send = stamped_recv, stamped_send
 def save():
     with open(os.path.join({out!r}, f"bot-{{os.getpid()}}"), "w") as f:
         f.write(os.environ["REFEREE_ENDPOINT"] + "\\n" + " ".join(map(str, sent)) + "\\n")

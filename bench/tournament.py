@@ -11,8 +11,8 @@ the same deals). Settings:
 - the default: `referee tournament` as it runs with no options: one worker per core,
   sandboxed bots reused, but no process for two games of a deal (tournaments/
   idle_bots.py), the games in play order (tournaments/play_order.py: windows of at least
-  16 deals, so the 34 deals here are two windows of 17); where there is no sandbox, the
-  pool reuses bots for any game: the first line says which;
+  16 deals per worker, so on 2 cores the 34 deals here are one window); where there is
+  no sandbox, the pool reuses bots for any game: the first line says which;
 - --persistent-bots, one worker per core, and with one worker (jobs 1);
 - with --extra, also a plain unpinned process pool and no polling before sleeping
   (--busy-wait-us 0; see referee/transport/busy_wait.py).
@@ -21,7 +21,8 @@ Within each repeat the settings alternate with one run of the anchor,
 ../shared/anchors/zmq_floor.py ($ANCHOR_PYTHON, default /tmp/anchors/bin/python), whose
 ipc round trip gives the floor: no referee on C cores can make more than C / round trip
 decisions a second. Medians and ranges are printed; the machine is shared and noisy, so
-compare only within one run. Ends with
+compare only within one run. Each setting's line also gives the bot processes started
+per seat played (counted in the forked workers' Lineup.launch_many). Ends with
 
   ratio floor_fraction VALUE             default setting: decisions/s / (cores / round trip)
                                          (a bot process per deal window or so: start-up
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import multiprocessing
 import os
 import re
 import shutil
@@ -53,6 +55,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from referee.games.rage import cards_in_round  # noqa: E402
+from referee.players.lineup import Lineup  # noqa: E402
 from referee.processes.sandbox import sandbox_problem  # noqa: E402
 from referee.registry.rage import RAGE  # noqa: E402
 from tournaments.spec import BotEntry, TournamentSpec  # noqa: E402
@@ -100,16 +103,34 @@ EXTRA = (Setup(CORES, True, pinned=False), Setup(1, True, polling=False),
 @dataclass(frozen=True)
 class Run:
     """One whole tournament: wall seconds, busy CPU seconds (cpu_seconds), games, its
-    tables."""
+    tables, and the bot processes started (None where they could not be counted)."""
 
     wall: float
     cpu: float
     games: int
     tables: str
+    starts: int | None = None
 
     @property
     def decisions_per_s(self) -> float:
         return self.games * DECISIONS_PER_GAME / self.wall
+
+
+# Bot processes started, counted in Lineup.launch_many by every worker. The workers are
+# forked from this process, so they inherit the counting method and the shared counter;
+# with another start method there is no count.
+STARTS = multiprocessing.Value("q", 0)
+COUNTED = multiprocessing.get_start_method() == "fork"
+_launch_many = Lineup.launch_many
+
+
+def _counted_launch_many(self: Lineup, launches: Sequence[object]) -> object:
+    with STARTS.get_lock():
+        STARTS.value += len(launches)
+    return _launch_many(self, launches)  # type: ignore[arg-type]
+
+
+Lineup.launch_many = _counted_launch_many  # type: ignore[method-assign,assignment]
 
 
 def cpu_seconds() -> float:
@@ -145,13 +166,15 @@ def run_once(setup: Setup, deals: int, folder: Path, unplayed: Path) -> Run:
     db = folder / f"{setup.jobs}-{setup.persistent}-{time.monotonic_ns()}" / "results.sqlite"
     db.parent.mkdir()
     shutil.copyfile(unplayed, db)
+    starts = STARTS.value
     cpu, start = cpu_seconds(), time.perf_counter()
     factory = None if setup.pinned else ProcessPoolExecutor
     options = RunOptions(db, setup.jobs, progress=False, executor_factory=factory,
                          busy_wait=None if setup.polling else 0.0,
                          persistent_bots=setup.persistent)
     tables = run_session(tournament(deals), options, io.StringIO())
-    run = Run(time.perf_counter() - start, cpu_seconds() - cpu, GAMES_PER_DEAL * deals, tables)
+    run = Run(time.perf_counter() - start, cpu_seconds() - cpu, GAMES_PER_DEAL * deals, tables,
+              STARTS.value - starts if COUNTED else None)
     shutil.rmtree(db.parent)  # 400 games' logs are ~70 MB
     return run
 
@@ -177,6 +200,12 @@ def floor_fraction(decisions_per_s: float, round_trip: float | None) -> str:
     return "n/a" if round_trip is None else f"{decisions_per_s * round_trip / 1e6 / CORES:.3f}"
 
 
+def starts_per_seat(values: Sequence[Run]) -> str:
+    """Bot processes started per seat played (median of the runs)."""
+    counted = [run.starts / (run.games * SIZE) for run in values if run.starts is not None]
+    return f"{statistics.median(counted):.3f} starts/seat" if counted else "starts n/a"
+
+
 def report(runs: dict[Setup, list[Run]], floors: list[float], deals: int) -> None:
     games = GAMES_PER_DEAL * deals
     same = len({run.tables for values in runs.values() for run in values}) == 1
@@ -200,7 +229,7 @@ def report(runs: dict[Setup, list[Run]], floors: list[float], deals: int) -> Non
         print(f"{setup.label:<50} {spread([run.wall for run in values])} s wall, "
               f"{spread([run.decisions_per_s for run in values], 0)} decisions/s, "
               f"{1000 * cpu / games:5.1f} ms cpu/game, cpu/wall {cpu / wall:4.2f}, "
-              f"floor fraction {floor_fraction(decisions, floor)}")
+              f"floor fraction {floor_fraction(decisions, floor)}, {starts_per_seat(values)}")
     median = {setup: statistics.median(run.wall for run in values)
               for setup, values in runs.items()}
     decisions_of = {setup: statistics.median(run.decisions_per_s for run in values)

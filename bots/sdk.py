@@ -9,8 +9,9 @@ returns the reply to requests (lines whose first word ends in '?'). `run_bot` do
 decodes each line with the game's codec (protocols/<game>.py) and hands the typed message
 to the handler its subclass routed that message type to.
 
-It connects over ZeroMQ (a DEALER socket to $REFEREE_ENDPOINT) or, when the referee started
-it as `stdio:COMMAND`, over standard input and output. See protocols/README.md.
+It connects over ZeroMQ (a DEALER to $REFEREE_ENDPOINT, spoken by bots/zmtp_dealer.py
+without a ZeroMQ library) or, when the referee started it as `stdio:COMMAND`, over
+standard input and output. See protocols/README.md.
 """
 
 from __future__ import annotations
@@ -96,33 +97,6 @@ class StdioConnection:
         pass
 
 
-class ZmqConnection:
-    """A DEALER socket connected to the referee's ROUTER: the referee's frames hold one or
-    more lines separated by newlines; each line we send is a frame of its own."""
-
-    def __init__(self, endpoint: str) -> None:
-        import zmq  # imported here so stdio bots need no pyzmq
-
-        self._context = zmq.Context()
-        self._socket = self._context.socket(zmq.DEALER)
-        self._socket.setsockopt(zmq.LINGER, 1000)
-        self._socket.connect(endpoint)
-        from bots import zmq_fast  # the fastest send and recv this pyzmq allows
-
-        self._send = zmq_fast.send
-        self._recv = zmq_fast.recv
-
-    def send(self, line: str) -> None:
-        self._send(self._socket, line.encode("utf-8"))
-
-    def recv_lines(self) -> list[str] | None:
-        return self._recv(self._socket).decode("utf-8").split("\n")
-
-    def close(self) -> None:
-        self._socket.close()
-        self._context.term()
-
-
 def connect() -> Connection:
     """The connection the referee asked for in this process's environment."""
     endpoint = os.environ.get(ENV_ENDPOINT)
@@ -131,7 +105,9 @@ def connect() -> Connection:
                  "(see `referee play --help`)")
     if endpoint == STDIO_ENDPOINT:
         return StdioConnection()
-    return ZmqConnection(endpoint)
+    from bots.zmtp_dealer import DealerConnection  # a stdio bot never needs it
+
+    return DealerConnection(endpoint)
 
 
 def take_each(on_line: Callable[[str], str | None], lines: list[str],

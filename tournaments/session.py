@@ -31,7 +31,7 @@ from tournaments.provenance import BotProvenance, bots_provenance
 from tournaments.records import GameRecord
 from tournaments.report import Table, build_tables
 from tournaments.runner import ExecutorFactory, run_tournament
-from tournaments.play_order import play_order
+from tournaments.play_order import play_order, window_deals
 from tournaments.schedule import fixtures_for
 from tournaments.store import ResultStore, default_db_path
 
@@ -65,6 +65,8 @@ class RunOptions:
     restart: bool = False  # move an existing db and its logs to a backup, start over
     fail_on_fault: bool = False  # FaultsFound, with the tables, if any stored game faulted
     cluster: str | None = None  # a Dask cluster to play on (tournaments/cluster.py)
+    # Workers that each keep their own bots (None: jobs), which size play order's windows.
+    pools: int | None = None
 
 
 class FaultsFound(Exception):
@@ -109,8 +111,11 @@ def run_session(spec: TournamentSpec, options: RunOptions,
         # More workers than games left would only start idle processes.
         jobs = max(1, min(options.jobs, left))
         progress = _progress(store, options, err)
-        # Played in play order; ids, and so the stored records, stay in fixture order.
-        run_tournament(spec, play_order(fixtures), store, play_fixture, context, jobs,
+        # Played in play order, its windows sized by the workers asked for (not by the
+        # games left: a resumed run plays as the first did); ids, and so the stored
+        # records, stay in fixture order.
+        order = play_order(fixtures, window_deals(options.pools or options.jobs))
+        run_tournament(spec, order, store, play_fixture, context, jobs,
                        options.executor_factory or pinned_process_pool, progress)
         records = store.records()
         tables = _render(store, records, options.fmt, options.table, err)
@@ -134,7 +139,8 @@ def _on_workers(options: RunOptions, context: PlayContext,
             cluster.keep_to_cpus(cpu_shares(sorted(os.sched_getaffinity(0)),
                                             cluster.threads))
         batches = context.spec.fault_policy.disqualify_after is None
-        yield replace(options, jobs=cluster.jobs(batches), executor_factory=cluster.executor)
+        yield replace(options, jobs=cluster.jobs(batches), executor_factory=cluster.executor,
+                      pools=cluster.threads)
 
 
 def _open_new(db_path: Path, spec: TournamentSpec, restart: bool,

@@ -28,3 +28,10 @@ def test_the_random_bot_starts_without_the_rules_engine() -> None:
 
 def test_the_sdk_bot_has_the_rules_engine_for_its_legal_move_helper() -> None:
     assert "referee.games.rage" in modules_loaded_by("bots.rage_heuristic")
+
+
+def test_the_sdks_zeromq_connection_loads_no_zeromq_library() -> None:
+    """bots/zmtp_dealer.py speaks ZMTP itself: pyzmq (its import and I/O thread were a
+    quarter of a sample bot's start) and the socket module (selectors, enums) stay out."""
+    loaded = modules_loaded_by("bots.zmtp_dealer")
+    assert not {"zmq", "socket", "selectors"} & loaded

@@ -56,16 +56,16 @@ REFERENCE = {
 RECORDER = """
 import sys
 sys.path.insert(0, {root!r})
-from bots import sdk
+from bots import sdk, zmtp_dealer
 from bots.rage_random import RandomBot
 out = open(sys.argv[1], "w")
-recv_lines = sdk.ZmqConnection.recv_lines
+recv_lines = zmtp_dealer.DealerConnection.recv_lines
 def recording(self):
     lines = recv_lines(self)
     out.write("".join(line + "\\n" for line in lines))
     out.flush()
     return lines
-sdk.ZmqConnection.recv_lines = recording
+zmtp_dealer.DealerConnection.recv_lines = recording
 sdk.run_bot("recorder", "1.0", RandomBot())
 """
 

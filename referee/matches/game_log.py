@@ -25,9 +25,9 @@ from __future__ import annotations
 import enum
 import json
 import zlib
+from functools import partial
 from pathlib import Path
 from time import monotonic_ns
-from functools import partial
 from typing import IO, Any, Callable, Mapping, Sequence
 
 from referee.errors import Fault

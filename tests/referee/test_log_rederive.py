@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from referee.errors import Fault
 from referee.games.rage import RageConfig
@@ -173,3 +174,45 @@ def test_a_log_with_every_line_written_reads_without_its_game(tmp_path: Path) ->
     log.close()
     assert [r.get("line") for r in read_log(path)] == [None, "HELLO?", "yes"]
     assert b"HELLO?" in gzip.decompress(path.read_bytes())
+
+
+@pytest.fixture(scope="module")
+def real_records(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
+    return read_records(real_log(tmp_path_factory.mktemp("real")))
+
+
+mutations = st.lists(st.tuples(
+    st.sampled_from(["count", "line", "kind", "drop", "copy", "header"]),
+    st.integers(0, 10**6), st.integers(-2, 40) | st.text(max_size=6)), min_size=1, max_size=4)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(changes=mutations)
+def test_a_damaged_derived_log_reads_or_is_a_value_error(
+        tmp_path_factory: pytest.TempPathFactory, real_records: list[Any],
+        changes: list[tuple[str, int, Any]]) -> None:
+    """Whatever is changed in a real format 4 log (counts, lines in, kinds, records
+    dropped or repeated, the header's settings), reading it gives records or one
+    ValueError: never another exception, nor a hang."""
+    records = json.loads(json.dumps(real_records))
+    for what, where, value in changes:
+        index = 1 + where % (len(records) - 1)
+        record = records[index]
+        if what == "header":
+            records[0]["settings"]["players" if isinstance(value, int) else "rounds"] = value
+        elif what == "drop":
+            del records[index]
+        elif what == "copy":
+            records.insert(index, json.loads(json.dumps(record)))
+        elif isinstance(record, list) and len(record) > 2:
+            place = {"count": 1, "line": 2, "kind": 3}[what]
+            if place < len(record):
+                record[place] = [value] if what == "line" else value
+    path = tmp_path_factory.mktemp("fuzz") / "game.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    try:
+        read = read_log(path)
+    except ValueError:
+        return
+    assert all(isinstance(record, dict) for record in read)

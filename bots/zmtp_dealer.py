@@ -22,23 +22,12 @@ try:
 except ImportError:  # an interpreter without CPython's C module
     import socket as sockets  # type: ignore[no-redef]
 
-MORE, LONG, COMMAND = 1, 2, 4  # a frame's flag bits
-GREETING_BYTES = 64
-# signature (0xFF, 8 bytes of padding, 0x7F), version 3.0, mechanism NULL, not as-server
-GREETING = bytes([0xFF, *bytes(8), 0x7F, 3, 0]) + b"NULL".ljust(20, b"\0") + bytes(32)
-_DEALER = b"DEALER"
-# The READY command: its name's length and name, then our socket type as its one property.
-_READY_BODY = b"\x05READY\x0bSocket-Type" + len(_DEALER).to_bytes(4, "big") + _DEALER
-READY = bytes((COMMAND, len(_READY_BODY))) + _READY_BODY
+from protocols.zmtp_frames import (
+    COMMAND, GREETING, GREETING_BYTES, LONG, MORE, frame, ready,
+)
+
+READY = ready(b"DEALER")
 READ_CHUNK = 1 << 16
-
-
-def frame(data: bytes) -> bytes:
-    """`data` as the one frame of a message: its size in one byte, or eight (LONG)."""
-    size = len(data)
-    if size < 256:
-        return bytes((0, size)) + data
-    return bytes((LONG,)) + size.to_bytes(8, "big") + data
 
 
 def open_socket(endpoint: str) -> sockets.socket:

@@ -19,13 +19,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from protocols.wire import MAX_LINE_BYTES
+from protocols.zmtp_frames import frame
 from referee.errors import BotTimeout, ConfigError, OutputFlood, ProtocolError
 from referee.processes.bot_process import BotProcess
 from referee.transport.channel import (
     DEFAULT_SEND_TIMEOUT, FALLBACK_SLICE, Channel, crash_fault, encode_lines, excerpt,
 )
 from referee.transport.inbox import Inbox, decoded
-from referee.transport.zmtp import HANDSHAKE, Reader, frame
+from referee.transport.zmtp import HANDSHAKE, Reader
 
 # Well above MAX_LINE_BYTES, so an over-long line is still read whole and reported as
 # the line it is; a frame beyond this is refused before it is read.

@@ -10,44 +10,20 @@ and PING answered by PONG.
 
 Everything a peer sends is parsed here within bounds, a frame at a time: a bad greeting, a
 reserved flag or a frame over `max_frame` bytes is a ZmtpError, which the channel turns
-into that bot's protocol fault. The codec knows nothing of sockets (zmq_channel.py).
+into that bot's protocol fault. The codec knows nothing of sockets (zmq_channel.py); the
+framing both ends write is protocols/zmtp_frames.py.
 """
 
 from __future__ import annotations
 
-GREETING_BYTES = 64
-MORE, LONG, COMMAND = 1, 2, 4  # a frame's flag bits; the others are reserved (zero)
+from protocols.zmtp_frames import (
+    COMMAND, GREETING, GREETING_BYTES, LONG, MORE, command, ready,
+)
+
 MAX_PARTS = 64  # frames in one message: a bot's line is one; more is a fault anyway
 
-# signature (0xFF, 8 bytes of padding, 0x7F), version 3.0, mechanism NULL, not as-server
-GREETING = bytes([0xFF, *bytes(8), 0x7F, 3, 0]) + b"NULL".ljust(20, b"\0") + bytes(32)
 
-
-def frame(data: bytes) -> bytes:
-    """`data` as the one frame of a message."""
-    return _framed(0, data)
-
-
-def command(name: bytes, body: bytes = b"") -> bytes:
-    """A command frame: its name's length and name, then its body."""
-    return _framed(COMMAND, bytes((len(name),)) + name + body)
-
-
-def _framed(flags: int, data: bytes) -> bytes:
-    """A frame with `flags`: its size in one byte, or in eight (LONG) from 256 on."""
-    size = len(data)
-    if size < 256:
-        return bytes((flags, size)) + data
-    return bytes((flags | LONG,)) + size.to_bytes(8, "big") + data
-
-
-def ready(socket_type: bytes = b"ROUTER") -> bytes:
-    """The READY command of the NULL mechanism, with our socket type as its one property."""
-    return command(b"READY", b"\x0bSocket-Type" + len(socket_type).to_bytes(4, "big")
-                   + socket_type)
-
-
-HANDSHAKE = GREETING + ready()  # all the referee sends before its first message
+HANDSHAKE = GREETING + ready(b"ROUTER")  # all the referee sends before its first message
 
 
 class ZmtpError(Exception):

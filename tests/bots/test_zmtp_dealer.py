@@ -11,9 +11,8 @@ import zmq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bots.zmtp_dealer import (
-    COMMAND, GREETING, LONG, MORE, READY, DealerConnection, Frames, frame, open_socket,
-)
+from bots.zmtp_dealer import READY, DealerConnection, Frames, open_socket
+from protocols.zmtp_frames import COMMAND, GREETING, LONG, MORE, frame
 from referee.transport.zmtp import HANDSHAKE, Reader
 
 WAIT_MS = 5000

@@ -17,9 +17,8 @@ from tests.referee.fault_bots.support import argv_command
 from referee.processes.bot_process import BotProcess
 from referee.settings import ResourceLimits
 from referee.transport.zmq_channel import MAX_FRAME_BYTES, ZmqChannel, ZmqHub
-from referee.transport.zmtp import (
-    COMMAND, GREETING, HANDSHAKE, LONG, MORE, Reader, ZmtpError, command, frame, ready,
-)
+from protocols.zmtp_frames import COMMAND, GREETING, LONG, MORE, command, frame, ready
+from referee.transport.zmtp import HANDSHAKE, Reader, ZmtpError
 
 TOKEN = "t" * 32
 PEER_START = GREETING + ready(b"DEALER")  # what a bot's library sends first

@@ -216,18 +216,24 @@ def read_records(path: Path) -> list[Any]:
         raise ValueError(f"not a game log: {error}") from None
 
 
-def exchange_is_timed(exchange: list[Any]) -> bool:
-    """Whether an exchange array carries its times, [seat, us, us_taken, out, in, ...];
+def exchange_fields(exchange: list[Any]) -> tuple[Any, list[Any], Any, Any, list[Any]]:
+    """An exchange array's seat, times ([] or [us, us_taken]), out, in and [kind(, move)],
+    unchecked; ValueError if it is too short. Timed, [seat, us, us_taken, out, in, ...];
     untimed, [seat, out, in, ...], its third value is the list of lines in."""
-    return len(exchange) > 2 and type(exchange[2]) is int
+    timed = len(exchange) > 2 and type(exchange[2]) is int
+    seat, *times = exchange[:3] if timed else exchange[:1]
+    out, heard, *decided = exchange[3:] if timed else exchange[1:]
+    return seat, times, out, heard, decided
 
 
 def counted_out(record: Any) -> int | None:
     """How many lines out a format 4 exchange counts, if it only counts them; else None."""
     if not isinstance(record, list):
         return None
-    where = 3 if exchange_is_timed(record) else 1
-    out = record[where] if len(record) > where else None
+    try:
+        out = exchange_fields(record)[2]
+    except ValueError:
+        return None
     return out if type(out) is int else None
 
 
@@ -276,9 +282,8 @@ def _unfold_array(exchange: list[Any], sent: Sequence[str] | None) -> list[dict[
     """An exchange of format 3 or 4: [seat, (us, us_taken,) out, in(, kind(, move))], the
     move the last line in if not given; `out` the lines, or in format 4 their number
     (`sent` then holds them, derived)."""
-    timed = exchange_is_timed(exchange)
-    seat, *times = exchange[:3] if timed else exchange[:1]
-    out, heard, *decided = exchange[3:] if timed else exchange[1:]
+    seat, times, out, heard, decided = exchange_fields(exchange)
+    timed = bool(times)
     if type(out) is int:
         if out and (sent is None or len(sent) != out):
             raise ValueError("lines out that were not derived")

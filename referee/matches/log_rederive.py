@@ -22,7 +22,7 @@ from protocols.wire import is_log
 from referee.errors import BotFault, ConfigError, FaultKind
 from referee.matches.game import GameDefinition
 from referee.matches.game_log import (
-    FORMAT, counted_out, exchange_is_timed, expand, read_records,
+    FORMAT, counted_out, exchange_fields, expand, read_records,
 )
 from referee.players.player import Player
 from referee.settings import TimeLimits
@@ -112,8 +112,7 @@ def _scripts(records: Sequence[Any]) -> dict[int, deque[_Item]]:
 
 
 def _exchange(index: int, record: list[Any]) -> _Exchange | None:
-    seat = record[0]
-    out, heard = record[3:5] if exchange_is_timed(record) else record[1:3]
+    seat, _, out, heard, _ = exchange_fields(record)
     if type(seat) is not int or not isinstance(heard, list) \
             or not all(isinstance(line, str) for line in heard):
         raise TypeError(f"a broken exchange at record {index}")

@@ -15,7 +15,7 @@ import shutil
 import socket as sockets
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from protocols.wire import MAX_LINE_BYTES
@@ -39,6 +39,10 @@ SOCKET_NAME = "bot"  # the ipc socket in each bot's own folder
 MAX_CONNECTIONS = 8
 _POLL_OUT = select.POLLOUT | select.POLLIN  # a blocked send also takes what comes in
 _DRAIN_PASSES = range(64)  # reads per drain: 4 MiB, well past the inbox's bounds
+# The longest a wait for one bot leaves the hub's other connections unread: a bot whose
+# ZeroMQ library sends heartbeats drops a connection whose PONG is late, and an idle seat
+# may hear nothing for as long as the others take to play.
+KEEP_ALIVE_SLICE = 0.1
 
 
 class ZmqHub:
@@ -72,7 +76,7 @@ class ZmqHub:
             endpoint = f"ipc://{folder}/{SOCKET_NAME}"
         listener.listen(MAX_CONNECTIONS)
         listener.setblocking(False)
-        channel = ZmqChannel(listener, endpoint, folder, token, busy_wait)
+        channel = ZmqChannel(listener, endpoint, folder, token, busy_wait, self._keep_alive)
         if process is not None:
             channel.attach(process)
         self._channels = [c for c in self._channels if not c.closed]
@@ -96,6 +100,13 @@ class ZmqHub:
         # still be able to connect to the socket itself.
         os.chmod(folder / SOCKET_NAME, 0o666)
         return listener, folder
+
+    def _keep_alive(self, waiting: ZmqChannel) -> None:
+        """While `waiting` is waited for, what the other bots sent is taken (into their
+        inboxes, as a later wait would) and their heartbeats are answered."""
+        for channel in self._channels:
+            if channel is not waiting and not channel.closed:
+                channel.drain()
 
     @property
     def endpoint(self) -> str:
@@ -148,11 +159,15 @@ class ZmqChannel(Channel):
     runs out of descriptors. Messages from a connection that has not said HELLO with the
     token are ignored (counted). After the HELLO the endpoint is closed (an ipc one's file
     removed): nobody can connect any more, and the bot's connection is all there is.
+    A wait that finds nothing for KEEP_ALIVE_SLICE calls `keep_alive` (the hub's: it
+    reads the other channels) and goes on waiting.
     """
 
     def __init__(self, listener: sockets.socket, endpoint: str, folder: Path | None,
-                 token: str, busy_wait: float | None = None) -> None:
+                 token: str, busy_wait: float | None = None,
+                 keep_alive: Callable[[ZmqChannel], None] | None = None) -> None:
         super().__init__(busy_wait)
+        self._keep_alive = keep_alive
         self.endpoint = endpoint
         self.folder = folder  # the ipc socket's own folder, shown to the bot's sandbox
         self._listener: sockets.socket | None = listener
@@ -417,6 +432,8 @@ class ZmqChannel(Channel):
             timeout = remaining if remaining > 0 else 0.0
             if self._exit_fd is None and timeout > FALLBACK_SLICE:
                 timeout = FALLBACK_SLICE  # no exit fd: wake now and then to look
+            elif timeout > KEEP_ALIVE_SLICE and self._keep_alive is not None:
+                timeout = KEEP_ALIVE_SLICE
             events = self._poller.poll(math.ceil(timeout * 1000))
             bot = self._bot
             if len(events) == 1 and bot is not None and events[0][0] == self._fd:
@@ -431,8 +448,11 @@ class ZmqChannel(Channel):
             self._serve(events)
             if self._exited(events):
                 return self._last_words()
-            if not events and remaining <= 0:
-                raise BotTimeout("no line from the bot before the deadline")
+            if not events:
+                if remaining <= 0:
+                    raise BotTimeout("no line from the bot before the deadline")
+                if self._keep_alive is not None:
+                    self._keep_alive(self)
 
     def _exited(self, events: list[tuple[int, int]]) -> bool:
         """Has the bot exited? Looked at only when its exit fd fired, or where none is."""

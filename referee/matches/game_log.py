@@ -30,6 +30,7 @@ from pathlib import Path
 from time import monotonic_ns
 from typing import IO, Any, Callable, Mapping, Sequence
 
+from referee import __version__
 from referee.errors import Fault
 from referee.matches.log_lines import Record, encode_block, record_line
 
@@ -94,8 +95,8 @@ class GameLog:
     def header(self, game: str, seed: int, settings: dict[str, Any],
                players: list[dict[str, Any]]) -> None:
         self._start = self._clock()
-        self._add({"type": "game", "format": FORMAT, "game": game, "seed": seed,
-                   "settings": settings, "players": players})
+        self._add({"type": "game", "format": FORMAT, "referee": __version__, "game": game,
+                   "seed": seed, "settings": settings, "players": players})
 
     def seat(self, seat: int) -> SeatLog:
         """The seat's lines into this log: its LineListener."""

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from protocols.wire import is_log
+from referee import __version__
 from referee.errors import BotFault, ConfigError, FaultKind
 from referee.matches.game import GameDefinition
 from referee.matches.game_log import (
@@ -63,7 +64,17 @@ def derived_lines(records: Sequence[Any], lookup: Lookup) -> dict[int, tuple[str
     try:
         return _play_again(header, _scripts(records), lookup)
     except _BROKEN as error:
-        raise ValueError(f"not a game log: its lines out do not derive ({error})") from None
+        raise ValueError(f"not a game log: its lines out do not derive ({error})"
+                         f"{_writer(header)}") from None
+
+
+def _writer(header: Mapping[str, Any]) -> str:
+    """Which other referee wrote the log, if another did: the likely reason it does not
+    derive here (a format 4 log is read by the version that wrote it)."""
+    writer = header.get("referee")
+    if writer is None or writer == __version__:
+        return ""
+    return f"; it was written by referee {str(writer)[:40]!r}, this is {__version__}"
 
 
 @dataclass(frozen=True)

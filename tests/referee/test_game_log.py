@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
+from referee import __version__
 from referee.errors import Fault, FaultKind
 from referee.matches import log_lines
 from referee.matches.game_log import FORMAT, DecidedBy, GameLog, read_records
@@ -42,8 +43,8 @@ def record_calls(log: GameLog, script: list[tuple[Any, ...]]) -> list[dict[str, 
     """Make the calls; return the records the older per-line log would have written."""
     log.header("rage", 7, {"players": 4}, [])
     expected: list[dict[str, Any]] = [
-        {"type": "game", "format": FORMAT, "game": "rage", "seed": 7, "settings": {"players": 4},
-         "players": []}]
+        {"type": "game", "format": FORMAT, "referee": __version__, "game": "rage", "seed": 7,
+         "settings": {"players": 4}, "players": []}]
     for call in script:
         if call[0] == "sent":
             log.sent(call[1], call[2])

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from referee import __version__
 from referee.errors import Fault
 from referee.games.rage import RageConfig
 from referee.matches.game import Options
@@ -162,6 +163,19 @@ def test_a_log_whose_lines_do_not_derive_is_one_error_line(tmp_path: Path, tampe
         records[0]["seed"] += 1
     log.write_text("".join(json.dumps(r) + "\n" for r in records))
     assert_bad_input(["show", str(log)], str(log), "do not derive")
+
+
+def test_a_log_that_does_not_derive_names_the_other_referee_that_wrote_it(
+        tmp_path: Path) -> None:
+    """A format 4 log is read by the version that wrote it: the header says which, and
+    the error says so when another version's log does not derive here."""
+    log = real_log(tmp_path)
+    records = read_records(log)
+    assert records[0]["referee"] == __version__
+    records[0].update(referee="0.0.1", seed=records[0]["seed"] + 1)
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert_bad_input(["show", str(log)], str(log), "do not derive",
+                     f"written by referee '0.0.1', this is {__version__}")
 
 
 def test_a_log_with_every_line_written_reads_without_its_game(tmp_path: Path) -> None:

@@ -207,10 +207,9 @@ class Lineup:
         """The bot's process, started without waiting for its HELLO; its stderr goes to
         `launch.stderr`, else to the settings' (else to ours)."""
         s, spec = self.settings, launch.spec
-        hub = None if spec.command.stdio else self._zmq_hub()
-        try:
+        try:  # a stdio bot's waits let the hub answer the ZeroMQ bots' heartbeats
             return RemotePlayer.start(
-                spec.command, spec.label, hub, s.times, s.limits, launch.stderr or s.stderr,
+                spec.command, spec.label, self._zmq_hub(), s.times, s.limits, launch.stderr or s.stderr,
                 busy_wait=s.busy_wait, sandbox=self._view, game_stderr=launch.game_stderr)
         except BotFault as error:
             return FaultedPlayer(spec.label, error)

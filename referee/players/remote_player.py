@@ -110,7 +110,7 @@ class RemotePlayer(Player):
                               "CPU time in")
         channel: Channel
         if zmq_channel is None:
-            channel = StdioChannel(process, busy_wait)
+            channel = StdioChannel(process, busy_wait, hub)
         else:
             zmq_channel.attach(process)
             channel = zmq_channel

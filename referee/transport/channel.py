@@ -13,6 +13,7 @@ import select
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import Protocol
 
 from protocols.wire import MAX_LINE_BYTES
 from referee.errors import BotCrashed
@@ -22,15 +23,29 @@ from referee.transport.busy_wait import BusyWait
 DEFAULT_SEND_TIMEOUT = 1.0  # for send() without a deadline
 CRASH_GRACE = 0.5  # after a closed pipe, how long to wait for the exit code
 FALLBACK_SLICE = 0.02  # exit polling period without pidfd_open
+# The longest a wait for some bots leaves the other bots' connections unread: a bot whose
+# ZeroMQ library sends heartbeats drops a connection whose PONG is late, and an idle seat
+# may hear nothing for as long as the others take to boot or to play.
+KEEP_ALIVE_SLICE = 0.1
 _EXCERPT_BYTES = 200
+
+
+class KeepAlive(Protocol):
+    """What serves the other bots' connections while one bot is waited for: the ZmqHub."""
+
+    serve_at: float  # time.monotonic() when keep_alive is next due
+
+    def keep_alive(self, waiting: Channel, now: float) -> None: ...
 
 
 class Channel(ABC):
     """A line channel to one bot. `busy_wait`: seconds a wait for a line polls before it
-    sleeps (referee/transport/busy_wait.py; None: the default for this process's CPUs)."""
+    sleeps (referee/transport/busy_wait.py; None: the default for this process's CPUs).
+    `hub`: what its waits let serve the other bots' connections, every KEEP_ALIVE_SLICE."""
 
-    def __init__(self, busy_wait: float | None) -> None:
+    def __init__(self, busy_wait: float | None, hub: KeepAlive | None = None) -> None:
         self._busy = BusyWait(busy_wait)
+        self._hub = hub
 
     def send(self, line: str, deadline: float | None = None) -> None:
         """Send one line; wait at most until `deadline` (time.monotonic()) for room."""
@@ -59,6 +74,15 @@ class Channel(ABC):
     def pending(self) -> bool:
         """Would recv() return or raise at once, without waiting?"""
 
+    def serve_others(self) -> None:
+        """Let the hub serve the other bots' connections (answer ZeroMQ heartbeats) while
+        this bot is waited for, if that is due."""
+        hub = self._hub
+        if hub is not None:
+            now = time.monotonic()
+            if now >= hub.serve_at:
+                hub.keep_alive(self, now)
+
     @abstractmethod
     def wake_items(self) -> list[tuple[int, int]]:
         """What a wait for this channel's next line polls, as (fd, POLLIN) pairs: its
@@ -76,15 +100,18 @@ class Channel(ABC):
 
 def wait_any(channels: Sequence[Channel], deadline: float) -> None:
     """Sleep until something comes on any of `channels` (a line, an exit, a connection)
-    or `deadline` (time.monotonic()); the caller then asks each channel what came."""
+    or `deadline` (time.monotonic()); the caller then asks each channel what came.
+    It wakes within KEEP_ALIVE_SLICE, and serves the other bots' connections if due."""
     poller = select.poll()
     for channel in channels:
         for fd, events in channel.wake_items():
             poller.register(fd, events)
-    timeout = max(0.0, deadline - time.monotonic())
+    timeout = min(max(0.0, deadline - time.monotonic()), KEEP_ALIVE_SLICE)
     if not all(channel.watches_exit for channel in channels):
         timeout = min(timeout, FALLBACK_SLICE)
     poller.poll(timeout_ms(timeout))
+    if channels:
+        channels[0].serve_others()
 
 
 def excerpt(raw: bytes) -> str:

@@ -11,8 +11,8 @@ from protocols.wire import MAX_LINE_BYTES
 from referee.errors import BotTimeout, ProtocolError
 from referee.processes.bot_process import BotProcess
 from referee.transport.channel import (
-    DEFAULT_SEND_TIMEOUT, FALLBACK_SLICE, Channel, crash_fault, encode_lines, excerpt,
-    timeout_ms,
+    DEFAULT_SEND_TIMEOUT, FALLBACK_SLICE, KEEP_ALIVE_SLICE, Channel, KeepAlive, crash_fault,
+    encode_lines, excerpt, timeout_ms,
 )
 from referee.transport.inbox import Inbox
 
@@ -22,8 +22,9 @@ _READ_CHUNK = 1 << 16
 class StdioChannel(Channel):
     """A bot's stdin/stdout pipes, non-blocking, with our own line buffer."""
 
-    def __init__(self, process: BotProcess, busy_wait: float | None = None) -> None:
-        super().__init__(busy_wait)
+    def __init__(self, process: BotProcess, busy_wait: float | None = None,
+                 hub: KeepAlive | None = None) -> None:
+        super().__init__(busy_wait, hub)
         if process.stdin is None or process.stdout is None:
             raise ValueError("a stdio channel needs a process started with stdio pipes")
         self._process = process
@@ -69,6 +70,7 @@ class StdioChannel(Channel):
     def _wait_line(self, deadline: float) -> str:
         self._check_open()
         while True:
+            self.serve_others()
             line = self._inbox.take()
             if line is not None:
                 return line
@@ -80,7 +82,7 @@ class StdioChannel(Channel):
                 if self._inbox.ready():
                     continue
                 raise BotTimeout("no line from the bot before the deadline")
-            exited = self._wait_readable(remaining)
+            exited = self._wait_readable(min(remaining, KEEP_ALIVE_SLICE))
             self._fill()
             if exited and not self._inbox.ready():
                 raise crash_fault(self._process, "ended")

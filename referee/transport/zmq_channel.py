@@ -15,7 +15,7 @@ import shutil
 import socket as sockets
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from protocols.wire import MAX_LINE_BYTES
@@ -23,7 +23,8 @@ from protocols.zmtp_frames import frame
 from referee.errors import BotTimeout, ConfigError, OutputFlood, ProtocolError
 from referee.processes.bot_process import BotProcess
 from referee.transport.channel import (
-    DEFAULT_SEND_TIMEOUT, FALLBACK_SLICE, Channel, crash_fault, encode_lines, excerpt,
+    DEFAULT_SEND_TIMEOUT, FALLBACK_SLICE, KEEP_ALIVE_SLICE, Channel, KeepAlive,
+    crash_fault, encode_lines, excerpt,
 )
 from referee.transport.inbox import Inbox, decoded
 from referee.transport.zmtp import HANDSHAKE, Reader
@@ -39,10 +40,6 @@ SOCKET_NAME = "bot"  # the ipc socket in each bot's own folder
 MAX_CONNECTIONS = 8
 _POLL_OUT = select.POLLOUT | select.POLLIN  # a blocked send also takes what comes in
 _DRAIN_PASSES = range(64)  # reads per drain: 4 MiB, well past the inbox's bounds
-# The longest a wait for one bot leaves the hub's other connections unread: a bot whose
-# ZeroMQ library sends heartbeats drops a connection whose PONG is late, and an idle seat
-# may hear nothing for as long as the others take to play.
-KEEP_ALIVE_SLICE = 0.1
 
 
 class ZmqHub:
@@ -60,6 +57,7 @@ class ZmqHub:
         self.transport = transport
         self._tempdir: str | None = None
         self._channels: list[ZmqChannel] = []
+        self.serve_at = 0.0  # time.monotonic() when keep_alive is next due
 
     def channel(self, token: str, process: BotProcess | None = None,
                 busy_wait: float | None = None) -> ZmqChannel:
@@ -76,7 +74,7 @@ class ZmqHub:
             endpoint = f"ipc://{folder}/{SOCKET_NAME}"
         listener.listen(MAX_CONNECTIONS)
         listener.setblocking(False)
-        channel = ZmqChannel(listener, endpoint, folder, token, busy_wait, self._keep_alive)
+        channel = ZmqChannel(listener, endpoint, folder, token, busy_wait, self)
         if process is not None:
             channel.attach(process)
         self._channels = [c for c in self._channels if not c.closed]
@@ -101,9 +99,12 @@ class ZmqHub:
         os.chmod(folder / SOCKET_NAME, 0o666)
         return listener, folder
 
-    def _keep_alive(self, waiting: ZmqChannel) -> None:
+    def keep_alive(self, waiting: Channel, now: float) -> None:
         """While `waiting` is waited for, what the other bots sent is taken (into their
-        inboxes, as a later wait would) and their heartbeats are answered."""
+        inboxes, as a later wait would) and their heartbeats are answered; next due at
+        `serve_at`. A hub-wide clock: a bot idle between games is served too, however
+        short each wait for the playing ones."""
+        self.serve_at = now + KEEP_ALIVE_SLICE
         for channel in self._channels:
             if channel is not waiting and not channel.closed:
                 channel.drain()
@@ -159,15 +160,14 @@ class ZmqChannel(Channel):
     runs out of descriptors. Messages from a connection that has not said HELLO with the
     token are ignored (counted). After the HELLO the endpoint is closed (an ipc one's file
     removed): nobody can connect any more, and the bot's connection is all there is.
-    A wait that finds nothing for KEEP_ALIVE_SLICE calls `keep_alive` (the hub's: it
-    reads the other channels) and goes on waiting.
+    Its waits wake at least every KEEP_ALIVE_SLICE to let its `hub` read the other
+    channels when that is due (ZmqHub.keep_alive).
     """
 
     def __init__(self, listener: sockets.socket, endpoint: str, folder: Path | None,
                  token: str, busy_wait: float | None = None,
-                 keep_alive: Callable[[ZmqChannel], None] | None = None) -> None:
-        super().__init__(busy_wait)
-        self._keep_alive = keep_alive
+                 hub: KeepAlive | None = None) -> None:
+        super().__init__(busy_wait, hub)
         self.endpoint = endpoint
         self.folder = folder  # the ipc socket's own folder, shown to the bot's sandbox
         self._listener: sockets.socket | None = listener
@@ -419,8 +419,11 @@ class ZmqChannel(Channel):
     def _wait_line(self, deadline: float) -> str:
         # Wait, then take what woke us: a wait of 0 past the deadline still sees lines
         # already in the socket, so the deadline hides no reply.
-        inbox = self._inbox
+        inbox, hub = self._inbox, self._hub
         while True:
+            now = time.monotonic()
+            if hub is not None and now >= hub.serve_at:  # before any return: fast
+                hub.keep_alive(self, now)  # replies, taken at once, must not skip it
             line = inbox.take()
             if line is not None:
                 return line
@@ -428,12 +431,12 @@ class ZmqChannel(Channel):
                 raise BotTimeout("no line from the bot: its endpoint is closed")
             if self._gone:
                 raise crash_fault(self._owner(), self._gone)
-            remaining = deadline - time.monotonic()
+            remaining = deadline - now
             timeout = remaining if remaining > 0 else 0.0
             if self._exit_fd is None and timeout > FALLBACK_SLICE:
                 timeout = FALLBACK_SLICE  # no exit fd: wake now and then to look
-            elif timeout > KEEP_ALIVE_SLICE and self._keep_alive is not None:
-                timeout = KEEP_ALIVE_SLICE
+            elif timeout > KEEP_ALIVE_SLICE:
+                timeout = KEEP_ALIVE_SLICE  # to serve the others when that is due
             events = self._poller.poll(math.ceil(timeout * 1000))
             bot = self._bot
             if len(events) == 1 and bot is not None and events[0][0] == self._fd:
@@ -448,11 +451,8 @@ class ZmqChannel(Channel):
             self._serve(events)
             if self._exited(events):
                 return self._last_words()
-            if not events:
-                if remaining <= 0:
-                    raise BotTimeout("no line from the bot before the deadline")
-                if self._keep_alive is not None:
-                    self._keep_alive(self)
+            if not events and remaining <= 0:
+                raise BotTimeout("no line from the bot before the deadline")
 
     def _exited(self, events: list[tuple[int, int]]) -> bool:
         """Has the bot exited? Looked at only when its exit fd fired, or where none is."""

@@ -12,7 +12,7 @@ import pytest
 import zmq
 from hypothesis import given, settings, strategies as st
 
-from referee.errors import BotCrashed, BotTimeout, ProtocolError
+from referee.errors import BotCrashed, ProtocolError
 from tests.referee.fault_bots.support import argv_command
 from referee.processes.bot_process import BotProcess
 from referee.settings import ResourceLimits
@@ -208,28 +208,3 @@ def test_a_bot_whose_library_sends_heartbeats_gets_its_pongs_and_keeps_its_conne
         bot.close()
         context.term()
 
-
-def test_a_bot_with_heartbeats_keeps_its_connection_while_another_seat_is_waited_for(
-        hub: ZmqHub, spawned: list[BotProcess]) -> None:
-    """An idle seat hears nothing while others play; its library's PINGs are still
-    answered, so a slow opponent does not cost it its connection (KEEP_ALIVE_SLICE)."""
-    beating = hub.channel(TOKEN, spawn(spawned, "sleep", "60"))
-    context = zmq.Context()
-    bot = context.socket(zmq.DEALER)
-    bot.setsockopt(zmq.HEARTBEAT_IVL, 20)
-    bot.setsockopt(zmq.HEARTBEAT_TIMEOUT, 200)
-    bot.setsockopt(zmq.LINGER, 0)
-    bot.connect(beating.endpoint)
-    try:
-        bot.send(f"HELLO 2 {TOKEN} beating 1".encode())
-        assert beating.recv(time.monotonic() + 10).startswith("HELLO")
-        silent = hub.channel("s" * 32, spawn(spawned, "sleep", "60"))
-        with pytest.raises(BotTimeout):  # 1.5 s: seven of the bot's heartbeat timeouts
-            silent.recv(time.monotonic() + 1.5)
-        beating.send("PLAY? r3")
-        assert bot.poll(5000) and bot.recv() == b"PLAY? r3"
-        bot.send(b"r3")
-        assert beating.recv(time.monotonic() + 10) == "r3"
-    finally:
-        bot.close()
-        context.term()

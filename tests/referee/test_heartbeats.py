@@ -1,0 +1,106 @@
+"""ZeroMQ heartbeats: a bot whose library sends PINGs (ZMQ_HEARTBEAT_IVL) drops its
+connection when a PONG is late, and it has to be answered even while the referee waits
+for other bots, boots them, or plays games without it (KEEP_ALIVE_SLICE, ZmqHub.keep_alive).
+Each test fails without the keep-alive: the bot's connection closes, a crash charged to it."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import zmq
+
+from protocols.wire import ENV_ENDPOINT, ENV_TOKEN
+from referee.errors import BotTimeout
+from referee.processes.bot_process import BotProcess
+from referee.settings import ResourceLimits
+from referee.transport.zmq_channel import ZmqChannel, ZmqHub
+from tests.cli_support import run_main
+from tests.referee.fault_bots.support import argv_command
+
+HEARTBEAT_BOT = Path(__file__).parent / "fault_bots" / "heartbeat_bot.py"
+TOKEN = "t" * 32
+
+
+@pytest.fixture
+def hub() -> Iterator[ZmqHub]:
+    with ZmqHub("ipc") as the_hub:
+        yield the_hub
+
+
+@pytest.fixture
+def beating(hub: ZmqHub, spawned: list[BotProcess]) -> Iterator[tuple[ZmqChannel, zmq.Socket[bytes]]]:
+    """A channel that has had the HELLO of a DEALER in this process with heartbeats
+    every 20 ms and a timeout of 200 ms (its library's I/O thread sends them)."""
+    channel = hub.channel(TOKEN, spawn(spawned, "sleep", "60"))
+    context = zmq.Context()
+    bot = context.socket(zmq.DEALER)
+    bot.setsockopt(zmq.HEARTBEAT_IVL, 20)
+    bot.setsockopt(zmq.HEARTBEAT_TIMEOUT, 200)
+    bot.setsockopt(zmq.LINGER, 0)
+    bot.connect(channel.endpoint)
+    bot.send(f"HELLO 2 {TOKEN} beating 1".encode())
+    assert channel.recv(time.monotonic() + 10).startswith("HELLO")
+    yield channel, bot
+    bot.close()
+    context.term()
+
+
+def spawn(spawned: list[BotProcess], *argv: str, env: dict[str, str] | None = None
+          ) -> BotProcess:
+    limits = ResourceLimits(memory_mb=None, cpu_seconds=None, processes=None)
+    spawned.append(BotProcess.spawn(argv_command(*argv), {**os.environ, **(env or {})},
+                                    limits, None))
+    return spawned[-1]
+
+
+def still_connected(channel: ZmqChannel, bot: zmq.Socket[bytes]) -> None:
+    channel.send("PLAY? r3")
+    assert bot.poll(5000) and bot.recv() == b"PLAY? r3", "its library dropped the connection"
+    bot.send(b"r3")
+    assert channel.recv(time.monotonic() + 10) == "r3"
+
+
+def test_an_idle_seat_keeps_its_connection_while_another_is_waited_for(
+        hub: ZmqHub, spawned: list[BotProcess],
+        beating: tuple[ZmqChannel, zmq.Socket[bytes]]) -> None:
+    silent = hub.channel("s" * 32, spawn(spawned, "sleep", "60"))
+    with pytest.raises(BotTimeout):  # 1.5 s: seven of the bot's heartbeat timeouts
+        silent.recv(time.monotonic() + 1.5)
+    still_connected(*beating)
+
+
+def test_an_idle_bot_keeps_its_connection_however_short_each_wait_for_the_others(
+        hub: ZmqHub, spawned: list[BotProcess],
+        beating: tuple[ZmqChannel, zmq.Socket[bytes]]) -> None:
+    """Like a persistent bot between its games, while others play fast ones: no single
+    wait lasts the slice, so the hub's own clock says when the others are due."""
+    token = "f" * 32
+    fast = hub.channel(token)
+    fast.attach(spawn(spawned, sys.executable, str(HEARTBEAT_BOT), "0", "0",
+                      env={ENV_ENDPOINT: fast.endpoint, ENV_TOKEN: token}))
+    assert fast.recv(time.monotonic() + 10).startswith("HELLO")
+    end, asked = time.monotonic() + 1.5, 0
+    while time.monotonic() < end:
+        fast.send("PLAY? a b")
+        assert fast.recv(time.monotonic() + 10) == "a"
+        asked += 1
+    assert asked > 20  # many waits, each far shorter than the slice
+    still_connected(*beating)
+
+
+@pytest.mark.parametrize("slow", ["", "stdio:"], ids=["zmq", "stdio"])
+def test_a_game_keeps_every_heartbeat_bot_through_a_slow_boot_and_a_slow_move(
+        slow: str) -> None:
+    """Seat 1 boots 1.5 s after the others said HELLO; seat 2 thinks 0.8 s over its
+    first reply; the slow ones speak ZeroMQ or stdio. Nobody faults."""
+    bots = [f"{prefix}python {HEARTBEAT_BOT} {boot} {think}" for prefix, boot, think in
+            [("", 0, 0), (slow, 1.5, 0), (slow, 0, 0.8), ("", 0, 0)]]
+    code, out, err = run_main(["play", "rage", "--seed", "1", *bots])
+    assert code == 0, err
+    assert "fault" not in err and "crash" not in out, err
+    assert out.count("heartbeat_bot-") >= 4

@@ -100,14 +100,14 @@ class ZmqHub:
         return listener, folder
 
     def keep_alive(self, waiting: Channel, now: float) -> None:
-        """While `waiting` is waited for, what the other bots sent is taken (into their
-        inboxes, as a later wait would) and their heartbeats are answered; next due at
-        `serve_at`. A hub-wide clock: a bot idle between games is served too, however
-        short each wait for the playing ones."""
+        """While `waiting` is waited for, the other bots' connections are read once each
+        (into their inboxes, as a later wait would), so their heartbeats are answered;
+        next due at `serve_at`. A hub-wide clock: a bot idle between games is served
+        too, however short each wait for the playing ones."""
         self.serve_at = now + KEEP_ALIVE_SLICE
         for channel in self._channels:
-            if channel is not waiting and not channel.closed:
-                channel.drain()
+            if channel is not waiting:
+                channel.read_once()
 
     @property
     def endpoint(self) -> str:
@@ -204,6 +204,12 @@ class ZmqChannel(Channel):
         for _ in _DRAIN_PASSES:
             if not (self._open and self._serve(self._poller.poll(0))):
                 return
+
+    def read_once(self) -> None:
+        """One read of each connection with something to read: what a keep-alive takes,
+        so a bot flooding while others are waited for costs the referee little."""
+        if self._open:
+            self._serve(self._poller.poll(0))
 
     def _serve(self, events: list[tuple[int, int]]) -> bool:
         """Read what the polled `events` say has come; True if some input was taken."""

@@ -88,6 +88,15 @@ class _Exchange:
 
 
 @dataclass(frozen=True)
+class _Between:
+    """Lines a seat sent heard before a batch of its own went out (a batch of no lines
+    in the log): a fault right after it was found before that batch, not in the seat's
+    last exchange (RemotePlayer._check_unsolicited)."""
+
+    index: int
+
+
+@dataclass(frozen=True)
 class _Fault:
     """A logged fault, raised again where it was: its kind, detail and offending line."""
 
@@ -101,13 +110,14 @@ class _Fault:
         return error
 
 
-_Item = _Exchange | _Fault
+_Item = _Exchange | _Between | _Fault
 
 
 def _scripts(records: Sequence[Any]) -> dict[int, deque[_Item]]:
     """Per seat, its counted batches and its fault, in the order they happened. A batch
-    counted as none is lines heard with no batch open: not something the game sent; one
-    written out is what the seat was sent after its fault (its ERROR line, BYE)."""
+    counted as none is lines heard with no batch open (_Between): not something the game
+    sent; one written out is what the seat was sent after its fault (its ERROR line,
+    BYE)."""
     scripts: dict[int, deque[_Item]] = {}
     for index, record in enumerate(records):
         if isinstance(record, list):
@@ -122,13 +132,13 @@ def _scripts(records: Sequence[Any]) -> dict[int, deque[_Item]]:
     return scripts
 
 
-def _exchange(index: int, record: list[Any]) -> _Exchange | None:
+def _exchange(index: int, record: list[Any]) -> _Exchange | _Between | None:
     seat, _, out, heard, _ = exchange_fields(record)
     if type(seat) is not int or not isinstance(heard, list) \
             or not all(isinstance(line, str) for line in heard):
         raise TypeError(f"a broken exchange at record {index}")
     if type(out) is int:
-        return _Exchange(index, out, tuple(heard)) if out else None
+        return _Exchange(index, out, tuple(heard)) if out else _Between(index)
     if not isinstance(out, list):
         raise TypeError(f"a broken exchange at record {index}")
     return None
@@ -188,8 +198,10 @@ class ScriptedPlayer(Player):
         """Hand `batch` to the seat's next logged exchange; raise the seat's fault where
         the log has it; an asked seat's reply: its first line heard that is no LOG."""
         script = self._script
+        while script and isinstance(script[0], _Between):
+            script.popleft()  # lines heard before this batch went out
         if script and isinstance(script[0], _Fault):
-            raise self._fault()  # before the batch went out: e.g. an unsolicited line
+            raise self._fault()  # found before the batch: e.g. an unsolicited line
         if not script:
             if self._faulted and not asking:
                 return ""  # its ERROR line: written out in the log, if it was sent
@@ -201,7 +213,7 @@ class ScriptedPlayer(Player):
                               f"{len(batch)} line(s) the game sends {self.name}")
         self._lines[exchange.index] = batch
         if script and isinstance(script[0], _Fault):
-            raise self._fault()
+            raise self._fault()  # in this exchange: a timeout, a crash, a bad reply
         if not asking:
             return ""
         for line in exchange.heard:

@@ -43,6 +43,9 @@ _DRAIN_PASSES = range(64)  # reads per drain: 4 MiB, well past the inbox's bound
 # ZeroMQ library sends heartbeats drops a connection whose PONG is late, and an idle seat
 # may hear nothing for as long as the others take to play.
 KEEP_ALIVE_SLICE = 0.1
+# What a keep-alive reads of each other connection: heartbeats need a few bytes, and a
+# flood of PINGs (which fill no inbox) costs the wait a bounded ~0.5 ms of parsing.
+KEEP_ALIVE_READ = 1 << 12
 
 
 class ZmqHub:
@@ -106,7 +109,7 @@ class ZmqHub:
         inboxes, as a later wait would) and their heartbeats are answered."""
         for channel in self._channels:
             if channel is not waiting and not channel.closed:
-                channel.drain()
+                channel.keep_alive_read()
 
     @property
     def endpoint(self) -> str:
@@ -205,20 +208,29 @@ class ZmqChannel(Channel):
             if not (self._open and self._serve(self._poller.poll(0))):
                 return
 
-    def _serve(self, events: list[tuple[int, int]]) -> bool:
-        """Read what the polled `events` say has come; True if some input was taken."""
+    def keep_alive_read(self) -> None:
+        """While another bot is waited for: at most KEEP_ALIVE_READ bytes of each
+        connection that sent something, enough for its heartbeats. Nothing once the inbox
+        holds a flood: nothing more would be kept, so the flooder is left to block
+        instead of keeping the referee parsing its lines (its fault is queued)."""
+        if self._open and not self._inbox.flooded:
+            self._serve(self._poller.poll(0), KEEP_ALIVE_READ)
+
+    def _serve(self, events: list[tuple[int, int]], size: int = READ_CHUNK) -> bool:
+        """Read (up to `size` bytes a connection) what the polled `events` say has come;
+        True if some input was taken."""
         took = False
         for fd, _ in events:
             if fd == self._fd:
-                took = self._read_bot() or took
+                took = self._read_bot(size) or took
             elif fd != self._exit_fd:
-                took = self._serve_endpoint(fd) or took
+                took = self._serve_endpoint(fd, size) or took
         return took
 
-    def _read_bot(self) -> bool:
+    def _read_bot(self, size: int = READ_CHUNK) -> bool:
         """One read of the bot's connection into the inbox; False if nothing came."""
         bot = self._bot
-        messages = self._read(bot)
+        messages = self._read(bot, size)
         if bot is None or messages is None:
             return False
         self._take(bot, messages)
@@ -231,14 +243,16 @@ class ZmqChannel(Channel):
             self._push(message)
         self._settle(bot)
 
-    def _read(self, connection: _Connection | None) -> list[bytes | list[bytes]] | None:
-        """The messages one read of `connection` completes; None if it had nothing. Its
-        end closes the connection (noted in _gone for the bot's); a broken protocol is
-        the reader's `error`, for _settle once the messages before it are taken."""
+    def _read(self, connection: _Connection | None, size: int = READ_CHUNK
+              ) -> list[bytes | list[bytes]] | None:
+        """The messages one read of `connection` (`size` bytes at most) completes; None
+        if it had nothing. Its end closes the connection (noted in _gone for the bot's);
+        a broken protocol is the reader's `error`, for _settle once the messages before
+        it are taken."""
         if connection is None:
             return None
         try:
-            data = os.read(connection.fd, READ_CHUNK)
+            data = os.read(connection.fd, size)
         except BlockingIOError:
             return None
         except OSError:  # reset by the peer, mostly
@@ -271,12 +285,12 @@ class ZmqChannel(Channel):
                 f"a message must be exactly one frame, got {len(message)}",
                 excerpt(b"|".join(message))))
 
-    def _serve_endpoint(self, fd: int) -> bool:
+    def _serve_endpoint(self, fd: int, size: int = READ_CHUNK) -> bool:
         """The listener (new connections) or a stranger's connection (its HELLO?)."""
         if self._listener is not None and fd == self._listener.fileno():
             return self._accept()
         stranger = self._strangers.get(fd)
-        messages = self._read(stranger)
+        messages = self._read(stranger, size)
         if stranger is None or messages is None:
             return False
         for message in messages:

@@ -431,9 +431,12 @@ class ZmqChannel(Channel):
         return self._process
 
     def _wait_line(self, deadline: float) -> str:
-        # Wait, then take what woke us: a wait of 0 past the deadline still sees lines
-        # already in the socket, so the deadline hides no reply.
+        # Wait, then take what woke us. Past the deadline one last look (a wait of 0)
+        # still sees lines already in the socket, so the deadline hides no reply; then
+        # the wait is over, whatever else keeps coming (PINGs, a stranger's frames).
         inbox = self._inbox
+        late = False
+        keep_alive = time.monotonic() + KEEP_ALIVE_SLICE  # when the others are read next
         while True:
             line = inbox.take()
             if line is not None:
@@ -442,12 +445,19 @@ class ZmqChannel(Channel):
                 raise BotTimeout("no line from the bot: its endpoint is closed")
             if self._gone:
                 raise crash_fault(self._owner(), self._gone)
-            remaining = deadline - time.monotonic()
-            timeout = remaining if remaining > 0 else 0.0
+            if late:
+                raise BotTimeout("no line from the bot before the deadline")
+            now = time.monotonic()
+            late = now >= deadline
+            timeout = max(0.0, deadline - now)
             if self._exit_fd is None and timeout > FALLBACK_SLICE:
                 timeout = FALLBACK_SLICE  # no exit fd: wake now and then to look
-            elif timeout > KEEP_ALIVE_SLICE and self._keep_alive is not None:
-                timeout = KEEP_ALIVE_SLICE
+            if self._keep_alive is not None:
+                # On time, however often this bot's own bytes wake the wait.
+                if now >= keep_alive:
+                    self._keep_alive(self)
+                    keep_alive = time.monotonic() + KEEP_ALIVE_SLICE
+                timeout = min(timeout, max(0.0, keep_alive - now))
             events = self._poller.poll(math.ceil(timeout * 1000))
             bot = self._bot
             if len(events) == 1 and bot is not None and events[0][0] == self._fd:
@@ -462,11 +472,6 @@ class ZmqChannel(Channel):
             self._serve(events)
             if self._exited(events):
                 return self._last_words()
-            if not events:
-                if remaining <= 0:
-                    raise BotTimeout("no line from the bot before the deadline")
-                if self._keep_alive is not None:
-                    self._keep_alive(self)
 
     def _exited(self, events: list[tuple[int, int]]) -> bool:
         """Has the bot exited? Looked at only when its exit fd fired, or where none is."""

@@ -4,7 +4,7 @@
 
 It answers each request `X? opt1 opt2 ...` with `opt1`. WHEN says when it misbehaves:
 `hello` right after its HELLO, `end` at the first `END` line (between two games of a
-reused process). MODE is what it does then:
+reused process), `nohello` at once, never sending HELLO. MODE is what it does then:
 
   polite   nothing                        exit     exits with code 0
   close    closes its connection, stays   deaf     stops reading, stays
@@ -12,7 +12,8 @@ reused process). MODE is what it does then:
   daemon   starts a double-forked, setsid daemon with MARKER in its argv, plays on
 
 With $HOSTILE_COUNT set (unsandboxed runs), a flood keeps the number of bytes it has got
-into the socket in that file. Speaks ZMTP 3 over a plain socket, written out here: it is
+into the socket in that file; with $HOSTILE_SECONDS, it stops after that many seconds
+(then sleeps), so that a test of a referee that would wait for its end still ends. Speaks ZMTP 3 over a plain socket, written out here: it is
 what an outside bot sends on the wire, independent of the project's code.
 """
 
@@ -92,7 +93,8 @@ def flood(sock: socket.socket, unit: bytes) -> None:
     count_path = os.environ.get("HOSTILE_COUNT")
     fd = os.open(count_path, os.O_WRONLY | os.O_CREAT) if count_path else None
     sent, chunk = 0, unit * (4096 // len(unit))
-    while True:
+    end = time.monotonic() + float(os.environ.get("HOSTILE_SECONDS", FOREVER))
+    while time.monotonic() < end:
         sock.sendall(chunk)
         sent += len(chunk)
         if fd is not None:
@@ -132,8 +134,9 @@ def main() -> int:
     mode, when = sys.argv[1], sys.argv[2]
     marker = sys.argv[3] if len(sys.argv) > 3 else "idle-hostile"
     sock = connect(os.environ["REFEREE_ENDPOINT"])
-    sock.sendall(frame(f"HELLO 2 {os.environ['REFEREE_TOKEN']} idle-{mode} 1".encode()))
-    if when == "hello":
+    if when != "nohello":
+        sock.sendall(frame(f"HELLO 2 {os.environ['REFEREE_TOKEN']} idle-{mode} 1".encode()))
+    if when in ("hello", "nohello"):
         misbehave(mode, sock, marker)
     lines, done = Messages(sock), False
     while (line := lines.next_line()) is not None:

@@ -10,6 +10,7 @@ reused process), `nohello` at once, never sending HELLO. MODE is what it does th
   close    closes its connection, stays   deaf     stops reading, stays
   flood    endless one-frame lines        ping     endless ZMTP PING commands
   daemon   starts a double-forked, setsid daemon with MARKER in its argv, plays on
+  chatter  sends a LOG line and two other lines, plays on
 
 With $HOSTILE_COUNT set (unsandboxed runs), a flood keeps the number of bytes it has got
 into the socket in that file; with $HOSTILE_SECONDS, it stops after that many seconds
@@ -124,6 +125,9 @@ def misbehave(mode: str, sock: socket.socket, marker: str) -> None:
         flood(sock, frame(b"\x04PING\x00\x0a", flags=4))
     elif mode == "daemon":
         daemon(marker)
+        return
+    elif mode == "chatter":
+        sock.sendall(frame(b"LOG between games") + frame(b"stray") + frame(b"\xff"))
         return
     elif mode == "polite":
         return

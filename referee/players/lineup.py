@@ -207,7 +207,7 @@ class Lineup:
         """The bot's process, started without waiting for its HELLO; its stderr goes to
         `launch.stderr`, else to the settings' (else to ours)."""
         s, spec = self.settings, launch.spec
-        hub = None if spec.command.stdio else self._zmq_hub()
+        hub = self._zmq_hub()  # a stdio bot's waits keep the ZeroMQ bots' alive
         try:
             return RemotePlayer.start(
                 spec.command, spec.label, hub, s.times, s.limits, launch.stderr or s.stderr,

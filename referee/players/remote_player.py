@@ -109,8 +109,9 @@ class RemotePlayer(Player):
             raise ConfigError(f"--clock cpu: bot {cmd.text!r} got no cgroup to count its "
                               "CPU time in")
         channel: Channel
-        if zmq_channel is None:
-            channel = StdioChannel(process, busy_wait)
+        if zmq_channel is None:  # a hub's bots are read while this one thinks
+            channel = StdioChannel(process, busy_wait,
+                                   keep_alive=None if hub is None else hub.keep_alive)
         else:
             zmq_channel.attach(process)
             channel = zmq_channel

@@ -12,7 +12,7 @@ import math
 import select
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from protocols.wire import MAX_LINE_BYTES
 from referee.errors import BotCrashed
@@ -22,15 +22,30 @@ from referee.transport.busy_wait import BusyWait
 DEFAULT_SEND_TIMEOUT = 1.0  # for send() without a deadline
 CRASH_GRACE = 0.5  # after a closed pipe, how long to wait for the exit code
 FALLBACK_SLICE = 0.02  # exit polling period without pidfd_open
+# The longest a wait for one bot leaves the other bots' ZeroMQ connections unread: a bot
+# whose ZeroMQ library sends heartbeats drops a connection whose PONG is late, and an
+# idle seat may hear nothing for as long as the others take to play.
+KEEP_ALIVE_SLICE = 0.1
 _EXCERPT_BYTES = 200
 
 
 class Channel(ABC):
     """A line channel to one bot. `busy_wait`: seconds a wait for a line polls before it
-    sleeps (referee/transport/busy_wait.py; None: the default for this process's CPUs)."""
+    sleeps (referee/transport/busy_wait.py; None: the default for this process's CPUs).
+    `keep_alive(channel)`, if given, is called every KEEP_ALIVE_SLICE of a wait for this
+    channel's line: it reads the other bots' ZeroMQ connections (ZmqHub.keep_alive)."""
 
-    def __init__(self, busy_wait: float | None) -> None:
+    def __init__(self, busy_wait: float | None,
+                 keep_alive: Callable[[Channel], None] | None = None) -> None:
         self._busy = BusyWait(busy_wait)
+        self._keep_alive = keep_alive
+
+    def _keep_others_alive(self, due: float) -> float:
+        """Call keep_alive if it is `due` (time.monotonic()); when it is due next."""
+        if self._keep_alive is None or time.monotonic() < due:
+            return due
+        self._keep_alive(self)
+        return time.monotonic() + KEEP_ALIVE_SLICE
 
     def send(self, line: str, deadline: float | None = None) -> None:
         """Send one line; wait at most until `deadline` (time.monotonic()) for room."""

@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 import select
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from protocols.wire import MAX_LINE_BYTES
 from referee.errors import BotTimeout, ProtocolError
 from referee.processes.bot_process import BotProcess
 from referee.transport.channel import (
-    DEFAULT_SEND_TIMEOUT, FALLBACK_SLICE, Channel, crash_fault, encode_lines, excerpt,
-    timeout_ms,
+    DEFAULT_SEND_TIMEOUT, FALLBACK_SLICE, KEEP_ALIVE_SLICE, Channel, crash_fault,
+    encode_lines, excerpt, timeout_ms,
 )
 from referee.transport.inbox import Inbox
 
@@ -20,10 +20,12 @@ _READ_CHUNK = 1 << 16
 
 
 class StdioChannel(Channel):
-    """A bot's stdin/stdout pipes, non-blocking, with our own line buffer."""
+    """A bot's stdin/stdout pipes, non-blocking, with our own line buffer. `keep_alive`:
+    as for every Channel (the ZeroMQ bots of the same game, read while this one thinks)."""
 
-    def __init__(self, process: BotProcess, busy_wait: float | None = None) -> None:
-        super().__init__(busy_wait)
+    def __init__(self, process: BotProcess, busy_wait: float | None = None,
+                 keep_alive: Callable[[Channel], None] | None = None) -> None:
+        super().__init__(busy_wait, keep_alive)
         if process.stdin is None or process.stdout is None:
             raise ValueError("a stdio channel needs a process started with stdio pipes")
         self._process = process
@@ -68,6 +70,7 @@ class StdioChannel(Channel):
 
     def _wait_line(self, deadline: float) -> str:
         self._check_open()
+        keep_alive = time.monotonic() + KEEP_ALIVE_SLICE  # when the others are read next
         while True:
             line = self._inbox.take()
             if line is not None:
@@ -80,6 +83,9 @@ class StdioChannel(Channel):
                 if self._inbox.ready():
                     continue
                 raise BotTimeout("no line from the bot before the deadline")
+            if self._keep_alive is not None:
+                keep_alive = self._keep_others_alive(keep_alive)
+                remaining = min(remaining, keep_alive - time.monotonic())
             exited = self._wait_readable(remaining)
             self._fill()
             if exited and not self._inbox.ready():

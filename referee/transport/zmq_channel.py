@@ -23,7 +23,8 @@ from protocols.zmtp_frames import frame
 from referee.errors import BotTimeout, ConfigError, OutputFlood, ProtocolError
 from referee.processes.bot_process import BotProcess
 from referee.transport.channel import (
-    DEFAULT_SEND_TIMEOUT, FALLBACK_SLICE, Channel, crash_fault, encode_lines, excerpt,
+    DEFAULT_SEND_TIMEOUT, FALLBACK_SLICE, KEEP_ALIVE_SLICE, Channel, crash_fault,
+    encode_lines, excerpt,
 )
 from referee.transport.inbox import Inbox, decoded
 from referee.transport.zmtp import HANDSHAKE, Reader
@@ -39,10 +40,6 @@ SOCKET_NAME = "bot"  # the ipc socket in each bot's own folder
 MAX_CONNECTIONS = 8
 _POLL_OUT = select.POLLOUT | select.POLLIN  # a blocked send also takes what comes in
 _DRAIN_PASSES = range(64)  # reads per drain: 4 MiB, well past the inbox's bounds
-# The longest a wait for one bot leaves the hub's other connections unread: a bot whose
-# ZeroMQ library sends heartbeats drops a connection whose PONG is late, and an idle seat
-# may hear nothing for as long as the others take to play.
-KEEP_ALIVE_SLICE = 0.1
 # What a keep-alive reads of each other connection: heartbeats need a few bytes, and a
 # flood of PINGs (which fill no inbox) costs the wait a bounded ~0.5 ms of parsing.
 KEEP_ALIVE_READ = 1 << 12
@@ -79,7 +76,7 @@ class ZmqHub:
             endpoint = f"ipc://{folder}/{SOCKET_NAME}"
         listener.listen(MAX_CONNECTIONS)
         listener.setblocking(False)
-        channel = ZmqChannel(listener, endpoint, folder, token, busy_wait, self._keep_alive)
+        channel = ZmqChannel(listener, endpoint, folder, token, busy_wait, self.keep_alive)
         if process is not None:
             channel.attach(process)
         self._channels = [c for c in self._channels if not c.closed]
@@ -104,9 +101,10 @@ class ZmqHub:
         os.chmod(folder / SOCKET_NAME, 0o666)
         return listener, folder
 
-    def _keep_alive(self, waiting: ZmqChannel) -> None:
-        """While `waiting` is waited for, what the other bots sent is taken (into their
-        inboxes, as a later wait would) and their heartbeats are answered."""
+    def keep_alive(self, waiting: Channel) -> None:
+        """While `waiting` (ours, or a stdio bot's) is waited for, what the other bots
+        sent is taken (into their inboxes, as a later wait would) and their heartbeats
+        are answered."""
         for channel in self._channels:
             if channel is not waiting and not channel.closed:
                 channel.keep_alive_read()
@@ -162,15 +160,14 @@ class ZmqChannel(Channel):
     runs out of descriptors. Messages from a connection that has not said HELLO with the
     token are ignored (counted). After the HELLO the endpoint is closed (an ipc one's file
     removed): nobody can connect any more, and the bot's connection is all there is.
-    A wait that finds nothing for KEEP_ALIVE_SLICE calls `keep_alive` (the hub's: it
-    reads the other channels) and goes on waiting.
+    A wait calls `keep_alive` (the hub's: it reads the other channels) every
+    KEEP_ALIVE_SLICE.
     """
 
     def __init__(self, listener: sockets.socket, endpoint: str, folder: Path | None,
                  token: str, busy_wait: float | None = None,
-                 keep_alive: Callable[[ZmqChannel], None] | None = None) -> None:
-        super().__init__(busy_wait)
-        self._keep_alive = keep_alive
+                 keep_alive: Callable[[Channel], None] | None = None) -> None:
+        super().__init__(busy_wait, keep_alive)
         self.endpoint = endpoint
         self.folder = folder  # the ipc socket's own folder, shown to the bot's sandbox
         self._listener: sockets.socket | None = listener
@@ -454,9 +451,7 @@ class ZmqChannel(Channel):
                 timeout = FALLBACK_SLICE  # no exit fd: wake now and then to look
             if self._keep_alive is not None:
                 # On time, however often this bot's own bytes wake the wait.
-                if now >= keep_alive:
-                    self._keep_alive(self)
-                    keep_alive = time.monotonic() + KEEP_ALIVE_SLICE
+                keep_alive = self._keep_others_alive(keep_alive)
                 timeout = min(timeout, max(0.0, keep_alive - now))
             events = self._poller.poll(math.ceil(timeout * 1000))
             bot = self._bot

@@ -19,12 +19,16 @@ import pytest
 import zmq
 
 from referee.errors import BotTimeout, OutputFlood
+from referee.players.lineup import BotSpec, LaunchSettings, Lineup
+from referee.processes.bot_command import parse_bot_command
 from referee.processes.bot_process import BotProcess
-from referee.settings import ResourceLimits
+from referee.processes.sandbox import SandboxMode, SandboxSettings
+from referee.settings import ResourceLimits, TimeLimits
 from referee.transport.zmq_channel import KEEP_ALIVE_READ, ZmqChannel, ZmqHub
 from tests.referee.fault_bots.support import argv_command, wait_until
 
-HOSTILE = Path(__file__).parent / "fault_bots" / "idle_hostile.py"
+FAULT_BOTS = Path(__file__).parent / "fault_bots"
+HOSTILE = FAULT_BOTS / "idle_hostile.py"
 WAIT = 1.0  # one wait for a silent bot: ten keep-alive slices
 
 
@@ -135,3 +139,21 @@ def test_an_idle_bot_keeps_its_connection_while_a_heartbeating_bot_is_waited_for
         assert idle_channel.recv(time.monotonic() + 10) == "r3"
     finally:
         context.destroy(linger=0)
+
+
+def test_a_heartbeating_bot_keeps_its_connection_while_a_stdio_bot_thinks(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stdio seat's wait reads the ZeroMQ seats too (before, only a ZeroMQ seat's
+    did: a stdio opponent that thought past the heartbeat timeout cost the other bot its
+    connection, a crash charged to it)."""
+    monkeypatch.setenv("FAULT_SLEEP", "1.0")  # five of the heartbeat bot's timeouts
+    specs = [BotSpec(parse_bot_command(f"stdio:python {FAULT_BOTS / 'misbehave.py'} slow"),
+                     "thinker"),
+             BotSpec(parse_bot_command(f"python {FAULT_BOTS / 'heartbeat_bot.py'}"),
+                     "beating")]
+    settings = LaunchSettings(TimeLimits(startup=10.0, move=10.0),
+                              sandbox=SandboxSettings(SandboxMode.OFF))
+    with Lineup(settings) as lineup:
+        thinker, beating = lineup.launch_all(specs)
+        assert thinker.ask("PLAY? r3") == "r3"
+        assert beating.ask("PLAY? g5") == "g5"

@@ -72,6 +72,9 @@ def faults(record: GameRecord) -> list[tuple[str, FaultKind]]:
     # after the GAME line are unsolicited.
     ("flood", {FaultKind.FLOOD, FaultKind.PROTOCOL}),
     ("ping", {FaultKind.TIMEOUT}),  # its PINGs never end its wait for a reply
+    # A LOG line and a stray line are dropped with the game that ended; the line that is
+    # not UTF-8 is a protocol fault all the same.
+    ("chatter", {FaultKind.PROTOCOL}),
 ])
 def test_a_bot_misbehaving_between_games_is_charged_alone_and_replaced(
         tmp_path: Path, mode: str, kinds: set[FaultKind]) -> None:

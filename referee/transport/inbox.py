@@ -67,6 +67,11 @@ class Inbox:
         self._bytes -= len(item)
         return decoded(item)
 
+    @property
+    def flooded(self) -> bool:
+        """Past the bounds: nothing more is kept, and take() ends with the flood."""
+        return self._flood is not None
+
     def ready(self) -> bool:
         return bool(self._items) or self._flood is not None
 

@@ -40,6 +40,9 @@ SOCKET_NAME = "bot"  # the ipc socket in each bot's own folder
 MAX_CONNECTIONS = 8
 _POLL_OUT = select.POLLOUT | select.POLLIN  # a blocked send also takes what comes in
 _DRAIN_PASSES = range(64)  # reads per drain: 4 MiB, well past the inbox's bounds
+# What a keep-alive reads of each other connection: heartbeats need a few bytes, and a
+# flood of PINGs (which fill no inbox) costs the wait a bounded ~0.5 ms of parsing.
+KEEP_ALIVE_READ = 1 << 12
 
 
 class ZmqHub:
@@ -100,14 +103,14 @@ class ZmqHub:
         return listener, folder
 
     def keep_alive(self, waiting: Channel, now: float) -> None:
-        """While `waiting` is waited for, the other bots' connections are read once each
+        """While `waiting` is waited for, the other bots' connections are read a little
         (into their inboxes, as a later wait would), so their heartbeats are answered;
         next due at `serve_at`. A hub-wide clock: a bot idle between games is served
         too, however short each wait for the playing ones."""
         self.serve_at = now + KEEP_ALIVE_SLICE
         for channel in self._channels:
             if channel is not waiting:
-                channel.read_once()
+                channel.keep_alive_read()
 
     @property
     def endpoint(self) -> str:
@@ -205,26 +208,29 @@ class ZmqChannel(Channel):
             if not (self._open and self._serve(self._poller.poll(0))):
                 return
 
-    def read_once(self) -> None:
-        """One read of each connection with something to read: what a keep-alive takes,
-        so a bot flooding while others are waited for costs the referee little."""
-        if self._open:
-            self._serve(self._poller.poll(0))
+    def keep_alive_read(self) -> None:
+        """While another bot is waited for: at most KEEP_ALIVE_READ bytes of each
+        connection that sent something, enough for its heartbeats. Nothing once the inbox
+        holds a flood: nothing more would be kept, so the flooder is left to block
+        instead of keeping the referee parsing its lines (its fault is queued)."""
+        if self._open and not self._inbox.flooded:
+            self._serve(self._poller.poll(0), KEEP_ALIVE_READ)
 
-    def _serve(self, events: list[tuple[int, int]]) -> bool:
-        """Read what the polled `events` say has come; True if some input was taken."""
+    def _serve(self, events: list[tuple[int, int]], size: int = READ_CHUNK) -> bool:
+        """Read (up to `size` bytes a connection) what the polled `events` say has come;
+        True if some input was taken."""
         took = False
         for fd, _ in events:
             if fd == self._fd:
-                took = self._read_bot() or took
+                took = self._read_bot(size) or took
             elif fd != self._exit_fd:
-                took = self._serve_endpoint(fd) or took
+                took = self._serve_endpoint(fd, size) or took
         return took
 
-    def _read_bot(self) -> bool:
+    def _read_bot(self, size: int = READ_CHUNK) -> bool:
         """One read of the bot's connection into the inbox; False if nothing came."""
         bot = self._bot
-        messages = self._read(bot)
+        messages = self._read(bot, size)
         if bot is None or messages is None:
             return False
         self._take(bot, messages)
@@ -237,14 +243,16 @@ class ZmqChannel(Channel):
             self._push(message)
         self._settle(bot)
 
-    def _read(self, connection: _Connection | None) -> list[bytes | list[bytes]] | None:
-        """The messages one read of `connection` completes; None if it had nothing. Its
-        end closes the connection (noted in _gone for the bot's); a broken protocol is
-        the reader's `error`, for _settle once the messages before it are taken."""
+    def _read(self, connection: _Connection | None, size: int = READ_CHUNK
+              ) -> list[bytes | list[bytes]] | None:
+        """The messages one read of `connection` (`size` bytes at most) completes; None
+        if it had nothing. Its end closes the connection (noted in _gone for the bot's);
+        a broken protocol is the reader's `error`, for _settle once the messages before
+        it are taken."""
         if connection is None:
             return None
         try:
-            data = os.read(connection.fd, READ_CHUNK)
+            data = os.read(connection.fd, size)
         except BlockingIOError:
             return None
         except OSError:  # reset by the peer, mostly
@@ -277,12 +285,12 @@ class ZmqChannel(Channel):
                 f"a message must be exactly one frame, got {len(message)}",
                 excerpt(b"|".join(message))))
 
-    def _serve_endpoint(self, fd: int) -> bool:
+    def _serve_endpoint(self, fd: int, size: int = READ_CHUNK) -> bool:
         """The listener (new connections) or a stranger's connection (its HELLO?)."""
         if self._listener is not None and fd == self._listener.fileno():
             return self._accept()
         stranger = self._strangers.get(fd)
-        messages = self._read(stranger)
+        messages = self._read(stranger, size)
         if stranger is None or messages is None:
             return False
         for message in messages:
@@ -423,9 +431,11 @@ class ZmqChannel(Channel):
         return self._process
 
     def _wait_line(self, deadline: float) -> str:
-        # Wait, then take what woke us: a wait of 0 past the deadline still sees lines
-        # already in the socket, so the deadline hides no reply.
+        # Wait, then take what woke us. Past the deadline one last look (a wait of 0)
+        # still sees lines already in the socket, so the deadline hides no reply; then
+        # the wait is over, whatever else keeps coming (PINGs, a stranger's frames).
         inbox, hub = self._inbox, self._hub
+        late = False
         while True:
             now = time.monotonic()
             if hub is not None and now >= hub.serve_at:  # before any return: fast
@@ -437,7 +447,10 @@ class ZmqChannel(Channel):
                 raise BotTimeout("no line from the bot: its endpoint is closed")
             if self._gone:
                 raise crash_fault(self._owner(), self._gone)
+            if late:
+                raise BotTimeout("no line from the bot before the deadline")
             remaining = deadline - now
+            late = remaining <= 0
             timeout = remaining if remaining > 0 else 0.0
             if self._exit_fd is None and timeout > FALLBACK_SLICE:
                 timeout = FALLBACK_SLICE  # no exit fd: wake now and then to look
@@ -457,8 +470,6 @@ class ZmqChannel(Channel):
             self._serve(events)
             if self._exited(events):
                 return self._last_words()
-            if not events and remaining <= 0:
-                raise BotTimeout("no line from the bot before the deadline")
 
     def _exited(self, events: list[tuple[int, int]]) -> bool:
         """Has the bot exited? Looked at only when its exit fd fired, or where none is."""

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A bot whose ZeroMQ library sends heartbeats: `heartbeat_bot.py BOOT THINK`.
+"""A bot whose ZeroMQ library sends heartbeats: `heartbeat_bot.py [BOOT THINK]`.
 
 libzmq's DEALER with ZMQ_HEARTBEAT_IVL 20 ms and ZMQ_HEARTBEAT_TIMEOUT 250 ms: it drops
 its connection when a PING goes unanswered that long, and, its endpoint being gone after
@@ -42,7 +42,7 @@ def stdio_link() -> tuple[Iterator[str], Callable[[str], None]]:
     return (line.rstrip("\n") for line in sys.stdin), send
 
 
-def main(boot: float, think: float) -> None:
+def main(boot: float = 0.0, think: float = 0.0) -> None:
     time.sleep(boot)
     lines, send = stdio_link() if os.environ["REFEREE_ENDPOINT"] == "stdio" else zmq_link()
     send(f"HELLO 2 {os.environ['REFEREE_TOKEN']} heartbeat 1.0")
@@ -57,4 +57,4 @@ def main(boot: float, think: float) -> None:
 
 
 if __name__ == "__main__":
-    main(float(sys.argv[1]), float(sys.argv[2]))
+    main(*(float(arg) for arg in sys.argv[1:3]))

@@ -202,8 +202,11 @@ class RemotePlayer(Player):
         self._logs = 0
 
     def new_game(self, line: str) -> None:
-        """Refill the time bank and send the GAME line. What the bot sent since the last
-        game ended belongs to that game, and is dropped: never charged to this one."""
+        """Refill the time bank and send the GAME line. Lines the bot sent since the last
+        game ended belong to that game, and are dropped: never charged to this one. Bytes
+        that are no line (not UTF-8, too long, a flood) break the protocol whenever they
+        come, and are charged here, where they are found (tests/tournaments/
+        test_persistent_hostile.py)."""
         self._bank = self._times.bank
         self._drop_stale()
         self.tell(line)

@@ -32,22 +32,29 @@ def hub() -> Iterator[ZmqHub]:
         yield the_hub
 
 
-@pytest.fixture
-def beating(hub: ZmqHub, spawned: list[BotProcess]) -> Iterator[tuple[ZmqChannel, zmq.Socket[bytes]]]:
-    """A channel that has had the HELLO of a DEALER in this process with heartbeats
-    every 20 ms and a timeout of 200 ms (its library's I/O thread sends them)."""
-    channel = hub.channel(TOKEN, spawn(spawned, "sleep", "60"))
-    context = zmq.Context()
+def heartbeating(context: zmq.Context[zmq.Socket[bytes]], channel: ZmqChannel,
+                 token: str) -> zmq.Socket[bytes]:
+    """libzmq's own DEALER with heartbeats on (a PING each 20 ms, gone after 200 ms
+    without an answer: its library's I/O thread sends them), greeted on `channel`."""
     bot = context.socket(zmq.DEALER)
     bot.setsockopt(zmq.HEARTBEAT_IVL, 20)
     bot.setsockopt(zmq.HEARTBEAT_TIMEOUT, 200)
     bot.setsockopt(zmq.LINGER, 0)
     bot.connect(channel.endpoint)
-    bot.send(f"HELLO 2 {TOKEN} beating 1".encode())
+    bot.send(f"HELLO 2 {token} beating 1".encode())
     assert channel.recv(time.monotonic() + 10).startswith("HELLO")
-    yield channel, bot
-    bot.close()
-    context.term()
+    return bot
+
+
+@pytest.fixture
+def beating(hub: ZmqHub, spawned: list[BotProcess]) -> Iterator[tuple[ZmqChannel, zmq.Socket[bytes]]]:
+    """A channel greeted by a heartbeating DEALER in this process."""
+    channel = hub.channel(TOKEN, spawn(spawned, "sleep", "60"))
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    try:
+        yield channel, heartbeating(context, channel, TOKEN)
+    finally:
+        context.destroy(linger=0)
 
 
 def spawn(spawned: list[BotProcess], *argv: str, env: dict[str, str] | None = None
@@ -63,6 +70,17 @@ def still_connected(channel: ZmqChannel, bot: zmq.Socket[bytes]) -> None:
     assert bot.poll(5000) and bot.recv() == b"PLAY? r3", "its library dropped the connection"
     bot.send(b"r3")
     assert channel.recv(time.monotonic() + 10) == "r3"
+
+
+def test_a_bot_whose_library_sends_heartbeats_gets_its_pongs_while_it_is_read(
+        beating: tuple[ZmqChannel, zmq.Socket[bytes]]) -> None:
+    """The referee answers every PING it reads, so a bot waiting for a request stays."""
+    channel, _ = beating
+    end = time.monotonic() + 1.0  # five heartbeat timeouts, read all along
+    while time.monotonic() < end:
+        channel.pending()
+        time.sleep(0.01)
+    still_connected(*beating)
 
 
 def test_an_idle_seat_keeps_its_connection_while_another_is_waited_for(

@@ -26,6 +26,7 @@ from referee.processes.sandbox import SandboxMode, SandboxSettings
 from referee.settings import ResourceLimits, TimeLimits
 from referee.transport.zmq_channel import KEEP_ALIVE_READ, ZmqChannel, ZmqHub
 from tests.referee.fault_bots.support import argv_command, wait_until
+from tests.referee.test_heartbeats import heartbeating
 
 FAULT_BOTS = Path(__file__).parent / "fault_bots"
 HOSTILE = FAULT_BOTS / "idle_hostile.py"
@@ -36,14 +37,6 @@ WAIT = 1.0  # one wait for a silent bot: ten keep-alive slices
 def hub() -> Iterator[ZmqHub]:
     with ZmqHub("ipc") as the_hub:
         yield the_hub
-
-
-@pytest.fixture
-def spawned() -> Iterator[list[BotProcess]]:
-    processes: list[BotProcess] = []
-    yield processes
-    for process in processes:
-        process.kill()
 
 
 def start(hub: ZmqHub, spawned: list[BotProcess], token: str, argv: list[str],
@@ -104,20 +97,6 @@ def test_a_ping_flood_during_another_bots_wait_is_read_a_little_at_a_time(
     silent_wait(silent)
     slices = 2 * WAIT / 0.1  # twice the keep-alives a wait can have, for a loaded machine
     assert sent(count) - before <= slices * KEEP_ALIVE_READ
-
-
-def heartbeating(context: zmq.Context[zmq.Socket[bytes]], channel: ZmqChannel,
-                 token: str) -> zmq.Socket[bytes]:
-    """libzmq's own DEALER with heartbeats on (a PING each 20 ms, gone after 200 ms
-    without an answer), greeted on `channel`."""
-    bot = context.socket(zmq.DEALER)
-    bot.setsockopt(zmq.HEARTBEAT_IVL, 20)
-    bot.setsockopt(zmq.HEARTBEAT_TIMEOUT, 200)
-    bot.setsockopt(zmq.LINGER, 0)
-    bot.connect(channel.endpoint)
-    bot.send(f"HELLO 2 {token} beating 1".encode())
-    assert channel.recv(time.monotonic() + 10).startswith("HELLO")
-    return bot
 
 
 def test_an_idle_bot_keeps_its_connection_while_a_heartbeating_bot_is_waited_for(

@@ -9,7 +9,6 @@ import time
 from collections.abc import Iterator
 
 import pytest
-import zmq
 from hypothesis import given, settings, strategies as st
 
 from referee.errors import BotCrashed, ProtocolError
@@ -180,31 +179,4 @@ def test_a_bot_that_closes_its_connection_is_a_crash_reported_at_once(
     with pytest.raises(BotCrashed, match="closed its ZeroMQ connection"):
         channel.recv(start + 60)
     assert time.monotonic() - start < 30, "at once, not at the deadline"
-
-
-def test_a_bot_whose_library_sends_heartbeats_gets_its_pongs_and_keeps_its_connection(
-        hub: ZmqHub, spawned: list[BotProcess]) -> None:
-    """A ZeroMQ library with heartbeats on drops a connection that does not answer them.
-    The referee answers every PING it reads, so a bot waiting for a reply stays."""
-    channel = hub.channel(TOKEN, spawn(spawned, "sleep", "60"))
-    context = zmq.Context()
-    bot = context.socket(zmq.DEALER)
-    bot.setsockopt(zmq.HEARTBEAT_IVL, 20)
-    bot.setsockopt(zmq.HEARTBEAT_TIMEOUT, 200)
-    bot.setsockopt(zmq.LINGER, 0)
-    bot.connect(channel.endpoint)
-    try:
-        bot.send(f"HELLO 2 {TOKEN} beating 1".encode())
-        assert channel.recv(time.monotonic() + 10).startswith("HELLO")
-        end = time.monotonic() + 1.0  # five heartbeat timeouts, read all along
-        while time.monotonic() < end:
-            channel.pending()
-            time.sleep(0.01)
-        channel.send("PLAY? r3")
-        assert bot.poll(5000) and bot.recv() == b"PLAY? r3"
-        bot.send(b"r3")
-        assert channel.recv(time.monotonic() + 10) == "r3"
-    finally:
-        bot.close()
-        context.term()
 

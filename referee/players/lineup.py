@@ -209,8 +209,9 @@ class Lineup:
         s, spec = self.settings, launch.spec
         try:  # a stdio bot's waits let the hub answer the ZeroMQ bots' heartbeats
             return RemotePlayer.start(
-                spec.command, spec.label, self._zmq_hub(), s.times, s.limits, launch.stderr or s.stderr,
-                busy_wait=s.busy_wait, sandbox=self._view, game_stderr=launch.game_stderr)
+                spec.command, spec.label, self._zmq_hub(), s.times, s.limits,
+                launch.stderr or s.stderr, busy_wait=s.busy_wait, sandbox=self._view,
+                game_stderr=launch.game_stderr)
         except BotFault as error:
             return FaultedPlayer(spec.label, error)
 

@@ -342,8 +342,7 @@ class RemotePlayer(Player):
         Told to the listener as a batch of no lines: what is heard now, and a fault found
         now, came before this request's batch, not in the seat's last exchange (the game
         log's reader needs to know: log_rederive.py). Only when something is pending."""
-        if self.listener is not None:
-            self.listener.sent(())
+        self._sent(())
         for line in self._arrived():
             if not is_log(line):
                 raise ProtocolError(f"{UNSOLICITED} (a second reply?)", line)

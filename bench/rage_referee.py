@@ -33,12 +33,19 @@ bench/zmq_floor_seats.py, the anchor's loop served to four echo bots in turn. On
 each process of a table wakes once in four requests, its caches cold, as the one-bot
 anchor's never are: that costs the bare round trip itself a third more or so.
 
+The log's CPU is also measured paired: one process, pinned, plays each seed twice in a
+row, once with the log and once without (which first alternates), with the same bots,
+after a game of each to warm up. Measured apart, each figure is a fresh process's 20
+games, and the two moved by up to a tenth from run to run on this machine, swamping the
+log's share; paired, both sides meet the same spells.
+
 Ends with `ratio rage_decision_vs_zmq_roundtrip VALUE` (unpinned, default settings, log
 on; lower is better), the same without the log, `ratio
 rage_decision_one_cpu_vs_zmq_roundtrip` (one CPU, sample bots, log on, against the
 anchor), `ratio rage_decision_first_bots_one_cpu_vs_4seat_roundtrip` (one CPU, log on,
 first-option bots against the four-seat anchor; issue 14's target is 1.5), and
-`ratio log_cpu_per_game VALUE` (one CPU: referee CPU per game, log on over log off).
+`ratio log_cpu_per_game VALUE` (one CPU, paired: referee CPU per game, log on over log
+off; issue 14's target is 1.15).
 """
 
 from __future__ import annotations
@@ -89,26 +96,72 @@ def referee_figures(games: int, logged: bool, busy_wait: float | None = None,
     """`games` whole games by the same 4 bots, in this process; opening, heading and
     closing each game's log is part of the game, as in a tournament worker."""
     launch = LaunchSettings(busy_wait=busy_wait)
-    specs = bot_specs([f"python {BOTS[bot]}"] * PLAYERS)
-    config = RAGE.configure(PLAYERS, Options.of(RAGE, {}))
     elapsed = cpu = 0.0
     size = 0
     with Lineup(launch) as lineup, tempfile.TemporaryDirectory() as logs:
-        players = lineup.launch_all(specs)
+        play = game_player(lineup, launch, bot, Path(logs))
         for seed in range(games):
-            path = Path(logs) / f"game{seed}.jsonl.gz"  # as tournaments write it
-            start, cpu_start = time.perf_counter(), time.process_time()
-            log = GameLog.open(path) if logged else None
-            write_header(log, RAGE, config, seed, launch.times, specs, players)
-            result = RAGE.run(players, config, seed, launch.times, log)
-            if log is not None:
-                log.close()
-            elapsed += time.perf_counter() - start
-            cpu += time.process_time() - cpu_start
-            assert not result.faults, result.faults
-            size += path.stat().st_size if logged else 0
+            wall, used, written = play(seed, logged)
+            elapsed, cpu, size = elapsed + wall, cpu + used, size + written
     return Figures(elapsed / (games * DECISIONS_PER_GAME) * 1e6, cpu / games * 1e3,
                    size / games)
+
+
+def game_player(lineup: Lineup, launch: LaunchSettings, bot: str, logs: Path
+                ) -> Callable[[int, bool], tuple[float, float, int]]:
+    """play(seed, logged): one whole game by the same 4 bots, with its log or without;
+    its wall and CPU seconds and the log's bytes."""
+    specs = bot_specs([f"python {BOTS[bot]}"] * PLAYERS)
+    config = RAGE.configure(PLAYERS, Options.of(RAGE, {}))
+    players = lineup.launch_all(specs)
+
+    def play(seed: int, logged: bool) -> tuple[float, float, int]:
+        path = logs / f"game{seed}-{logged}.jsonl.gz"  # as tournaments write it
+        start, cpu_start = time.perf_counter(), time.process_time()
+        log = GameLog.open(path) if logged else None
+        write_header(log, RAGE, config, seed, launch.times, specs, players)
+        result = RAGE.run(players, config, seed, launch.times, log)
+        if log is not None:
+            log.close()
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+        assert not result.faults, result.faults
+        return wall, cpu, path.stat().st_size if logged else 0
+
+    return play
+
+
+def paired_log_cpu(games: int) -> tuple[float, float]:
+    """Referee CPU ms per game with the log and without, each seed played both ways in a
+    row in this process (which way first alternates), after a game of each."""
+    launch = LaunchSettings()
+    cpu = {True: 0.0, False: 0.0}
+    with Lineup(launch) as lineup, tempfile.TemporaryDirectory() as logs:
+        play = game_player(lineup, launch, "random", Path(logs))
+        play(games, True)
+        play(games, False)
+        for seed in range(games):
+            for logged in (seed % 2 == 0, seed % 2 == 1):
+                cpu[logged] += play(seed, logged)[1]
+    return cpu[True] / games * 1e3, cpu[False] / games * 1e3
+
+
+def run_paired(games: int, cpu: int) -> tuple[float, float]:
+    """paired_log_cpu in a fresh process pinned to `cpu`."""
+    done = subprocess.run([sys.executable, __file__, str(games), "--worker", "--paired"],
+                          capture_output=True, text=True, check=True,
+                          preexec_fn=pinned_to(cpu))
+    on, off = map(float, done.stdout.split()[-2:])
+    return on, off
+
+
+def paired(games: int, repeats: int, cpu: int) -> float:
+    """The paired log ratio's median over `repeats` processes; printed with its range."""
+    runs = [run_paired(games, cpu) for _ in range(repeats)]
+    ratios = [on / off for on, off in runs]
+    print(f"one CPU (cpu {cpu}), paired: referee CPU {spread([on for on, _ in runs], 2)} ms "
+          f"per game with the log, {spread([off for _, off in runs], 2)} without; log on "
+          f"over log off {spread(ratios, 3)}")
+    return statistics.median(ratios)
 
 
 def pinned_to(cpu: int | None) -> Callable[[], None] | None:
@@ -204,7 +257,11 @@ def main() -> None:
     parser.add_argument("--no-log", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--busy-wait-us", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--bot", choices=sorted(BOTS), default="random", help=argparse.SUPPRESS)
+    parser.add_argument("--paired", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker and args.paired:
+        print("paired {:.4f} {:.4f}".format(*paired_log_cpu(args.games)))
+        return
     if args.worker:
         polling = None if args.busy_wait_us is None else args.busy_wait_us / 1e6
         figures = referee_figures(args.games, not args.no_log, polling, args.bot)
@@ -221,17 +278,16 @@ def main() -> None:
     seats4, first = compare(f"one CPU (cpu {cpus[-1]}), like for like", args.games,
                             args.repeats, cpus[-1], [Variant("first-option bots, log on",
                                                              bot="first")], seats=PLAYERS)
+    cpu_ratio = paired(args.games * 2, args.repeats, cpus[-1])
     if args.one_cpu_only:
-        (_, on_cpu), (_, off_cpu) = pinned["log on"], pinned["no log"]
-        print(ratio_line("log_cpu_per_game", on_cpu / off_cpu, 3))
+        print(ratio_line("log_cpu_per_game", cpu_ratio, 3))
         return
     bare, default = compare("unpinned", args.games, args.repeats, None, [logged, unlogged])
     compare("unpinned, no polling", args.games, args.repeats, None,
             [Variant("log on", busy_wait_us=0)])
     (on_us, on_cpu), (off_us, off_cpu) = pinned["log on"], pinned["no log"]
-    print(f"the log's overhead (one CPU medians): {on_cpu - off_cpu:+.1f} ms referee CPU "
-          f"per game, {on_us - off_us:+.1f} us wall per decision")
-    cpu_ratio = on_cpu / off_cpu
+    print(f"the log's overhead (one CPU medians, apart): {on_cpu - off_cpu:+.1f} ms referee "
+          f"CPU per game ({on_cpu / off_cpu:.3f}x), {on_us - off_us:+.1f} us wall per decision")
     (on_us, _), (off_us, _) = default["log on"], default["no log"]
     print(f"the log's overhead (unpinned medians): {on_us - off_us:+.1f} us wall per decision")
     print(ratio_line("rage_decision_vs_zmq_roundtrip", bare and on_us / bare))

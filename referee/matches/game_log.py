@@ -88,8 +88,12 @@ class GameLog:
     @classmethod
     def open(cls, path: Path, timestamps: bool = True, derive: bool = True) -> GameLog:
         """A log written to `path`, gzip-compressed if its name ends in ".gz"."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return cls(path.open("wb"), timestamps, compress=path.suffix == ".gz", owns=True,
+        try:
+            stream = path.open("wb")
+        except FileNotFoundError:  # its folder is made once, not looked for at every game
+            path.parent.mkdir(parents=True, exist_ok=True)
+            stream = path.open("wb")
+        return cls(stream, timestamps, compress=path.suffix == ".gz", owns=True,
                    derive=derive)
 
     def header(self, game: str, seed: int, settings: dict[str, Any],

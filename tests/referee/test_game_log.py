@@ -418,3 +418,14 @@ def test_records_waiting_to_be_written_are_not_tracked_by_the_garbage_collector(
     gc.collect()  # the first may look at a record before the tuples in it
     assert len(log._records) == 22
     assert not any(gc.is_tracked(record) for record in log._records)
+
+
+def test_a_log_is_opened_in_a_folder_made_if_missing_and_one_that_exists(
+        tmp_path: Path) -> None:
+    """GameLog.open makes the log's folders only when opening fails for want of them (a
+    tournament's games share one folder: no look at it per game), and writes either way."""
+    for path in (tmp_path / "new" / "deeper" / "a.jsonl.gz", tmp_path / "new" / "b.jsonl"):
+        log = GameLog.open(path)
+        log.header("rage", 1, {"players": 3}, [])
+        log.close()
+        assert read_records(path)[0]["seed"] == 1

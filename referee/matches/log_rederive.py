@@ -1,4 +1,6 @@
-"""The one reader of game logs, and the lines out that format 4 only counts, derived again.
+"""The one reader of game logs, and what format 4 leaves out, derived again: the lines
+out, which it only counts, and the parts of the result that follow from the moves (Rage's
+scores per round).
 
 The referee is deterministic: what a seat is sent follows from the log's header (game,
 seed, settings) and from what the seats sent back. So a format 4 log writes, for each
@@ -7,7 +9,9 @@ the header with scripted players: each answers what the log says its seat answer
 faults where the log says it faulted, and each batch the game sends is handed to the
 exchange that counted it. Every count is checked against its batch, and every answer
 and fault must be used, so a log that does not derive (altered, cut short, or written
-by a referee that played differently) is a ValueError, never wrong lines.
+by a referee that played differently) is a ValueError, never wrong lines. The game
+played again ends with its result: the fields the log's result record leaves out are
+taken from it (those it holds are kept as logged, for `referee replay` to check).
 """
 
 from __future__ import annotations
@@ -43,7 +47,13 @@ def read_log(path: Path, lookup: Lookup) -> list[dict[str, Any]]:
     the game that derives a format 4 log's lines out (the registry's). ValueError if the
     file is not a game log (OSError if it cannot be read)."""
     records = read_records(path)
-    return expand(records, derived_lines(records, lookup))
+    derived = derive(records, lookup)
+    expanded = expand(records, derived.lines)
+    for record in expanded:
+        if record.get("type") == "result":
+            record |= {key: value for key, value in derived.result.items()
+                       if key not in record}
+    return expanded
 
 
 def load_log(path: Path, lookup: Lookup) -> list[dict[str, Any]]:
@@ -55,12 +65,27 @@ def load_log(path: Path, lookup: Lookup) -> list[dict[str, Any]]:
         raise ConfigError(f"cannot read log {path}: {error}") from None
 
 
+@dataclass(frozen=True)
+class Derived:
+    """What a log leaves out: the lines out of each exchange that counts them, by its
+    index in the log's JSON values, and the result of the game played again (as its
+    to_json()); both empty for a log that counts no lines."""
+
+    lines: dict[int, tuple[str, ...]]
+    result: dict[str, Any]
+
+
 def derived_lines(records: Sequence[Any], lookup: Lookup) -> dict[int, tuple[str, ...]]:
-    """The lines out of each exchange that counts them, by its index in `records` (a
-    log's JSON values); none to derive, {}. ValueError if the game does not send them."""
+    """derive(records, lookup).lines."""
+    return derive(records, lookup).lines
+
+
+def derive(records: Sequence[Any], lookup: Lookup) -> Derived:
+    """What the log of `records` (its JSON values) leaves out; ValueError if the game
+    does not send the lines it counts."""
     header = records[0] if records and isinstance(records[0], dict) else {}
     if header.get("format") != FORMAT or all(counted_out(r) is None for r in records):
-        return {}
+        return Derived({}, {})
     try:
         return _play_again(header, _scripts(records), lookup)
     except _BROKEN as error:
@@ -145,9 +170,9 @@ def _exchange(index: int, record: list[Any]) -> _Exchange | _Between | None:
 
 
 def _play_again(header: Mapping[str, Any], scripts: dict[int, deque[_Item]],
-                lookup: Lookup) -> dict[int, tuple[str, ...]]:
+                lookup: Lookup) -> Derived:
     """The game of `header` played by scripted players: each batch it sends, by the
-    index of the exchange that logged it."""
+    index of the exchange that logged it, and its result."""
     game = lookup(str(header["game"]))
     settings = header["settings"]
     game.check_players(settings["players"])
@@ -158,10 +183,10 @@ def _play_again(header: Mapping[str, Any], scripts: dict[int, deque[_Item]],
                for seat in range(settings["players"])]
     if scripts:
         raise Underivable(f"seat {min(scripts)} of {len(players)} in the records")
-    game.run(players, config, header["seed"], times, None)
+    result = game.run(players, config, header["seed"], times, None)
     for player in players:
         player.check_done()
-    return lines
+    return Derived(lines, result.to_json())
 
 
 class ScriptedPlayer(Player):

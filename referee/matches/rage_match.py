@@ -56,9 +56,13 @@ class RageResult:
     rounds: tuple[RoundResult, ...]
 
     def to_json(self) -> dict[str, object]:
+        return {**self.logged_json(), "rounds": [_round_json(r) for r in self.rounds]}
+
+    def logged_json(self) -> dict[str, object]:
+        """What the game log's result record holds: the rounds' scores follow from the
+        logged moves, and the log's reader derives them again (log_rederive)."""
         return {"totals": list(self.totals), "places": list(self.places),
-                "faults": [f.to_json() for f in self.faults],
-                "rounds": [_round_json(r) for r in self.rounds]}
+                "faults": [f.to_json() for f in self.faults]}
 
 
 def _round_json(result: RoundResult) -> dict[str, object]:
@@ -167,7 +171,7 @@ class RageMatch(Match[Event]):
             tuple(self.table.faults[s] for s in sorted(self.table.faults)),
             tuple(self.state.round_results))
         if self.log is not None:
-            self.log.result(result.to_json())
+            self.log.result(result.logged_json())
         return result
 
 

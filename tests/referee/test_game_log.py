@@ -18,9 +18,8 @@ from hypothesis import example, given, settings, strategies as st
 
 from referee import __version__
 from referee.errors import Fault, FaultKind
-from referee.matches import log_lines
 from referee.matches.game_log import FORMAT, DecidedBy, GameLog, read_records
-from referee.matches.log_rederive import derived_lines
+from referee.matches import log_lines, log_rederive
 from referee.registry import games
 from referee.registry.game_logs import read_log
 from tests.cli_support import assert_bad_input, run_main
@@ -156,10 +155,14 @@ def test_an_exchange_with_timestamps_has_when_it_went_out_and_how_long_it_took(
 
 
 def as_format_3(path: Path) -> list[Any]:
-    """A format 4 log's JSON values as format 3 wrote them: every line out written."""
+    """A format 4 log's JSON values as format 3 wrote them: every line out written, and
+    the whole result."""
     records = read_records(path)
-    for index, lines in derived_lines(records, games.lookup).items():
+    derived = log_rederive.derive(records, games.lookup)
+    for index, lines in derived.lines.items():
         records[index][3] = list(lines)
+    assert records[-1]["type"] == "result" and "rounds" not in records[-1]
+    records[-1] = {**derived.result, **records[-1]}
     return [{**records[0], "format": 3}, *records[1:]]
 
 
@@ -429,3 +432,19 @@ def test_a_log_is_opened_in_a_folder_made_if_missing_and_one_that_exists(
         log.header("rage", 1, {"players": 3}, [])
         log.close()
         assert read_records(path)[0]["seed"] == 1
+
+
+def test_a_rage_result_is_logged_without_its_rounds_and_read_with_them(
+        tmp_path: Path) -> None:
+    """The scores per round follow from the logged moves: the file leaves them out (a
+    third of a game's bytes before gzip) and read_log derives them again, consistent
+    with the totals the file holds."""
+    path = tmp_path / "game.jsonl.gz"
+    assert run_main(["play", "rage", "--seed", "3", "--log", str(path), *FOUR])[0] == 0
+    written = read_records(path)[-1]
+    assert written["type"] == "result" and set(written) == {
+        "type", "totals", "places", "faults", "us"}
+    read = read_log(path)[-1]
+    assert read["totals"] == written["totals"] and len(read["rounds"]) == 10
+    assert [sum(round_["seats"][seat]["total"] for round_ in read["rounds"])
+            for seat in range(4)] == written["totals"]

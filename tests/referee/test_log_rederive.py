@@ -94,6 +94,10 @@ def play_tee(game: Any, config: Any, culprit: str, good: str, seats: int, tmp_pa
 def assert_same_records(counted: Path, written: Path) -> list[dict[str, Any]]:
     derived, kept = read_log(counted), read_log(written)
     assert derived[0].pop("format") == kept[0].pop("format") == 4
+    for record, as_kept in zip(derived, kept):
+        if record["type"] == "result":  # and what follows from the moves, derived too
+            for key in set(record) - set(as_kept):
+                del record[key]
     assert derived == kept
     return derived
 

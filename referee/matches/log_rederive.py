@@ -75,11 +75,6 @@ class Derived:
     result: dict[str, Any]
 
 
-def derived_lines(records: Sequence[Any], lookup: Lookup) -> dict[int, tuple[str, ...]]:
-    """derive(records, lookup).lines."""
-    return derive(records, lookup).lines
-
-
 def derive(records: Sequence[Any], lookup: Lookup) -> Derived:
     """What the log of `records` (its JSON values) leaves out; ValueError if the game
     does not send the lines it counts."""

@@ -28,10 +28,11 @@ import zlib
 from functools import partial
 from pathlib import Path
 from time import monotonic_ns
-from typing import IO, Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from referee import __version__
 from referee.errors import Fault
+from referee.matches.log_file import LogFile
 from referee.matches.log_lines import Record, encode_block, record_line
 
 FORMAT = 4  # the header's "format"; logs without one are the older per-line format
@@ -44,6 +45,16 @@ _GZIP = 31  # zlib's window bits for a gzip stream (its header has no time: repr
 # within a few KB, and the smaller tables compressed one as small in 60% of the time.
 _GZIP_WRITE = 16 + 13
 _no_time: Callable[[], int] = int  # int() is 0: the clock of a log without timestamps
+
+
+class ByteSink(Protocol):
+    """Where a log's bytes go: a LogFile, or any binary stream (a BytesIO in tests)."""
+
+    def write(self, data: bytes, /) -> int: ...
+
+    def flush(self) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class DecidedBy(enum.StrEnum):
@@ -68,7 +79,7 @@ class GameLog:
     operations and allocations: the referee's own work has the CPU's caches then.
     """
 
-    def __init__(self, stream: IO[bytes], timestamps: bool = True, compress: bool = False,
+    def __init__(self, stream: ByteSink, timestamps: bool = True, compress: bool = False,
                  owns: bool = False, derive: bool = True) -> None:
         self._stream = stream
         self._derive = derive
@@ -87,13 +98,9 @@ class GameLog:
 
     @classmethod
     def open(cls, path: Path, timestamps: bool = True, derive: bool = True) -> GameLog:
-        """A log written to `path`, gzip-compressed if its name ends in ".gz"."""
-        try:
-            stream = path.open("wb")
-        except FileNotFoundError:  # its folder is made once, not looked for at every game
-            path.parent.mkdir(parents=True, exist_ok=True)
-            stream = path.open("wb")
-        return cls(stream, timestamps, compress=path.suffix == ".gz", owns=True,
+        """A log written to `path` (its folder made if missing), gzip-compressed if its
+        name ends in ".gz"."""
+        return cls(LogFile(path), timestamps, compress=path.suffix == ".gz", owns=True,
                    derive=derive)
 
     def header(self, game: str, seed: int, settings: dict[str, Any],

@@ -1,0 +1,58 @@
+"""A game log's file: made when the game starts, written in one go when it ends.
+
+Python's `open()` costs a file three system calls more than the file needs (a stat, an
+isatty and a seek) and two objects, a FileIO and a BufferedWriter; a tournament makes one
+file per game, on a CPU its bots have just left, so those cold calls were a tenth of the
+log's cost (docs/game-log.md). Here the file is one descriptor: `os.open` at the start,
+so a log that cannot be made fails before any bot is started, and the bytes are held
+until the game ends (a gzip-compressed log is a few KB), then written with `os.write`.
+A game whose log grows past `_HELD` bytes (a bot's LOG flood) is written as it goes, so
+memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+_HELD = 1 << 20  # bytes held before they are written
+_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+
+
+class LogFile:
+    """The write/flush/close a GameLog needs of its stream, over one file descriptor."""
+
+    __slots__ = ("_fd", "_held", "_size")
+
+    def __init__(self, path: Path) -> None:
+        try:
+            self._fd = os.open(path, _FLAGS, 0o666)  # less the umask, as open() makes it
+        except FileNotFoundError:  # its folder is made once, not looked for at every game
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(path, _FLAGS, 0o666)
+        self._held: list[bytes] = []
+        self._size = 0
+
+    def write(self, data: bytes) -> int:
+        self._held.append(data)
+        self._size += len(data)
+        if self._size >= _HELD:
+            self.flush()
+        return len(data)
+
+    def flush(self) -> None:
+        """Write what is held."""
+        data = memoryview(b"".join(self._held))
+        self._held, self._size = [], 0
+        while data:
+            data = data[os.write(self._fd, data):]  # a regular file may take only part
+
+    def close(self) -> None:
+        """Write what is held and close the file (once)."""
+        if self._fd < 0:
+            return
+        try:
+            self.flush()
+        finally:
+            os.close(self._fd)
+            self._fd = -1

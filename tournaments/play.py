@@ -47,6 +47,7 @@ from referee.players.remote_player import RemotePlayer
 from referee.processes.sandbox import SandboxSettings
 from tournaments.disqualify import disqualified_player
 from tournaments.idle_bots import IdleBots, SeatKey
+from tournaments.idle_keep_alive import IdleKeepAlive
 from tournaments.records import BotHashes, GameRecord
 from tournaments.schedule import Fixture
 from tournaments.spec import TournamentSpec
@@ -147,6 +148,8 @@ class BotPool:
         self._idle: IdleBots[RemotePlayer] = IdleBots(
             once_per_deal=self._lineup.sandboxed and not context.persistent_bots)
         self.started = 0  # bot processes started so far (for tests and the bench)
+        # Kept bots' heartbeats are answered between games too (idle_keep_alive.py).
+        self.keep_alive = IdleKeepAlive(self._lineup.serve_idle)
 
     def take(self, keys: Sequence[SeatKey], game_stderr: Sequence[Path], deal: int,
              disqualified: Collection[int] = ()) -> list[Player]:
@@ -197,6 +200,7 @@ class BotPool:
         """Say BYE to every idle bot, kill them, and close the lineup. Idempotent."""
         if self.pid != os.getpid():
             return  # inherited through fork: the parent's bots and sockets, not ours
+        self.keep_alive.stop()
         close_all(self._idle.clear())
         self._lineup.close()
 
@@ -258,14 +262,15 @@ def play_fixture(fixture: Fixture, context: PlayContext) -> GameRecord:
     keys = seat_keys(fixture.seats)
     log_path = context.logs / log_name(fixture.fixture_id)
     game_stderr = _game_stderr(context, fixture, log_path)
-    with closing(GameLog.open(log_path, context.log_times)) as log:
-        players = pool.take(keys, game_stderr, fixture.deal, fixture.disqualified)
-        try:
-            record = _play(fixture, context, players, log)
-        except BaseException:
-            pool.discard(players)
-            raise
-    pool.give_back(keys, players, frozenset(fault.seat for fault in record.faults))
+    with pool.keep_alive.busy():
+        with closing(GameLog.open(log_path, context.log_times)) as log:
+            players = pool.take(keys, game_stderr, fixture.deal, fixture.disqualified)
+            try:
+                record = _play(fixture, context, players, log)
+            except BaseException:
+                pool.discard(players)
+                raise
+        pool.give_back(keys, players, frozenset(fault.seat for fault in record.faults))
     return replace(record, log_path=_relative(context, log_path),
                    stderr_paths=tuple(_relative(context, path) if path.is_file() else None
                                       for path in game_stderr))

@@ -220,6 +220,12 @@ class Lineup:
             self._hub = ZmqHub(self.settings.transport)
         return self._hub
 
+    def serve_idle(self, now: float) -> None:
+        """While none of its bots is spoken to (between a worker's games): read their
+        ZeroMQ connections a little, so their heartbeats are answered."""
+        if self._hub is not None:
+            self._hub.keep_alive(None, now)
+
     def close(self) -> None:
         close_all(self._players)
         self._players.clear()

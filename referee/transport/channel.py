@@ -35,7 +35,7 @@ class KeepAlive(Protocol):
 
     serve_at: float  # time.monotonic() when keep_alive is next due
 
-    def keep_alive(self, waiting: Channel, now: float) -> None: ...
+    def keep_alive(self, waiting: Channel | None, now: float) -> None: ...
 
 
 class Channel(ABC):

@@ -102,11 +102,11 @@ class ZmqHub:
         os.chmod(folder / SOCKET_NAME, 0o666)
         return listener, folder
 
-    def keep_alive(self, waiting: Channel, now: float) -> None:
-        """While `waiting` is waited for, the other bots' connections are read a little
-        (into their inboxes, as a later wait would), so their heartbeats are answered;
-        next due at `serve_at`. A hub-wide clock: a bot idle between games is served
-        too, however short each wait for the playing ones."""
+    def keep_alive(self, waiting: Channel | None, now: float) -> None:
+        """While `waiting` is waited for (None: no bot is, between games), the other
+        bots' connections are read a little (into their inboxes, as a later wait would),
+        so their heartbeats are answered; next due at `serve_at`. A hub-wide clock: a bot
+        idle between games is served too, however short each wait for the playing ones."""
         self.serve_at = now + KEEP_ALIVE_SLICE
         for channel in self._channels:
             if channel is not waiting:

@@ -54,12 +54,15 @@ class StdioChannel(Channel):
                 raise crash_fault(self._process, "closed its standard input") from None
 
     def _wait_writable(self, deadline: float) -> bool:
+        """Wait for room in the pipe, at most a KEEP_ALIVE_SLICE, then let the hub serve
+        the other bots' connections if due; False once the deadline has passed."""
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return False
         poller = select.poll()
         poller.register(self._wfd, select.POLLOUT)
-        poller.poll(timeout_ms(remaining))
+        poller.poll(timeout_ms(min(remaining, KEEP_ALIVE_SLICE)))
+        self.serve_others()
         return True
 
     def _check_open(self) -> None:

@@ -402,7 +402,9 @@ class ZmqChannel(Channel):
 
     def _send_rest(self, data: memoryview, deadline: float | None) -> None:
         """The bot is slow to read: wait for room until the deadline, taking what it sends
-        meanwhile (it may be blocked sending to us)."""
+        meanwhile (it may be blocked sending to us), and letting the hub serve the other
+        bots' connections every KEEP_ALIVE_SLICE (a move's time is far longer than their
+        heartbeats' timeouts)."""
         end = time.monotonic() + DEFAULT_SEND_TIMEOUT if deadline is None else deadline
         poller = select.poll()
         fd = self._fd
@@ -411,7 +413,8 @@ class ZmqChannel(Channel):
             remaining = end - time.monotonic()
             if remaining <= 0:
                 raise BotTimeout("bot stopped reading its messages")
-            events = poller.poll(math.ceil(remaining * 1000))
+            events = poller.poll(math.ceil(min(remaining, KEEP_ALIVE_SLICE) * 1000))
+            self.serve_others()
             if events and events[0][1] & select.POLLIN:
                 self._read_bot()
             if self._fd != fd:

@@ -16,8 +16,10 @@ import zmq
 
 from protocols.wire import ENV_ENDPOINT, ENV_TOKEN
 from referee.errors import BotTimeout
+from referee.processes.bot_command import BotCommand
 from referee.processes.bot_process import BotProcess
 from referee.settings import ResourceLimits
+from referee.transport.stdio_channel import StdioChannel
 from referee.transport.zmq_channel import ZmqChannel, ZmqHub
 from tests.cli_support import run_main
 from tests.referee.fault_bots.support import argv_command
@@ -59,9 +61,13 @@ def beating(hub: ZmqHub, spawned: list[BotProcess]) -> Iterator[tuple[ZmqChannel
 
 def spawn(spawned: list[BotProcess], *argv: str, env: dict[str, str] | None = None
           ) -> BotProcess:
+    return spawn_command(spawned, argv_command(*argv), env)
+
+
+def spawn_command(spawned: list[BotProcess], command: BotCommand,
+                  env: dict[str, str] | None = None) -> BotProcess:
     limits = ResourceLimits(memory_mb=None, cpu_seconds=None, processes=None)
-    spawned.append(BotProcess.spawn(argv_command(*argv), {**os.environ, **(env or {})},
-                                    limits, None))
+    spawned.append(BotProcess.spawn(command, {**os.environ, **(env or {})}, limits, None))
     return spawned[-1]
 
 
@@ -122,3 +128,43 @@ def test_a_game_keeps_every_heartbeat_bot_through_a_slow_boot_and_a_slow_move(
     assert code == 0, err
     assert "fault" not in err and "crash" not in out, err
     assert out.count("heartbeat_bot-") >= 4
+
+
+@pytest.mark.parametrize("transport", ["zmq", "stdio"])
+def test_an_idle_seat_keeps_its_connection_while_a_send_waits_for_a_bot_that_stopped_reading(
+        hub: ZmqHub, spawned: list[BotProcess],
+        beating: tuple[ZmqChannel, zmq.Socket[bytes]], transport: str) -> None:
+    """A send to a bot that stopped reading waits for room until its deadline (here 1.5
+    s, seven of the other bot's heartbeat timeouts), reading the other bots meanwhile."""
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+    try:
+        deaf: ZmqChannel | StdioChannel
+        if transport == "zmq":
+            deaf, dealer = deaf_zmq_bot(hub, spawned, context)  # held: collected, it closes
+        else:
+            deaf = StdioChannel(spawn_command(spawned, argv_command(
+                "python", "-c", "import time; time.sleep(60)", stdio=True)), None, hub)
+        deadline = time.monotonic() + 1.5
+        with pytest.raises(BotTimeout, match="stopped reading"):
+            for _ in range(10_000):  # 40 MB: far more than the socket and the queue hold
+                deaf.send("z" * 4000, deadline)
+        assert time.monotonic() >= deadline
+        still_connected(*beating)
+    finally:
+        context.destroy(linger=0)
+
+
+def deaf_zmq_bot(hub: ZmqHub, spawned: list[BotProcess],
+                 context: zmq.Context[zmq.Socket[bytes]]
+                 ) -> tuple[ZmqChannel, zmq.Socket[bytes]]:
+    """A channel greeted by a DEALER in this process that reads one message, no more
+    (the channel, and the DEALER: closed when collected)."""
+    token = "d" * 32
+    deaf = hub.channel(token, spawn(spawned, "sleep", "60"))
+    bot = context.socket(zmq.DEALER)
+    bot.setsockopt(zmq.RCVHWM, 1)  # its library stops reading after one message
+    bot.setsockopt(zmq.LINGER, 0)
+    bot.connect(deaf.endpoint)
+    bot.send(f"HELLO 2 {token} deaf 1".encode())
+    assert deaf.recv(time.monotonic() + 10).startswith("HELLO")
+    return deaf, bot

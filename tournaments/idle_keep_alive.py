@@ -6,7 +6,9 @@ referee's reads the other bots' connections now and then (ZmqHub.keep_alive); be
 two games a pool or cluster worker runs none, however long its next task takes to come.
 So a thread does it then, every half KEEP_ALIVE_SLICE, from the end of one game to the
 start of the next. The two threads never use the bots at once: the worker's thread
-takes them back with `busy()`, which waits for a serving in progress to end.
+takes them back with `busy()`, which waits for a serving in progress to end. An error
+in a serving (a referee bug) ends the serving and is raised by the next `busy()`, rather
+than leave the bots to be charged for connections they lost.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ _INTERVAL = KEEP_ALIVE_SLICE / 2  # the game's last serving may be a slice old
 
 
 class IdleKeepAlive:
-    """Calls `serve(now)` every _INTERVAL seconds while no `busy()` block runs."""
+    """Calls `serve(now)` every _INTERVAL seconds from the end of the first `busy()` block,
+    except while another runs."""
 
     def __init__(self, serve: Callable[[float], None]) -> None:
         self._serve = serve
@@ -30,12 +33,17 @@ class IdleKeepAlive:
         self._idle = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        self._failed: Exception | None = None  # what ended the serving, to raise
 
     @contextmanager
     def busy(self) -> Iterator[None]:
         """The caller uses the bots: no serving until the block ends."""
         with self._lock:
             self._idle.clear()
+            failed, self._failed = self._failed, None
+        if failed is not None:
+            self._resume()
+            raise RuntimeError(f"serving the idle bots failed: {failed!r}") from failed
         try:
             yield
         finally:
@@ -52,10 +60,14 @@ class IdleKeepAlive:
     def _resume(self) -> None:
         if self._stopping.is_set():
             return
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, daemon=True,
-                                            name="referee-idle-keep-alive")
-            self._thread.start()
+        if self._thread is None or not self._thread.is_alive():
+            thread = threading.Thread(target=self._run, daemon=True,
+                                      name="referee-idle-keep-alive")
+            try:
+                thread.start()
+            except RuntimeError:  # no thread to be had: the bots go unserved, as before
+                return
+            self._thread = thread
         self._idle.set()
 
     def _run(self) -> None:
@@ -64,4 +76,8 @@ class IdleKeepAlive:
                 if self._stopping.is_set():
                     return
                 if self._idle.is_set():
-                    self._serve(time.monotonic())
+                    try:
+                        self._serve(time.monotonic())
+                    except Exception as error:
+                        self._failed = error
+                        return

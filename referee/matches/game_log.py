@@ -147,14 +147,17 @@ class GameLog:
         self._add({"type": "result", **result})
 
     def close(self) -> None:
-        """Write what is left (and the end of the gzip stream)."""
-        self._close_exchange()
-        self._flush()
-        if self._zip is not None:
-            self._stream.write(self._zip.flush())
-        self._stream.flush()
-        if self._owns:
-            self._stream.close()
+        """Write what is left (and the end of the gzip stream); a file it owns is closed
+        even if that fails (a full disk)."""
+        try:
+            self._close_exchange()
+            self._flush()
+            if self._zip is not None:
+                self._stream.write(self._zip.flush())
+            self._stream.flush()
+        finally:
+            if self._owns:
+                self._stream.close()
 
     def _add(self, record: dict[str, Any]) -> None:
         if self._timestamps:

@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 
 _HELD = 1 << 20  # bytes held before they are written
+_write = os.write  # (tests make it take only part, in this module alone)
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
 
 
@@ -34,6 +35,8 @@ class LogFile:
         self._size = 0
 
     def write(self, data: bytes) -> int:
+        if self._fd < 0:
+            raise ValueError("write to a closed log file")
         self._held.append(data)
         self._size += len(data)
         if self._size >= _HELD:
@@ -45,10 +48,11 @@ class LogFile:
         data = memoryview(b"".join(self._held))
         self._held, self._size = [], 0
         while data:
-            data = data[os.write(self._fd, data):]  # a regular file may take only part
+            data = data[_write(self._fd, data):]  # a regular file may take only part
 
     def close(self) -> None:
-        """Write what is held and close the file (once)."""
+        """Write what is held and close the file (once; closed even if the write
+        fails)."""
         if self._fd < 0:
             return
         try:

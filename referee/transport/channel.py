@@ -31,7 +31,8 @@ _EXCERPT_BYTES = 200
 
 
 class KeepAlive(Protocol):
-    """What serves the other bots' connections while one bot is waited for: the ZmqHub."""
+    """What serves the other bots' connections while one bot is waited for (or, with
+    `waiting` None, while none is): the ZmqHub."""
 
     serve_at: float  # time.monotonic() when keep_alive is next due
 

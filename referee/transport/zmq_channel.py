@@ -46,11 +46,13 @@ KEEP_ALIVE_READ = 1 << 12
 
 
 class ZmqHub:
-    """The maker of its bots' endpoints, for one thread.
+    """The maker of its bots' endpoints, for one thread at a time.
 
     Each bot gets an endpoint of its own: an ipc socket in a folder that only that bot's
     sandbox is shown, so reaching the endpoint is the credential; or, without a sandbox,
-    a loopback tcp port. A channel belongs to one thread: run one hub per match worker.
+    a loopback tcp port. A hub and its channels are used by one thread at a time: run one
+    hub per match worker (whose keep-alive thread serves it between games, never during
+    one: tournaments/idle_keep_alive.py).
     """
 
     def __init__(self, transport: str = "ipc") -> None:

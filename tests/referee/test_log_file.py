@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
 import pytest
 
 from referee.matches import log_file
+from referee.matches.game_log import GameLog
 from referee.matches.log_file import LogFile
 
 
@@ -43,10 +45,33 @@ def test_a_growing_log_is_written_as_it_goes_so_memory_stays_bounded(
 
 def test_a_write_the_file_takes_only_part_of_is_continued(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real_write = os.write
-    monkeypatch.setattr(log_file.os, "write", lambda fd, data: real_write(fd, data[:3]))
+    monkeypatch.setattr(log_file, "_write", lambda fd, data: os.write(fd, data[:3]))
     path = tmp_path / "slow.jsonl"
     sink = LogFile(path)
     sink.write(b"0123456789" * 7)
     sink.close()
     assert path.read_bytes() == b"0123456789" * 7
+
+
+def test_a_log_whose_bytes_cannot_be_written_fails_at_close_and_lets_go_of_its_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk shows when the game's bytes are written, at its end: GameLog.close
+    raises it, and the file is closed all the same (a worker plays thousands)."""
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    before = set(os.listdir("/proc/self/fd"))
+    log = GameLog.open(tmp_path / "game.jsonl.gz")
+    log.header("rage", 1, {"players": 3}, [])
+    assert set(os.listdir("/proc/self/fd")) != before  # the file is open, then
+    monkeypatch.setattr(log_file, "_write", full)
+    with pytest.raises(OSError, match="No space left"):
+        log.close()
+    assert set(os.listdir("/proc/self/fd")) == before
+
+
+def test_a_closed_log_file_takes_no_more_bytes(tmp_path: Path) -> None:
+    sink = LogFile(tmp_path / "game.jsonl")
+    sink.close()
+    with pytest.raises(ValueError):
+        sink.write(b"late")

@@ -1,11 +1,11 @@
 """A worker's idle bots keep their ZeroMQ connections between its games (issue 14).
 
 A bot whose ZeroMQ library sends heartbeats drops its connection when a PING goes
-unanswered for its timeout (tests/referee/fault_bots/heartbeat_bot.py: 250 ms), and then
-times out in its next game. Between two tasks a pool or cluster worker runs no game, so
-nothing read its kept bots' connections: a worker left idle longer than that (a slow
-coordinator, a cluster's scheduling) charged a timeout to every heartbeating bot it
-kept. The pool's keep-alive thread serves them while the worker waits for work.
+unanswered for its timeout (tests/referee/fault_bots/heartbeat_bot.py: 250 ms), a crash
+charged to it in its next game. Between two tasks a pool or cluster worker runs no game,
+so nothing read its kept bots' connections: a worker left idle longer than that (a slow
+coordinator, a cluster's scheduling) charged a crash to every heartbeating bot it kept.
+The pool's keep-alive thread serves them while the worker waits for work.
 """
 
 from __future__ import annotations

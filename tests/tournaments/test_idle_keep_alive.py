@@ -7,6 +7,8 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from tests.referee.fault_bots.support import wait_until
 from tournaments.idle_keep_alive import IdleKeepAlive
 
@@ -69,3 +71,48 @@ def test_nothing_runs_before_the_first_game_ends() -> None:
     time.sleep(0.2)
     keep_alive.stop()
     assert served.calls == 0
+
+
+def test_busy_waits_for_a_serving_in_progress() -> None:
+    """The two threads never use the bots at once: a busy() entered while a serving
+    runs returns only once that serving has ended."""
+    serving, ended = threading.Event(), threading.Event()
+
+    def slow(now: float) -> None:
+        ended.clear()
+        serving.set()
+        time.sleep(0.2)
+        ended.set()
+
+    keep_alive = IdleKeepAlive(slow)
+    with keep_alive.busy():
+        pass
+    try:
+        assert serving.wait(10.0)
+        with keep_alive.busy():
+            assert ended.is_set()
+    finally:
+        keep_alive.stop()
+
+
+def test_a_serving_that_fails_is_raised_at_the_next_busy() -> None:
+    """A referee bug in a serving is not left silent (the bots would lose their
+    connections and be charged for it): the next game's busy() raises it."""
+    calls: list[float] = []
+
+    def broken(now: float) -> None:
+        calls.append(now)
+        raise OSError("a broken hub")
+
+    keep_alive = IdleKeepAlive(broken)
+    with keep_alive.busy():
+        pass
+    try:
+        assert wait_until(lambda: len(calls) == 1, 10.0)
+        time.sleep(0.2)
+        assert len(calls) == 1  # the serving ended there
+        with pytest.raises(RuntimeError, match="a broken hub"):
+            with keep_alive.busy():
+                pass
+    finally:
+        keep_alive.stop()

@@ -1,6 +1,6 @@
-"""The one reader of game logs, and what format 4 leaves out, derived again: the lines
-out, which it only counts, and the parts of the result that follow from the moves (Rage's
-scores per round).
+"""The one reader of game logs, every format: format 5 through log_stream.py, and here
+what format 4 leaves out, derived again: the lines out, which it only counts, and the
+parts of the result that follow from the moves (Rage's scores per round).
 
 The referee is deterministic: what a seat is sent follows from the log's header (game,
 seed, settings) and from what the seats sent back. So a format 4 log writes, for each
@@ -26,13 +26,13 @@ from protocols.wire import is_log
 from referee import __version__
 from referee.errors import BotFault, ConfigError, FaultKind
 from referee.matches.game import GameDefinition
-from referee.matches.game_log import (
-    FORMAT, counted_out, exchange_fields, expand, read_records,
-)
-from referee.players.player import Player
+from referee.matches.game_log import FORMAT, read_records
+from referee.matches.log_formats import counted_out, exchange_fields, expand
+from referee.matches.log_stream import BatchedPlayer, read_stream
 from referee.settings import TimeLimits
 
 Lookup = Callable[[str], GameDefinition[Any, Any]]
+COUNTED = 4  # the format whose exchanges count their lines out
 # What a log that does not derive may raise on the way, from its header to the game's end
 _BROKEN = (ValueError, KeyError, TypeError, AttributeError, IndexError, OverflowError)
 
@@ -47,12 +47,18 @@ def read_log(path: Path, lookup: Lookup) -> list[dict[str, Any]]:
     the game that derives a format 4 log's lines out (the registry's). ValueError if the
     file is not a game log (OSError if it cannot be read)."""
     records = read_records(path)
-    derived = derive(records, lookup)
-    expanded = expand(records, derived.lines)
+    if records and isinstance(records[0], dict) and records[0].get("format") == FORMAT:
+        try:
+            expanded, result = read_stream(records, lookup)
+        except _BROKEN as error:
+            raise ValueError(f"not a game log: it does not derive ({error})"
+                             f"{_writer(records[0])}") from None
+    else:
+        derived = derive(records, lookup)
+        expanded, result = expand(records, derived.lines), derived.result
     for record in expanded:
         if record.get("type") == "result":
-            record |= {key: value for key, value in derived.result.items()
-                       if key not in record}
+            record |= {key: value for key, value in result.items() if key not in record}
     return expanded
 
 
@@ -79,7 +85,7 @@ def derive(records: Sequence[Any], lookup: Lookup) -> Derived:
     """What the log of `records` (its JSON values) leaves out; ValueError if the game
     does not send the lines it counts."""
     header = records[0] if records and isinstance(records[0], dict) else {}
-    if header.get("format") != FORMAT or all(counted_out(r) is None for r in records):
+    if header.get("format") != COUNTED or all(counted_out(r) is None for r in records):
         return Derived({}, {})
     try:
         return _play_again(header, _scripts(records), lookup)
@@ -184,7 +190,7 @@ def _play_again(header: Mapping[str, Any], scripts: dict[int, deque[_Item]],
     return Derived(lines, result.to_json())
 
 
-class ScriptedPlayer(Player):
+class ScriptedPlayer(BatchedPlayer):
     """A seat that answers as its log says, and records each batch it is sent."""
 
     def __init__(self, seat: int, script: deque[_Item],
@@ -194,19 +200,6 @@ class ScriptedPlayer(Player):
         self._script = script
         self._lines = lines
         self._faulted = False
-
-    def new_game(self, line: str) -> None:
-        self._batch((line,), asking=False)
-
-    def tell(self, line: str) -> None:
-        self._batch((line,), asking=False)
-
-    def tell_many(self, lines: Sequence[str]) -> None:
-        if lines:
-            self._batch(tuple(lines), asking=False)
-
-    def ask(self, line: str, preamble: Sequence[str] = ()) -> str:
-        return self._batch((*preamble, line), asking=True)
 
     def check_done(self) -> None:
         """Underivable if the log holds more for this seat than the game sent it."""

@@ -41,6 +41,8 @@ class Match(Generic[E]):
 
     def log_move(self, seat: int, kind: str, move: str,
                  by: DecidedBy = DecidedBy.BOT) -> None:
-        """A decision applied to the game (`kind`: one of the game's move kinds)."""
-        if self.log is not None:
+        """A decision applied to the game (`kind`: one of the game's move kinds). A bot's
+        move is written only where the log wants it (GameLog.bot_moves): mostly, the log's
+        reader derives it from the reply."""
+        if self.log is not None and (by is not DecidedBy.BOT or self.log.bot_moves):
             self.log.move(seat, kind, move, by)

@@ -142,8 +142,9 @@ class RageMatch(Match[Event]):
         if bid is None:
             bid, by = state.fallback_bid(), _BY_FALLBACK
         state.bid(bid)
-        if self.log is not None:  # log_move(), inline
-            self.log.move(seat, _MOVE_BID, str(bid), by)
+        log = self.log  # log_move(), inline: a bot's move is mostly derived, not written
+        if log is not None and (by is not _BY_BOT or log.bot_moves):
+            log.move(seat, _MOVE_BID, str(bid), by)
 
     def _play(self) -> None:
         state = self.state
@@ -155,8 +156,9 @@ class RageMatch(Match[Event]):
         if play is None:
             play, by = state.fallback_play(), _BY_FALLBACK
         state.play(play)
-        if self.log is not None:  # log_move(), inline
-            self.log.move(seat, _MOVE_PLAY, play.notation, by)
+        log = self.log  # log_move(), inline
+        if log is not None and (by is not _BY_BOT or log.bot_moves):
+            log.move(seat, _MOVE_PLAY, play.notation, by)
 
     def _finish(self) -> RageResult:
         totals = self.state.totals()

@@ -14,11 +14,25 @@ from referee.errors import ProtocolError
 
 class LineListener(Protocol):
     """Told of every line sent and every line received, LOG lines included: the single
-    choke point the game log hangs on. Lines sent together come as one batch."""
+    choke point the game log hangs on. Lines sent together come as one batch.
 
-    def sent(self, lines: Sequence[str]) -> None: ...
+    `stream`, if not None, is the same told for less, the way a remote player tells an
+    ask (its every decision): the time the batch went out (a float from
+    time.monotonic()) appended for sent(batch), each line heard while waiting for the
+    reply for heard(line), and after the reply the time it came (what heard() appends
+    itself after a line that is no LOG line). None: call the methods.
+    """
 
-    def heard(self, line: str) -> None: ...
+    stream: list[object] | None
+
+    def sent(self, lines: Sequence[str]) -> None:
+        """A batch of lines sent to the bot."""
+
+    def heard(self, line: str) -> None:
+        """A line heard while waiting for the bot's reply (a LOG line, or the reply)."""
+
+    def found(self, line: str) -> None:
+        """A line heard while no reply was awaited (sent late, or unasked)."""
 
 
 class Player(ABC):
@@ -62,6 +76,10 @@ class Player(ABC):
     def _heard(self, line: str) -> None:
         if self.listener is not None:
             self.listener.heard(line)
+
+    def _found(self, line: str) -> None:
+        if self.listener is not None:
+            self.listener.found(line)
 
 
 class FunctionPlayer(Player):

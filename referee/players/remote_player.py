@@ -240,34 +240,48 @@ class RemotePlayer(Player):
         channel = self._channel
         if channel.pending():  # mostly not: then there is nothing to look at
             self._check_unsolicited()
-        if self.listener is not None:  # _sent(), inline: a call less per decision
-            self.listener.sent(batch)
+        listener = self.listener
+        stream = None if listener is None else listener.stream
         # The clock starts as the request is handed to the transport: the referee's own
         # work (the check above, the log) is never charged to the bot.
         if self._cpu_clock:
-            return self._ask_by_cpu(line, batch)
+            return self._ask_by_cpu(line, batch, stream)
         # --clock wall, inline (every decision would pay for a clock object and its
         # calls): one wait, until move + bank + tolerance seconds have passed.
         times = self._times
         start = time.monotonic()
+        if stream is not None:  # LineListener.stream: appends, not calls, per decision
+            stream.append(start)
+        elif listener is not None:
+            listener.sent(batch)
         deadline = start + times.move + self._bank + times.tolerance
         channel.send_lines(batch, deadline)
-        reply = self._next_line(deadline)
+        reply = self._next_line(deadline, stream)
         if reply is None:
             raise self._timed_out(line, wall_missed)
-        self._spend(time.monotonic() - start - times.move)
+        now = time.monotonic()
+        if stream is not None:
+            stream.append(now)
+        self._spend(now - start - times.move)
         return reply
 
-    def _ask_by_cpu(self, line: str, batch: Sequence[str]) -> str:
+    def _ask_by_cpu(self, line: str, batch: Sequence[str], stream: list[object] | None
+                    ) -> str:
         """ask() by --clock cpu: the reply is waited for slice by slice, each slice ending
         with a look at the bot's CPU time."""
         cgroup = self._process.cgroup
         assert cgroup is not None  # launch() refuses a bot without one
         clock = CpuClock(cgroup, self._times.move + self._bank + self._times.tolerance)
+        if stream is not None:
+            stream.append(time.monotonic())
+        else:
+            self._sent(batch)
         self._channel.send_lines(batch, clock.deadline)
         while (deadline := clock.next_wait()) is not None:
-            reply = self._next_line(deadline)
+            reply = self._next_line(deadline, stream)
             if reply is not None:
+                if stream is not None:
+                    stream.append(time.monotonic())
                 self._spend(clock.overrun(self._times.move))
                 return reply
         raise self._timed_out(line, clock.missed)
@@ -317,38 +331,41 @@ class RemotePlayer(Player):
         self._sent(lines)
         self._channel.send_lines(lines, deadline)
 
-    def _next_line(self, deadline: float) -> str | None:
-        """The next non-LOG line, or None at the deadline; LOG lines go to the listener."""
+    def _next_line(self, deadline: float, stream: list[object] | None = None
+                   ) -> str | None:
+        """The next non-LOG line, or None at the deadline. Each line goes to the
+        listener: the reply appended to `stream` if given (the caller appends when it
+        came), LOG lines told, so that the log can bound what a flood makes it hold."""
         recv = self._channel.recv
         while True:
             try:
                 line = recv(deadline)
             except BotTimeout:
                 return None
-            listener = self.listener  # _heard(), inline: a call less per line
-            if listener is not None:
-                listener.heard(line)
             if line[:3] != "LOG" or not is_log(line):  # the common reply costs no call
                 self._logs = 0
+                if stream is not None:
+                    stream.append(line)
+                elif self.listener is not None:
+                    self.listener.heard(line)
                 return line
+            if self.listener is not None:
+                self.listener.heard(line)
             self._count_log(line)
 
     def _check_unsolicited(self) -> None:
         """Lines that arrived with no request outstanding: LOGs are fine, others a fault.
-        Told to the listener as a batch of no lines: what is heard now, and a fault found
-        now, came before this request's batch, not in the seat's last exchange (the game
-        log's reader needs to know: log_rederive.py). Only when something is pending."""
-        self._sent(())
+        Only when something is pending."""
         for line in self._arrived():
             if not is_log(line):
                 raise ProtocolError(f"{UNSOLICITED} (a second reply?)", line)
             self._count_log(line)
 
     def _arrived(self) -> Iterator[str]:
-        """The lines already there, each heard (logged) as it is taken."""
+        """The lines already there, each found (logged) as it is taken."""
         while self._channel.pending():
             line = self._channel.recv(time.monotonic())
-            self._heard(line)
+            self._found(line)
             yield line
 
     def _count_log(self, line: str) -> None:

@@ -1,5 +1,5 @@
-"""The one reader of game logs, with the registry's games to derive what format 4 only
-counts (referee.matches.log_rederive): what every command and tool that reads a log calls."""
+"""The one reader of game logs, with the registry's games to derive what a log leaves out
+(referee.matches.log_rederive): what every command and tool that reads a log calls."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The game log (issue 14, part 1): one compact record per exchange, compressed, and one
-reader (`read_log`) that gives back every line in and out, in order, for replay and for
-everything else that reads logs; the older formats (an exchange as an object, a record
-per line) still read."""
+"""The game log (issue 14, part 1): a compact stream of what the bots sent and when,
+compressed, and one reader (`read_log`) that gives back every line in and out, in order,
+for replay and for everything else that reads logs; the older formats (counted
+exchanges, an exchange as an object, a record per line) still read."""
 
 from __future__ import annotations
 
@@ -19,13 +19,16 @@ from hypothesis import example, given, settings, strategies as st
 from referee import __version__
 from referee.errors import Fault, FaultKind
 from referee.matches.game_log import FORMAT, DecidedBy, GameLog, read_records
-from referee.matches import log_lines, log_rederive
+from referee.matches import log_rederive
 from referee.registry import games
 from referee.registry.game_logs import read_log
 from tests.cli_support import assert_bad_input, run_main
 
 FOUR = ["python bots/rage_random.py", "python bots/rage_heuristic.py",
         "python bots/rage_random.py", "stdio:bots/rage_first.sh"]
+# A format 4 log, as the referee wrote it before format 5 (a Rage game, seed 7, with a
+# seat that faults and one that sends LOG lines).
+FORMAT_4 = Path(__file__).parent / "logs" / "rage-format4.jsonl.gz"
 
 # A game's calls on its log, as the table and the match make them.
 lines = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12) | \
@@ -33,25 +36,34 @@ lines = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_si
 seats = st.integers(0, 3)
 calls = st.lists(st.one_of(
     st.tuples(st.just("sent"), seats, st.lists(lines, max_size=4)),
-    st.tuples(st.just("heard"), seats, lines),
+    st.tuples(st.just("heard"), seats, lines),  # the seat of the last batch's, if any
+    st.tuples(st.just("found"), seats, lines),
     st.tuples(st.just("move"), seats, st.sampled_from(list(DecidedBy)), lines),
-    st.tuples(st.just("fault"), seats, lines)), max_size=700)  # blocks are 256 records
+    st.tuples(st.just("fault"), seats, lines)), max_size=700)
 
 
 def record_calls(log: GameLog, script: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
-    """Make the calls; return the records the older per-line log would have written."""
+    """Make the calls, as a game makes them; return the records the older per-line log
+    would have written. A line is heard from the seat last sent a batch (the one whose
+    reply is awaited), else found."""
     log.header("rage", 7, {"players": 4}, [])
     expected: list[dict[str, Any]] = [
         {"type": "game", "format": FORMAT, "referee": __version__, "game": "rage", "seed": 7,
-         "settings": {"players": 4}, "players": []}]
+         "settings": {"players": 4}, "players": [], "derived": False}]
+    asked = None
     for call in script:
         if call[0] == "sent":
             log.sent(call[1], call[2])
+            asked = call[1] if call[2] else asked
             expected += [{"type": "line", "seat": call[1], "dir": "out", "line": line}
                          for line in call[2]]
-        elif call[0] == "heard":
-            log.heard(call[1], call[2])
-            expected.append({"type": "line", "seat": call[1], "dir": "in", "line": call[2]})
+        elif call[0] in ("heard", "found"):
+            seat = call[1] if asked is None or call[0] == "found" else asked
+            if seat == asked:
+                log.heard(seat, call[2])
+            else:
+                log.found(seat, call[2])
+            expected.append({"type": "line", "seat": seat, "dir": "in", "line": call[2]})
         elif call[0] == "move":
             log.move(call[1], "play", call[3], call[2])
             expected.append({"type": "move", "seat": call[1], "kind": "play",
@@ -67,8 +79,10 @@ def record_calls(log: GameLog, script: list[tuple[Any, ...]]) -> list[dict[str, 
 
 @settings(max_examples=150, deadline=None)
 @example(script=[("sent", 1, ["PLAY? a"]), ("heard", 1, "a"), ("move", 1, DecidedBy.BOT, "a"),
-                 ("heard", 1, "LOG late"), ("sent", 2, ["x"]), ("heard", 1, "LOG later")],
+                 ("heard", 1, "LOG late"), ("sent", 2, ["x"]), ("found", 1, "LOG later")],
          name="game.jsonl", timestamps=False)  # a line after the move stays after it
+@example(script=[("sent", 1, ["PLAY? a"]), ("heard", 1, "LOG a"), ("found", 2, "LOG b"),
+                 ("heard", 1, "a")], name="game.jsonl", timestamps=True)  # in order
 @given(script=calls, name=st.sampled_from(["game.jsonl", "game.jsonl.gz"]),
        timestamps=st.booleans())
 def test_every_call_reads_back_as_the_per_line_records_in_order(
@@ -86,58 +100,53 @@ def test_every_call_reads_back_as_the_per_line_records_in_order(
     assert (path.read_bytes()[:2] == b"\x1f\x8b") == name.endswith(".gz")
 
 
-def test_a_bot_move_is_folded_into_its_exchange_and_the_file_is_one_line_each(
+def test_a_derived_log_is_a_stream_of_times_and_lines_heard_and_the_records_between(
         tmp_path: Path) -> None:
-    """An exchange is an array, [seat, out, in, kind], with the move too only where it
-    is not the reply as sent; every other record is an object."""
+    """Format 5: a batch out is its time, a line heard is itself, a reply is followed by
+    its time, a line found carries its seat; the bots' moves are left out (the reader
+    derives them), and every record the game does not derive is an object: a fallback's
+    move, a fault, what a seat is sent after it."""
     path = tmp_path / "game.jsonl"
-    log = GameLog.open(path, timestamps=False, derive=False)
+    log = GameLog.open(path, timestamps=False)
     log.sent(1, ["PLAYED 0 r3", "PLAY? r4 y2"])
     log.heard(1, "LOG thinking")
     log.heard(1, "r4")
     log.move(1, "play", "r4", DecidedBy.BOT)
     log.move(2, "play", "y1", DecidedBy.FALLBACK)
+    log.found(3, "LOG late")
     log.sent(3, ["BID? 0 1 2"])
-    log.heard(3, "02")
-    log.move(3, "bid", "2", DecidedBy.BOT)
+    log.heard(3, 'y"9')
+    log.fault(Fault(3, "bot", FaultKind.PROTOCOL, "bad line", 'y"9'))
+    log.sent(3, ["ERROR protocol bad line"])
     log.sent(0, ["END"])
     log.close()
     assert [json.loads(line) for line in path.read_text().splitlines()] == [
-        [1, ["PLAYED 0 r3", "PLAY? r4 y2"], ["LOG thinking", "r4"], "play"],
+        [None, "LOG thinking", "r4", None],
         {"type": "move", "seat": 2, "kind": "play", "move": "y1", "by": "fallback"},
-        [3, ["BID? 0 1 2"], ["02"], "bid", "2"],
-        [0, ["END"], []]]
-    assert [record for record in read_log(path) if record["type"] == "move"] == [
-        {"type": "move", "seat": seat, "kind": kind, "move": move, "by": by}
-        for seat, kind, move, by in [(1, "play", "r4", "bot"), (2, "play", "y1", "fallback"),
-                                     (3, "bid", "2", "bot")]]
-
-
-def test_a_derived_log_counts_the_lines_out_until_the_seat_faults(tmp_path: Path) -> None:
-    """Format 4 writes how many lines went out, not the lines (the reader derives them
-    from the game), except those a seat is sent after its fault: its ERROR line."""
-    path = tmp_path / "game.jsonl"
-    log = GameLog.open(path, timestamps=False)
-    log.sent(1, ["PLAYED 0 r3", "PLAY? r4 y2"])
-    log.heard(1, "r4")
-    log.move(1, "play", "r4", DecidedBy.BOT)
-    log.sent(2, ["PLAY? y1"])
-    log.heard(2, 'y"9')
-    log.fault(Fault(2, "bot", FaultKind.PROTOCOL, "bad line", 'y"9'))
-    log.sent(2, ["ERROR protocol bad line"])
-    log.sent(0, ["END"])
-    log.close()
-    assert [json.loads(line) for line in path.read_text().splitlines()] == [
-        [1, 2, ["r4"], "play"],
-        [2, 1, ['y"9']],
-        {"type": "fault", "seat": 2, "bot": "bot", "kind": "protocol", "detail": "bad line",
+        [[3, "LOG late"], None, 'y"9', None],
+        {"type": "fault", "seat": 3, "bot": "bot", "kind": "protocol", "detail": "bad line",
          "line": 'y"9'},
-        [2, ["ERROR protocol bad line"], []],
-        [0, 1, []]]
+        {"type": "sent", "seat": 3, "lines": ["ERROR protocol bad line"]},
+        [None]]
 
 
-def test_an_exchange_with_timestamps_has_when_it_went_out_and_how_long_it_took(
+def test_a_stream_with_timestamps_has_when_each_batch_went_out_and_each_reply_came(
         tmp_path: Path) -> None:
+    path = tmp_path / "game.jsonl"
+    log = GameLog.open(path)
+    log.header("rage", 1, {}, [])
+    log.sent(0, ["PLAY? r1"])
+    log.heard(0, "LOG a")
+    log.heard(0, "r1")
+    log.close()
+    sent, heard, log_line, replied = json.loads(path.read_text().splitlines()[1])
+    assert (heard, log_line) == ("LOG a", "r1")
+    assert type(sent) is int and type(replied) is int and 0 <= sent <= replied < 10**6
+
+
+def test_a_log_written_whole_has_each_batch_and_move_and_reads_with_their_times(
+        tmp_path: Path) -> None:
+    """derive=False: each batch a record with its time, the bots' moves too."""
     path = tmp_path / "game.jsonl"
     log = GameLog.open(path, derive=False)
     log.header("rage", 1, {}, [])
@@ -145,18 +154,17 @@ def test_an_exchange_with_timestamps_has_when_it_went_out_and_how_long_it_took(
     log.heard(0, "r1")
     log.move(0, "play", "r1", DecidedBy.BOT)
     log.close()
-    exchange = json.loads(path.read_text().splitlines()[1])
-    seat, us, taken, *rest = exchange
-    assert (seat, rest) == (0, [["PLAY? r1"], ["r1"], "play"])
-    assert type(us) is int and type(taken) is int and 0 <= us and 0 <= taken < 10**6
+    sent, (heard, replied), move = [json.loads(line)
+                                    for line in path.read_text().splitlines()[1:]]
+    assert (sent["lines"], heard, move["move"]) == (["PLAY? r1"], "r1", "r1")
     records = read_log(path)
-    assert [record["t"] for record in records[1:]] == [us / 1e6, (us + taken) / 1e6,
-                                                       (us + taken) / 1e6]
+    assert [record["t"] for record in records[1:]] == [
+        sent["us"] / 1e6, replied / 1e6, move["us"] / 1e6]
 
 
 def as_format_3(path: Path) -> list[Any]:
     """A format 4 log's JSON values as format 3 wrote them: every line out written, and
-    the whole result."""
+    the whole result (FORMAT_4: the referee writes format 5 now)."""
     records = read_records(path)
     derived = log_rederive.derive(records, games.lookup)
     for index, lines in derived.lines.items():
@@ -167,8 +175,7 @@ def as_format_3(path: Path) -> list[Any]:
 
 
 def test_a_log_in_format_3_reads_as_the_same_records(tmp_path: Path) -> None:
-    new, old = tmp_path / "new.jsonl.gz", tmp_path / "old.jsonl"
-    assert run_main(["play", "rage", "--seed", "5", "--log", str(new), *FOUR])[0] == 0
+    new, old = FORMAT_4, tmp_path / "old.jsonl"
     old.write_text("".join(json.dumps(record) + "\n" for record in as_format_3(new)))
     records = read_log(new)
     records[0]["format"] = 3
@@ -188,8 +195,7 @@ def as_format_2(record: Any) -> str:
 
 
 def test_a_log_in_format_2_reads_as_the_same_records_and_replays(tmp_path: Path) -> None:
-    new, old = tmp_path / "new.jsonl", tmp_path / "old.jsonl.gz"
-    assert run_main(["play", "rage", "--seed", "5", "--log", str(new), *FOUR])[0] == 0
+    new, old = FORMAT_4, tmp_path / "old.jsonl.gz"
     old.write_bytes(gzip.compress("".join(as_format_2(record) + "\n"
                                           for record in as_format_3(new)).encode()))
     assert '"type": "exchange"' in gzip.decompress(old.read_bytes()).decode()
@@ -233,7 +239,7 @@ def test_a_log_in_the_older_per_line_format_still_replays(tmp_path: Path) -> Non
     assert code == 0 and "result reproduced" in out, err
 
 
-@pytest.mark.parametrize("damage", ["truncated", "not gzip", "not json", "broken exchange",
+@pytest.mark.parametrize("damage", ["truncated", "not gzip", "not json", "broken stream",
                                     "not an object", "an array in format 2"])
 def test_a_damaged_log_is_one_error_line(tmp_path: Path, damage: str) -> None:
     log = tmp_path / "game.jsonl.gz"
@@ -244,9 +250,9 @@ def test_a_damaged_log_is_one_error_line(tmp_path: Path, damage: str) -> None:
         "truncated": data[:len(data) // 2],
         "not gzip": b"\x1f\x8b" + data[10:],
         "not json": gzip.compress(text.replace("}", "", 5).encode()),
-        "broken exchange": gzip.compress(text.replace('"],"play"]', '"],7,"play"]', 1).encode()),
+        "broken stream": gzip.compress(text.replace("\n[", "\n[2.5,", 1).encode()),
         "not an object": gzip.compress(b"[1, 2]\n" + text.encode()),
-        "an array in format 2": gzip.compress(text.replace('"format":4', '"format":2').encode()),
+        "an array in format 2": gzip.compress(text.replace('"format":5', '"format":2').encode()),
     }[damage])
     assert_bad_input(["replay", str(log)], str(log))
 
@@ -275,15 +281,19 @@ json_values = st.recursive(
 
 @settings(max_examples=300, deadline=None)
 @given(lines=st.lists(json_values | st.lists(st.integers(0, 3) | st.lists(st.text(max_size=3),
-                                                                        max_size=2),
-                                             max_size=7), max_size=4))
-@example(lines=[[0, 10**400, 1, [], []]])
-def test_any_json_after_a_format_3_header_reads_as_records_or_is_a_value_error(
-        tmp_path_factory: pytest.TempPathFactory, lines: list[Any]) -> None:
-    """Arrays are exchanges in format 3: whatever array a damaged file holds is read or
-    refused, never a crash (nor a time no float holds)."""
+                                                                        max_size=2)
+                                             | st.none() | st.text(max_size=3),
+                                             max_size=7), max_size=4),
+       version=st.sampled_from([3, 4, FORMAT]))
+@example(lines=[[0, 10**400, 1, [], []]], version=3)
+@example(lines=[[None, "a", 10**400]], version=FORMAT)
+def test_any_json_after_a_header_reads_as_records_or_is_a_value_error(
+        tmp_path_factory: pytest.TempPathFactory, lines: list[Any], version: int) -> None:
+    """Arrays are exchanges in format 3 and 4, stretches of the stream in format 5:
+    whatever array a damaged file holds is read or refused, never a crash (nor a time no
+    float holds)."""
     path = tmp_path_factory.mktemp("fuzz") / "game.jsonl"
-    header = {"type": "game", "format": FORMAT}
+    header = {"type": "game", "format": version, "derived": False}
     path.write_text("".join(json.dumps(line) + "\n" for line in [header, *lines]))
     try:
         records = read_log(path)
@@ -310,6 +320,7 @@ def test_a_flood_of_long_lines_is_written_as_it_comes_not_held_in_memory(
     at most, however few records that is."""
     path = tmp_path / "game.jsonl"
     log = GameLog.open(path, timestamps=False, derive=False)
+    log.header("rage", 1, {}, [])
     flood = "LOG " + "x" * 4000
     for _ in range(60):
         log.sent(0, ["PLAY? a"])
@@ -318,7 +329,7 @@ def test_a_flood_of_long_lines_is_written_as_it_comes_not_held_in_memory(
     sent = 60 * 16 * len(flood)
     assert path.stat().st_size >= sent - (1 << 20) - 20 * len(flood)
     log.close()
-    assert [r["line"] for r in read_log(path) if r["dir"] == "in"] == [flood] * 16 * 60
+    assert [r["line"] for r in read_log(path) if r.get("dir") == "in"] == [flood] * 16 * 60
 
 
 # Exchanges as the table and the match make them, with lines a JSON string holds as they
@@ -326,101 +337,68 @@ def test_a_flood_of_long_lines_is_written_as_it_comes_not_held_in_memory(
 plain_lines = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E,
                                     exclude_characters='"\\'), max_size=8)
 hostile_lines = plain_lines | st.sampled_from(
-    ['a","b', '"', "\\", "x\\u0041", "\n", "\x00", "\x7f", "é", "LOG \udcff"])
-# (seat, lines out, lines in, moved, the move if not the last line in)
-exchanges = st.lists(st.tuples(seats, st.lists(plain_lines, max_size=3),
-                               st.lists(plain_lines, max_size=2), st.booleans(),
-                               st.none() | plain_lines),
+    ['a","b', '"', "\\", "x\\u0041", "\n", "\x00", "\x7f", "é", "LOG \udcff", "LOG ],[\""])
+# (seat, lines out, lines in, moved)
+exchanges = st.lists(st.tuples(seats, st.lists(hostile_lines, min_size=1, max_size=3),
+                               st.lists(hostile_lines, max_size=2), st.booleans()),
                      max_size=40)
 
 
 def play_exchanges(log: GameLog, script: list[tuple[Any, ...]]) -> None:
-    for seat, out, back, moved, *other in script:
+    for seat, out, back, moved in script:
         log.sent(seat, out)
         for line in back:
             log.heard(seat, line)
         if moved:
-            move = other[0] if other and other[0] is not None else back[-1] if back else "x"
-            log.move(seat, "play", move, DecidedBy.BOT)
+            log.move(seat, "play", back[-1] if back else "x", DecidedBy.BOT)
 
 
 @settings(max_examples=200, deadline=None)
-@given(script=exchanges, hostile=st.lists(st.tuples(st.integers(0, 39), st.sampled_from(
-           ["out", "in", "move"]), hostile_lines), max_size=3),
-       timestamps=st.booleans())
-def test_each_line_is_the_json_of_its_record_whichever_way_the_block_was_written(
+@given(script=exchanges, timestamps=st.booleans())
+def test_each_line_is_compact_ascii_json_and_a_hostile_line_stays_in_its_string(
         tmp_path_factory: pytest.TempPathFactory, script: list[tuple[Any, ...]],
-        hostile: list[tuple[int, str, str]], timestamps: bool) -> None:
-    """A block is written with its strings as they are unless one needs an escape: the
-    bytes must be the JSON encoder's either way, and a hostile line (out, in, or a move
-    that is not the reply) must not change how any other line reads (a quote in a line
-    must not end its string). Lines out written (derive=False) read back as they were;
-    counted, each exchange counts them."""
-    script = [list(exchange) for exchange in script]
-    for index, where, line in hostile:
-        if index >= len(script):
-            continue
-        exchange = script[index]
-        if where == "move":
-            exchange[3:] = [True, line]
-        elif exchange[1 if where == "out" else 2]:
-            exchange[1 if where == "out" else 2][0] = line
+        timestamps: bool) -> None:
+    """Whatever the bots send (a quote, a backslash, a control character, a newline, past
+    ASCII, bytes that were not UTF-8), each line of the file is one compact JSON value in
+    ASCII and the lines heard read back as they were, derived or written whole."""
     folder = tmp_path_factory.mktemp("log")
     for derive in (False, True):
         log = GameLog.open(folder / f"{derive}.jsonl", timestamps, derive)
+        log.header("rage", 1, {}, [])
         play_exchanges(log, script)
         log.close()
         written = (folder / f"{derive}.jsonl").read_bytes().decode("ascii").split("\n")
         assert written[-1] == ""
         for text in written[:-1]:
-            record = json.loads(text)
-            assert text == json.dumps(record, separators=(",", ":"))  # ASCII, compact
-    counted = [(r[0], r[3 if timestamps else 1], r[4 if timestamps else 2])
-               for r in read_records(folder / "True.jsonl")]
-    assert counted == [(seat, len(out), back) for seat, out, back, *_ in script]
+            assert text == json.dumps(json.loads(text), separators=(",", ":"))
+    stream = [item for record in read_records(folder / "True.jsonl")[1:]
+              for item in record]
+    marked = [None if item is None or type(item) is int else item for item in stream]
+    assert marked == [item for _, out, back, _ in script
+                      for item in [None] + [
+                          piece for line in back
+                          for piece in [line] + [None] * (not line.startswith("LOG ")
+                                                          and line != "LOG")]]
     read = read_log(folder / "False.jsonl")
     assert [(r["seat"], r["dir"], r["line"]) for r in read if r["type"] == "line"] == \
-        [(seat, way, line) for seat, out, back, *_ in script
+        [(seat, way, line) for seat, out, back, _ in script
          for way, lines in [("out", out), ("in", back)] for line in lines]
     assert [(r["seat"], r["move"]) for r in read if r["type"] == "move"] == \
-        [(seat, other if other is not None else back[-1] if back else "x")
-         for seat, _, back, moved, other in script if moved]
+        [(seat, back[-1] if back else "x") for seat, _, back, moved in script if moved]
 
 
-def test_a_block_of_ordinary_lines_is_written_without_escaping_any(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The log's CPU budget rests on this (issue 14): exchanges whose lines need no
-    escape are not escaped one string at a time; a block with one line that does is."""
-    escaped: list[Any] = []
-    real = log_lines.escaped_line
-    monkeypatch.setattr(log_lines, "escaped_line",
-                        lambda record, *rest: escaped.append(record) or real(record, *rest))
-    script = [(seat % 4, ["PLAYED 0 r3", f"PLAY? r{seat} y2"], [f"r{seat}"], True, None)
-              for seat in range(40)]
-    log = GameLog.open(tmp_path / "plain.jsonl")
-    play_exchanges(log, script)
-    log.close()
-    assert escaped == []
-    script[7] = (3, ["PLAY? r7"], ['r"7'], True, None)
-    log = GameLog.open(tmp_path / "hostile.jsonl")
-    play_exchanges(log, script)
-    log.close()
-    assert len(escaped) == 40
-    assert read_records(tmp_path / "hostile.jsonl")[7][3:] == [1, ['r"7'], "play"]
-
-
-def test_records_waiting_to_be_written_are_not_tracked_by_the_garbage_collector() -> None:
-    """A block waits up to a whole game: its records must not be containers the
+def test_the_stream_waiting_to_be_written_is_not_tracked_by_the_garbage_collector() -> None:
+    """The stream waits up to a whole game: its items must not be containers the
     collector keeps walking (nor promote to its oldest generation)."""
     log = GameLog(io.BytesIO())
     play_exchanges(log, [(seat % 4, ["PLAY? a b"], ["LOG x", "a"], True)
                          for seat in range(20)])
+    log.found(2, "LOG late")
     log.sent(1, ["GAME"])
-    log.fault(Fault(1, "bot", FaultKind.PROTOCOL, "bad line", "x"))
     gc.collect()
-    gc.collect()  # the first may look at a record before the tuples in it
-    assert len(log._records) == 22
-    assert not any(gc.is_tracked(record) for record in log._records)
+    gc.collect()  # the first may look at a tuple before the items in it
+    assert len(log._stream) == 20 * 4 + 2
+    assert not any(gc.is_tracked(item) for item in log._stream)
 
 
 def test_a_log_is_opened_in_a_folder_made_if_missing_and_one_that_exists(

@@ -1,6 +1,7 @@
-"""Format 4 logs count the lines out, and the reader derives them by playing the game again
-(referee/matches/log_rederive.py, docs/game-log.md). The oracle here: the same game logged
-twice at once, counted and written out, must read back as the same records, with real
+"""Format 5 logs hold a stream of times and lines heard, and the reader derives the rest
+(the lines out, whose lines and moves they were) by playing the game again
+(referee/matches/log_stream.py, docs/game-log.md). The oracle here: the same game logged
+twice at once, derived and written out, must read back as the same records, with real
 misbehaving bot processes faulting in every way a seat can (before its batch goes out,
 after, at start, never)."""
 
@@ -35,7 +36,9 @@ FAST = LaunchSettings(TimeLimits(startup=3.0, move=1.0, bank=0.0),
 
 
 class TeeSeat:
-    """A seat's listener that tells both logs."""
+    """A seat's listener that tells both logs (by call: no stream)."""
+
+    stream = None
 
     def __init__(self, *seats: Any) -> None:
         self._seats = seats
@@ -48,9 +51,15 @@ class TeeSeat:
         for seat in self._seats:
             seat.heard(line)
 
+    def found(self, line: str) -> None:
+        for seat in self._seats:
+            seat.found(line)
+
 
 class TeeLog(GameLog):
-    """One game into two logs: lines out counted (the default) and written out."""
+    """One game into two logs: derived (the default) and written out."""
+
+    bot_moves = True  # each log keeps what it wants of them
 
     def __init__(self, counted: Path, written: Path) -> None:
         self.counted = GameLog.open(counted, timestamps=False)
@@ -93,7 +102,8 @@ def play_tee(game: Any, config: Any, culprit: str, good: str, seats: int, tmp_pa
 
 def assert_same_records(counted: Path, written: Path) -> list[dict[str, Any]]:
     derived, kept = read_log(counted), read_log(written)
-    assert derived[0].pop("format") == kept[0].pop("format") == 4
+    assert derived[0].pop("format") == kept[0].pop("format") == 5
+    assert kept[0].pop("derived") is False
     for record, as_kept in zip(derived, kept):
         if record["type"] == "result":  # and what follows from the moves, derived too
             for key in set(record) - set(as_kept):
@@ -145,40 +155,42 @@ def real_log(tmp_path: Path) -> Path:
     return log
 
 
-@pytest.mark.parametrize("tamper", ["count", "reply", "drop", "extra", "game", "seed"])
+@pytest.mark.parametrize("tamper", ["time", "reply", "drop", "extra", "game", "seed"])
 def test_a_log_whose_lines_do_not_derive_is_one_error_line(tmp_path: Path, tamper: str) -> None:
-    """An altered count, a changed or missing reply, a record too many, another game or
-    seed: the game played again does not send what the log counted."""
+    """A line where a time was, a reply turned into a LOG line, an item missing or too
+    many, another game or seed: the game played again does not come to what the log
+    holds."""
     log = real_log(tmp_path)
     records = read_records(log)
-    exchanges = [i for i, r in enumerate(records) if isinstance(r, list) and len(r) > 3]
-    target = exchanges[len(exchanges) // 2]
-    if tamper == "count":
-        records[target][1] += 1
+    stream = max((r for r in records if isinstance(r, list)), key=len)
+    middle = len(stream) // 2
+    replies = [i for i, item in enumerate(stream) if isinstance(item, str) and i >= middle]
+    if tamper == "time":
+        stream[stream.index(None, middle)] = "0"
     elif tamper == "reply":
-        records[target][2] = ["LOG no reply"]
+        stream[replies[0]] = "LOG no reply"
     elif tamper == "drop":
-        del records[target]
+        del stream[middle]
     elif tamper == "extra":
-        records.insert(-1, [0, 2, ["0"], "bid"])
+        records.insert(-1, [None, "0", None])
     elif tamper == "game":
         records[0]["game"] = "thegame"
     else:
         records[0]["seed"] += 1
     log.write_text("".join(json.dumps(r) + "\n" for r in records))
-    assert_bad_input(["show", str(log)], str(log), "do not derive")
+    assert_bad_input(["show", str(log)], str(log), "does not derive")
 
 
 def test_a_log_that_does_not_derive_names_the_other_referee_that_wrote_it(
         tmp_path: Path) -> None:
-    """A format 4 log is read by the version that wrote it: the header says which, and
+    """A derived log is read by the version that wrote it: the header says which, and
     the error says so when another version's log does not derive here."""
     log = real_log(tmp_path)
     records = read_records(log)
     assert records[0]["referee"] == __version__
     records[0].update(referee="0.0.1", seed=records[0]["seed"] + 1)
     log.write_text("".join(json.dumps(r) + "\n" for r in records))
-    assert_bad_input(["show", str(log)], str(log), "do not derive",
+    assert_bad_input(["show", str(log)], str(log), "does not derive",
                      f"written by referee '0.0.1', this is {__version__}")
 
 
@@ -200,8 +212,10 @@ def real_records(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
 
 
 mutations = st.lists(st.tuples(
-    st.sampled_from(["count", "line", "kind", "drop", "copy", "header"]),
-    st.integers(0, 10**6), st.integers(-2, 40) | st.text(max_size=6)), min_size=1, max_size=4)
+    st.sampled_from(["item", "drop", "copy", "record", "header"]),
+    st.integers(0, 10**6),
+    st.none() | st.integers(-2, 40) | st.text(max_size=6)
+    | st.lists(st.integers(-1, 4) | st.text(max_size=3), max_size=3)), min_size=1, max_size=4)
 
 
 @settings(max_examples=60, deadline=None,
@@ -210,23 +224,24 @@ mutations = st.lists(st.tuples(
 def test_a_damaged_derived_log_reads_or_is_a_value_error(
         tmp_path_factory: pytest.TempPathFactory, real_records: list[Any],
         changes: list[tuple[str, int, Any]]) -> None:
-    """Whatever is changed in a real format 4 log (counts, lines in, kinds, records
-    dropped or repeated, the header's settings), reading it gives records or one
-    ValueError: never another exception, nor a hang."""
+    """Whatever is changed in a real format 5 log (items of its stream replaced, dropped
+    or repeated, whole records dropped or repeated, the header's settings), reading it
+    gives records or one ValueError: never another exception, nor a hang."""
     records = json.loads(json.dumps(real_records))
     for what, where, value in changes:
-        index = 1 + where % (len(records) - 1)
-        record = records[index]
+        stream = max((r for r in records if isinstance(r, list)), key=len, default=[])
         if what == "header":
             records[0]["settings"]["players" if isinstance(value, int) else "rounds"] = value
+        elif what == "record" and len(records) > 1:
+            del records[1 + where % (len(records) - 1)]
+        elif what == "record" or not stream:
+            records.insert(1, json.loads(json.dumps(records[-1])))
+        elif what == "item":
+            stream[where % len(stream)] = value
         elif what == "drop":
-            del records[index]
-        elif what == "copy":
-            records.insert(index, json.loads(json.dumps(record)))
-        elif isinstance(record, list) and len(record) > 2:
-            place = {"count": 1, "line": 2, "kind": 3}[what]
-            if place < len(record):
-                record[place] = [value] if what == "line" else value
+            del stream[where % len(stream)]
+        else:
+            stream.insert(where % len(stream), json.loads(json.dumps(stream[where % len(stream)])))
     path = tmp_path_factory.mktemp("fuzz") / "game.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     try:

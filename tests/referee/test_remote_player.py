@@ -36,7 +36,9 @@ def heard() -> list[tuple[str, str]]:
 
 
 class Heard:
-    """A LineListener keeping every line as (direction, line)."""
+    """A LineListener keeping every line as (direction, line); by call (no stream)."""
+
+    stream = None
 
     def __init__(self, lines: list[tuple[str, str]]) -> None:
         self.lines = lines
@@ -45,6 +47,9 @@ class Heard:
         self.lines.extend(("out", line) for line in lines)
 
     def heard(self, line: str) -> None:
+        self.lines.append(("in", line))
+
+    def found(self, line: str) -> None:
         self.lines.append(("in", line))
 
 

@@ -1,0 +1,314 @@
+"""Reading a format 5 log (game_log.py): the stream it holds, played again.
+
+The log holds, in order, when each batch of lines went out, each line heard while a
+seat's reply was awaited and when the reply came, each line found while none was, and
+a record for what the game does not derive (a fault, a fallback's move, a batch written
+out, the result). Reading plays the game again from the header with scripted players
+that share one cursor over it: each batch the game sends takes the next time, each ask
+takes the lines heard up to the first that is no LOG line (the reply, which the seat
+answers) and the time it came, and each fault is raised where the log has it. Whose
+lines and which moves they were, and the lines out, come from the game played again.
+Every item must be taken, in order, and the game must end where the log does: a log
+that does not (altered, cut short, or written by a referee that plays differently) is a
+ValueError, never shown with wrong lines.
+
+A log written with `derive=False` (its header says "derived": false) holds every batch
+and move as a record, and is read as it is, without its game.
+"""
+
+from __future__ import annotations
+
+import io
+from abc import abstractmethod
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from protocols.wire import is_log
+from referee.errors import BotFault, Fault, FaultKind
+from referee.matches.game import GameDefinition
+from referee.matches.game_log import DecidedBy, GameLog
+from referee.players.player import Player
+from referee.settings import TimeLimits
+
+Lookup = Callable[[str], GameDefinition[Any, Any]]
+Record = dict[str, Any]
+_END = object()  # what the cursor finds past the last item
+_ITEMS = (str, int, list)  # a stream's items: a line heard, a time, a line found (or null)
+
+
+class Underivable(ValueError):
+    """The game, played again, does not come to what the log holds."""
+
+
+def read_stream(records: Sequence[Any], lookup: Lookup) -> tuple[list[Record], Record]:
+    """A format 5 log's records (its JSON values), one record per line, and the result
+    of its game played again (as its to_json(); empty for a log read without it)."""
+    header = records[0]
+    items = _items(records)
+    if header.get("derived") is False:
+        return [_record(header), *_as_written(items)], {}
+    cursor = _Cursor(items)
+    result = _play_again(header, cursor, lookup)
+    cursor.finish()
+    return [_record(header), *cursor.out], result
+
+
+def _items(records: Sequence[Any]) -> list[Any]:
+    """The stream's items and the records between them, in order."""
+    items: list[Any] = []
+    for record in records[1:]:
+        if isinstance(record, list):
+            if not all(item is None or type(item) in _ITEMS for item in record):
+                raise ValueError("not a game log: a stream with an item of no kind it has")
+            items += record
+        elif isinstance(record, dict):
+            items.append(record)
+        else:
+            raise ValueError("not a game log: a line that is neither an array nor an object")
+    return items
+
+
+def _seconds(us: Any) -> dict[str, float]:
+    """A time in the log (µs since the header, or null) as a record's "t"."""
+    if us is None:
+        return {}
+    if type(us) is not int:
+        raise Underivable(f"a time that is not a whole number: {us!r}"[:80])
+    return {"t": us / 1e6}
+
+
+def _record(record: Record) -> Record:
+    """A record of the file as read: its time in seconds ("t")."""
+    if "us" in record:
+        record = dict(record)
+        record |= _seconds(record.pop("us"))
+    return record
+
+
+def _passed(record: Record) -> list[Record]:
+    """A record the game does not derive, as read: a batch written out as its lines."""
+    record = _record(record)
+    if record.get("type") != "sent":
+        return [record]
+    seat, lines = record.get("seat"), record.get("lines")
+    if type(seat) is not int or not isinstance(lines, list) \
+            or not all(type(line) is str for line in lines):
+        raise ValueError("not a game log: a broken batch written out")
+    return _lines(seat, "out", lines, {"t": record["t"]} if "t" in record else {})
+
+
+def _lines(seat: int, direction: str, lines: Sequence[str], when: dict[str, float]
+           ) -> list[Record]:
+    return [{"type": "line", "seat": seat, "dir": direction, "line": line, **when}
+            for line in lines]
+
+
+def _found(item: list[Any]) -> tuple[int, str, dict[str, float]]:
+    """A line found, [seat, line(, us)]."""
+    if len(item) not in (2, 3) or type(item[0]) is not int or type(item[1]) is not str:
+        raise Underivable(f"a broken line found: {item!r}"[:80])
+    return item[0], item[1], _seconds(item[2] if len(item) == 3 else None)
+
+
+class _Cursor:
+    """The items in order, taken one by one; records other than faults go to the output
+    as the cursor passes them."""
+
+    def __init__(self, items: list[Any]) -> None:
+        self.items = items
+        self.at = 0
+        self.out: list[Record] = []
+        self.replied: dict[str, float] = {}  # when the last reply came: its move's time
+
+    def peek(self) -> Any:
+        items = self.items
+        while self.at < len(items):
+            item = items[self.at]
+            if not isinstance(item, dict) or item.get("type") == "fault":
+                return item
+            self.out += _passed(item)
+            self.at += 1
+        return _END
+
+    def take(self, wanted: str) -> Any:
+        item = self.peek()
+        if item is _END or isinstance(item, dict):
+            found = "its end" if item is _END else "a fault"
+            raise Underivable(f"item {self.at}: the game comes to {wanted}, the log to {found}")
+        self.at += 1
+        return item
+
+    def time(self, wanted: str) -> dict[str, float]:
+        item = self.take(wanted)
+        if item is not None and type(item) is not int:
+            raise Underivable(f"item {self.at - 1}: the game comes to {wanted}, the log to "
+                              f"{item!r}"[:120])
+        return _seconds(item)
+
+    def line(self, wanted: str) -> str:
+        item = self.take(wanted)
+        if type(item) is not str:
+            raise Underivable(f"item {self.at - 1}: the game comes to {wanted}, the log to "
+                              f"{item!r}"[:120])
+        return item
+
+    def take_found(self, seat: int) -> None:
+        """The lines found from `seat` before its next batch went out."""
+        while isinstance(item := self.peek(), list):
+            found_seat, line, when = _found(item)
+            if found_seat != seat:
+                raise Underivable(f"item {self.at}: a line found from seat {found_seat} "
+                                  f"where the game comes to seat {seat}")
+            self.at += 1
+            self.out += _lines(seat, "in", (line,), when)
+
+    def fault(self, seat: int) -> Record | None:
+        """The seat's fault, if it is the very next item. The records before it are not
+        passed: a fault comes right after what the seat did last (its reply, say), and
+        what follows it in the file (a fallback's move) comes after that seat's move."""
+        item = self.items[self.at] if self.at < len(self.items) else None
+        if isinstance(item, dict) and item.get("type") == "fault" \
+                and item.get("seat") == seat:
+            self.at += 1
+            return item
+        return None
+
+    def finish(self) -> None:
+        if self.peek() is not _END:
+            raise Underivable(f"item {self.at}: the log holds more than the game comes to")
+
+
+class BatchedPlayer(Player):
+    """A seat played again from its log: every call is one batch sent to it (_batch)."""
+
+    def new_game(self, line: str) -> None:
+        self._batch((line,), asking=False)
+
+    def tell(self, line: str) -> None:
+        self._batch((line,), asking=False)
+
+    def tell_many(self, lines: Sequence[str]) -> None:
+        if lines:
+            self._batch(tuple(lines), asking=False)
+
+    def ask(self, line: str, preamble: Sequence[str] = ()) -> str:
+        return self._batch((*preamble, line), asking=True)
+
+    @abstractmethod
+    def _batch(self, batch: tuple[str, ...], asking: bool) -> str:
+        """Take the batch as the log has it; asked, return the seat's reply."""
+
+
+class _StreamPlayer(BatchedPlayer):
+    """A seat that answers as its log says, and tells the cursor what it was sent."""
+
+    def __init__(self, seat: int, cursor: _Cursor) -> None:
+        self.name = f"seat {seat}"
+        self._seat = seat
+        self._cursor = cursor
+        self._faulted = False
+
+    def _batch(self, batch: tuple[str, ...], asking: bool) -> str:
+        """Take the batch's time and, asked, the lines heard up to the reply and its
+        time; raise the seat's fault where the log has it."""
+        if self._faulted:
+            return ""  # what it is sent now (its ERROR line) is written out in the log
+        cursor, seat = self._cursor, self._seat
+        cursor.take_found(seat)
+        self._raise_fault(())  # found before the batch went out (an unasked line)
+        cursor.out += _lines(seat, "out", batch, cursor.time(f"a batch to {self.name}"))
+        if not asking:
+            self._raise_fault(())  # as it went out
+            return ""
+        heard: list[str] = []
+        while True:
+            self._raise_fault(heard)  # in the wait: a timeout, a crash, a flood
+            heard.append(cursor.line(f"a line from {self.name}"))
+            if not is_log(heard[-1]):
+                break
+        cursor.replied = cursor.time(f"the time of {self.name}'s reply")
+        cursor.out += _lines(seat, "in", heard, cursor.replied)
+        self._raise_fault(())  # a reply that is no move
+        return heard[-1]
+
+    def _raise_fault(self, heard: Sequence[str]) -> None:
+        """The seat's fault, if the log has it next, after the lines heard before it."""
+        cursor = self._cursor
+        fault = cursor.fault(self._seat)
+        if fault is None:
+            return
+        record = _record(fault)
+        cursor.out += _lines(self._seat, "in", heard, {"t": record["t"]} if "t" in record
+                             else {})
+        cursor.out.append(record)
+        self._faulted = True
+        error = BotFault(str(fault["detail"]),
+                         fault["line"] if isinstance(fault.get("line"), str) else None)
+        error.kind = FaultKind(fault["kind"])
+        raise error
+
+
+class _MovesHeard(GameLog):
+    """The log the game played again writes to: it tells the cursor the bots' moves
+    (each the reply just taken). The rest is in the file already."""
+
+    def __init__(self, cursor: _Cursor) -> None:
+        super().__init__(io.BytesIO(), timestamps=False)
+        self.bot_moves = True
+        self._cursor = cursor
+
+    def move(self, seat: int, kind: str, move: str, by: DecidedBy) -> None:
+        if by is DecidedBy.BOT:
+            self._cursor.out.append({"type": "move", "seat": seat, "kind": kind,
+                                     "move": move, "by": DecidedBy.BOT.value,
+                                     **self._cursor.replied})
+
+    def fault(self, fault: Fault) -> None:
+        pass
+
+    def result(self, result: Record) -> None:
+        pass
+
+
+def _play_again(header: Record, cursor: _Cursor, lookup: Lookup) -> Record:
+    """The game of `header` played by scripted players over the cursor: its result."""
+    game = lookup(str(header["game"]))
+    settings = header["settings"]
+    game.check_players(settings["players"])
+    config = game.logged_config(settings)
+    times = TimeLimits.from_json(settings["times"])
+    players = [_StreamPlayer(seat, cursor) for seat in range(settings["players"])]
+    result = game.run(players, config, header["seed"], times, _MovesHeard(cursor))
+    return dict(result.to_json())
+
+
+def _as_written(items: list[Any]) -> list[Record]:
+    """A log that derives nothing: each batch a record, the lines heard after it that
+    seat's, each up to a time (the reply's) or a record (a fault's) taking its time."""
+    out: list[Record] = []
+    seat: int | None = None
+    heard: list[str] = []
+    for item in items:
+        if isinstance(item, dict):
+            record = _record(item)
+            out += _lines(seat or 0, "in", heard, {"t": record["t"]} if "t" in record
+                          else {})
+            heard = []
+            if record.get("type") == "sent":
+                seat = record.get("seat")
+            out += _passed(item)
+        elif type(item) is str:
+            if seat is None:
+                raise ValueError("not a game log: a line heard before any batch went out")
+            heard.append(item)
+        elif item is None or type(item) is int:
+            out += _lines(seat or 0, "in", heard, _seconds(item))
+            heard = []
+        elif isinstance(item, list):
+            found_seat, line, when = _found(item)
+            out += _lines(seat or 0, "in", heard, when)
+            heard = []
+            out += _lines(found_seat, "in", (line,), when)
+        else:
+            raise ValueError(f"not a game log: an item {item!r}"[:80])
+    return out + _lines(seat or 0, "in", heard, {})

@@ -1,0 +1,114 @@
+"""Format 5 against what came before it (issue 14, part 1): the same game logged the new
+way reads back as the format 4 log of it did, a remote player's appends to the stream
+write what the listener's calls write, and format 4 logs still read and replay."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+import pytest
+
+from referee.matches.game_log import GameLog, SeatLog
+from referee.matches.play import LogOptions, play_game
+from referee.players.lineup import BotSpec
+from referee.processes.bot_command import parse_bot_command
+from referee.registry.game_logs import read_log
+from referee.registry.rage import RAGE
+from referee.games.rage import RageConfig
+from tests.cli_support import run_main
+from tests.referee.fault_bots.support import MISBEHAVE
+from tests.referee.test_log_rederive import FAST
+
+LOGS = Path(__file__).parent / "logs"
+# The game of LOGS/rage-format4-untimed.jsonl.gz, as it was played (`referee play rage
+# --seed 7 --no-log-times --sandbox off`, FAULT_LOGS=2): a seat that sends bytes that are
+# not UTF-8 at its third request, one that sends LOG lines.
+SEVEN = ["python bots/rage_random.py", f"python {MISBEHAVE} garbage 3",
+         f"python {MISBEHAVE} logs 1", "python bots/rage_random.py"]
+
+
+def without_seats(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records but the header's format and seats (how each was held varies by
+    machine: a sandbox, cgroup v1 or v2)."""
+    header = {key: value for key, value in records[0].items()
+              if key not in ("format", "players")}
+    return [header, *records[1:]]
+
+
+def test_a_game_logged_in_format_5_reads_back_as_its_format_4_log_did(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAULT_LOGS", "2")
+    path = tmp_path / "game.jsonl.gz"
+    code, _, err = run_main(["play", "rage", "--seed", "7", "--no-log-times", "--sandbox",
+                             "off", "--log", str(path), *SEVEN])
+    assert code == 0, err
+    new, old = read_log(path), read_log(LOGS / "rage-format4-untimed.jsonl.gz")
+    assert (new[0]["format"], old[0]["format"]) == (5, 4)
+    assert without_seats(new) == without_seats(old)
+    assert any(r["type"] == "fault" for r in new) and any(
+        r["type"] == "line" and r["line"].startswith("LOG ") for r in new)
+    assert path.stat().st_size < (LOGS / "rage-format4-untimed.jsonl.gz").stat().st_size
+
+
+@pytest.mark.parametrize("name", ["rage", "thegame"])
+def test_a_format_4_log_reads_as_it_did_and_replays(name: str) -> None:
+    """Format 4 is read still (its lines out derived the format 4 way): as it read when
+    it was written, and `referee replay` reproduces its result."""
+    path = LOGS / f"{name}-format4.jsonl.gz"
+    expected = json.loads(gzip.decompress((LOGS / f"{name}-format4.read.json.gz").read_bytes()))
+    assert read_log(path) == expected
+    code, out, err = run_main(["replay", str(path)])
+    assert code == 0 and "result reproduced" in out, err
+
+
+class CallsOnly:
+    """A seat's listener with no stream: every batch and line told by call."""
+
+    stream = None
+
+    def __init__(self, seat: SeatLog) -> None:
+        self._seat = seat
+
+    def sent(self, lines: Sequence[str]) -> None:
+        self._seat.sent(lines)
+
+    def heard(self, line: str) -> None:
+        self._seat.heard(line)
+
+    def found(self, line: str) -> None:
+        self._seat.found(line)
+
+
+class CalledLog(GameLog):
+    def seat(self, seat: int) -> Any:
+        return CallsOnly(super().seat(seat))
+
+
+@pytest.mark.parametrize("culprit", [
+    "good", "logs 1", "twice 2", "spew 2", "sleep 3", "exit 2", "garbage 2", "flood 2"])
+@pytest.mark.parametrize("stdio", [False, True])
+def test_a_players_appends_to_the_stream_write_what_the_calls_write(
+        culprit: str, stdio: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """RemotePlayer appends to LineListener.stream itself on every ask (the fast path):
+    the file must be byte for byte the one the listener's calls write for the same game,
+    with real misbehaving bots over ZeroMQ and stdio."""
+    monkeypatch.setenv("FAULT_LOGS", "2")
+    prefix = "stdio:" if stdio else ""
+    commands = ["python bots/rage_random.py", f"{prefix}python {MISBEHAVE} {culprit}",
+                "python bots/rage_random.py"]
+    specs = [BotSpec(parse_bot_command(c), f"bot{seat}") for seat, c in enumerate(commands)]
+    written = {}
+    for kind in (GameLog, CalledLog):
+        path = tmp_path / f"{kind.__name__}.jsonl"
+        monkeypatch.setattr(LogOptions, "open",
+                            lambda self, kind=kind, path=path: kind.open(path, False))
+        play_game(RAGE, specs, RageConfig(3, rounds=3), 5, FAST, LogOptions(path),
+                  lambda _: None)
+        written[kind] = path.read_bytes()
+    assert written[GameLog] == written[CalledLog]
+    records = read_log(tmp_path / "GameLog.jsonl")
+    assert sum(r["type"] == "fault" for r in records) == (
+        0 if culprit.startswith(("good", "logs")) else 1)

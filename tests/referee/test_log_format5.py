@@ -13,8 +13,11 @@ import pytest
 
 from referee.matches.game_log import GameLog, SeatLog
 from referee.matches.play import LogOptions, play_game
-from referee.players.lineup import BotSpec
+from referee.players.lineup import BotSpec, LaunchSettings
 from referee.processes.bot_command import parse_bot_command
+from referee.processes.cgroups import CgroupRoot
+from referee.processes.sandbox import SandboxMode, SandboxSettings, sandbox_problem
+from referee.settings import Clock, TimeLimits
 from referee.registry.game_logs import read_log
 from referee.registry.rage import RAGE
 from referee.games.rage import RageConfig
@@ -87,14 +90,30 @@ class CalledLog(GameLog):
         return CallsOnly(super().seat(seat))
 
 
-@pytest.mark.parametrize("culprit", [
-    "good", "logs 1", "twice 2", "spew 2", "sleep 3", "exit 2", "garbage 2", "flood 2"])
-@pytest.mark.parametrize("stdio", [False, True])
+CPU_CLOCK = LaunchSettings(TimeLimits(startup=10.0, move=1.0, bank=0.0, clock=Clock.CPU),
+                           sandbox=SandboxSettings(SandboxMode.ON))
+NO_CPU_CLOCK = sandbox_problem() is not None or CgroupRoot.find() is None
+CULPRITS = ["good", "logs 1", "twice 2", "spew 2", "sleep 3", "exit 2", "garbage 2", "flood 2"]
+
+
+def case(culprit: str, stdio: bool, cpu: bool) -> Any:
+    marks = [pytest.mark.skipif(NO_CPU_CLOCK, reason="--clock cpu needs a sandbox and a "
+                                "cgroup per bot")] if cpu else []
+    return pytest.param(culprit, stdio, CPU_CLOCK if cpu else FAST, marks=marks,
+                        id=f"{culprit}-{'stdio' if stdio else 'zmq'}-{'cpu' if cpu else 'wall'}")
+
+
+@pytest.mark.parametrize("culprit, stdio, launch", [
+    *[case(culprit, stdio, False) for culprit in CULPRITS for stdio in (False, True)],
+    *[case(culprit, stdio, True) for culprit in ("logs 1", "twice 2", "garbage 2")
+      for stdio in (False, True)]])
 def test_a_players_appends_to_the_stream_write_what_the_calls_write(
-        culprit: str, stdio: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        culprit: str, stdio: bool, launch: LaunchSettings, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """RemotePlayer appends to LineListener.stream itself on every ask (the fast path):
     the file must be byte for byte the one the listener's calls write for the same game,
-    with real misbehaving bots over ZeroMQ and stdio."""
+    with real misbehaving bots over ZeroMQ and stdio, by the wall clock and by the CPU
+    clock (its own branch of ask)."""
     monkeypatch.setenv("FAULT_LOGS", "2")
     prefix = "stdio:" if stdio else ""
     commands = ["python bots/rage_random.py", f"{prefix}python {MISBEHAVE} {culprit}",
@@ -105,7 +124,7 @@ def test_a_players_appends_to_the_stream_write_what_the_calls_write(
         path = tmp_path / f"{kind.__name__}.jsonl"
         monkeypatch.setattr(LogOptions, "open",
                             lambda self, kind=kind, path=path: kind.open(path, False))
-        play_game(RAGE, specs, RageConfig(3, rounds=3), 5, FAST, LogOptions(path),
+        play_game(RAGE, specs, RageConfig(3, rounds=3), 5, launch, LogOptions(path),
                   lambda _: None)
         written[kind] = path.read_bytes()
     assert written[GameLog] == written[CalledLog]

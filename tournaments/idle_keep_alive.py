@@ -25,13 +25,16 @@ _INTERVAL = KEEP_ALIVE_SLICE / 2  # the game's last serving may be a slice old
 
 class IdleKeepAlive:
     """Calls `serve(now)` every _INTERVAL seconds from the end of the first `busy()` block,
-    except while another runs."""
+    except while another runs. Not `needed` (a pool that keeps no bot between games): no
+    thread, and `busy()` only marks the blocks."""
 
-    def __init__(self, serve: Callable[[float], None]) -> None:
+    def __init__(self, serve: Callable[[float], None], needed: bool = True) -> None:
         self._serve = serve
         self._lock = threading.Lock()  # held by whichever thread uses the bots
         self._idle = threading.Event()
         self._stopping = threading.Event()
+        if not needed:
+            self._stopping.set()  # as if stopped from the start: _resume starts nothing
         self._thread: threading.Thread | None = None
         self._failed: Exception | None = None  # what ended the serving, to raise
 

@@ -148,8 +148,9 @@ class BotPool:
         self._idle: IdleBots[RemotePlayer] = IdleBots(
             once_per_deal=self._lineup.sandboxed and not context.persistent_bots)
         self.started = 0  # bot processes started so far (for tests and the bench)
-        # Kept bots' heartbeats are answered between games too (idle_keep_alive.py).
-        self.keep_alive = IdleKeepAlive(self._lineup.serve_idle)
+        # Kept bots' heartbeats are answered between games too (idle_keep_alive.py);
+        # fresh bots are all closed after each game, and need no thread for it.
+        self.keep_alive = IdleKeepAlive(self._lineup.serve_idle, needed=self._reuse)
 
     def take(self, keys: Sequence[SeatKey], game_stderr: Sequence[Path], deal: int,
              disqualified: Collection[int] = ()) -> list[Player]:

@@ -49,6 +49,21 @@ def test_it_serves_between_busy_blocks_and_never_during_one() -> None:
         keep_alive.stop()
 
 
+def test_a_pool_that_keeps_no_bot_starts_no_thread_and_serves_nothing() -> None:
+    """--fresh-bots: every bot is closed after its game, so there is nothing to serve."""
+    served = Served()
+    keep_alive = IdleKeepAlive(served, needed=False)
+    before = set(threading.enumerate())
+    for _ in range(3):
+        with keep_alive.busy():
+            pass
+    time.sleep(0.3)  # six of its intervals
+    assert served.calls == 0
+    assert not [t for t in set(threading.enumerate()) - before
+                if t.name == "referee-idle-keep-alive"]
+    keep_alive.stop()
+
+
 def test_nothing_is_served_once_stopped_and_stopping_is_idempotent() -> None:
     served = Served()
     keep_alive = IdleKeepAlive(served)

@@ -38,6 +38,7 @@ from referee.matches.log_file import LogFile
 
 FORMAT = 5  # the header's "format"
 _FLOOD_CHARS = 1 << 20  # lines heard held before they are written (a LOG flood)
+_ITEM_CHARS = 64  # what an item held costs beyond its characters, as counted against it
 _LEVEL = 1  # gzip's fastest: the lines repeat so much that it costs little in size
 _GZIP = 31  # zlib's window bits for a gzip stream (its header has no time: reproducible)
 # Written with an 8 KB window: a game's log is 10-15 KB before gzip, its lines repeat
@@ -194,10 +195,11 @@ class GameLog:
         self._held_chars = 0
 
     def _held(self, chars: int) -> None:
-        """Lines heard by call: past _FLOOD_CHARS held, write them."""
+        """Lines heard by call: past _FLOOD_CHARS held, write them, through to the file."""
         self._held_chars += chars
         if self._held_chars > _FLOOD_CHARS:
             self._flush()
+            self._sink.flush()
 
 
 def _found(item: Any, start: float | None) -> list[Any]:
@@ -232,14 +234,14 @@ class SeatLog:
         log = self._log
         log._stream.append(line)
         if is_log(line):
-            log._held(len(line))
+            log._held(len(line) + _ITEM_CHARS)
         else:
             log._stream.append(monotonic())
 
     def found(self, line: str) -> None:
         """A line heard while no reply was awaited."""
         self._log._stream.append((self._seat, line, monotonic()))
-        self._log._held(len(line))
+        self._log._held(len(line) + _ITEM_CHARS)
 
 
 def read_records(path: Path) -> list[Any]:

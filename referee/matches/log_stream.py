@@ -6,9 +6,11 @@ a record for what the game does not derive (a fault, a fallback's move, a batch 
 out, the result). Reading plays the game again from the header with scripted players
 that share one cursor over it: each batch the game sends takes the next time, each ask
 takes the lines heard up to the first that is no LOG line (the reply, which the seat
-answers) and the time it came, and each fault is raised where the log has it. Whose
-lines and which moves they were, and the lines out, come from the game played again.
-Every item must be taken, in order, and the game must end where the log does: a log
+answers) and the time it came, and each fault is raised where the log has it (a reply
+the game refuses, the game finds: the log must have the fault next). Whose lines and
+which moves they were, and the lines out, come from the game played again. Every item
+and record must be taken, in order, where the game comes to it (a fallback's move, the
+result), and the game must end where the log does: a log
 that does not (altered, cut short, or written by a referee that plays differently) is a
 ValueError, never shown with wrong lines.
 
@@ -103,6 +105,11 @@ def _lines(seat: int, direction: str, lines: Sequence[str], when: dict[str, floa
             for line in lines]
 
 
+def _seat_of(record: Record) -> int | None:
+    seat = record.get("seat")
+    return seat if type(seat) is int else None
+
+
 def _found(item: list[Any]) -> tuple[int, str, dict[str, float]]:
     """A line found, [seat, line(, us)]."""
     if len(item) not in (2, 3) or type(item[0]) is not int or type(item[1]) is not str:
@@ -111,20 +118,23 @@ def _found(item: list[Any]) -> tuple[int, str, dict[str, float]]:
 
 
 class _Cursor:
-    """The items in order, taken one by one; records other than faults go to the output
-    as the cursor passes them."""
+    """The items in order, taken one by one. What a faulted seat was sent (`sent`
+    records) goes to the output as the cursor passes it; every other record must be
+    taken where the game comes to it: a fault, a fallback's move, the result."""
 
     def __init__(self, items: list[Any]) -> None:
         self.items = items
         self.at = 0
         self.out: list[Record] = []
         self.replied: dict[str, float] = {}  # when the last reply came: its move's time
+        self.faulted: set[int] = set()  # seats whose fault was taken
 
     def peek(self) -> Any:
         items = self.items
         while self.at < len(items):
             item = items[self.at]
-            if not isinstance(item, dict) or item.get("type") == "fault":
+            if not (isinstance(item, dict) and item.get("type") == "sent"
+                    and _seat_of(item) in self.faulted):
                 return item
             self.out += _passed(item)
             self.at += 1
@@ -132,9 +142,19 @@ class _Cursor:
 
     def take(self, wanted: str) -> Any:
         item = self.peek()
-        if item is _END or isinstance(item, dict):
-            found = "its end" if item is _END else "a fault"
+        if not isinstance(item, (str, int, list)) and item is not None:
+            found = f"a record ({str(item.get('type'))[:20]})" if isinstance(item, dict) \
+                else "its end"
             raise Underivable(f"item {self.at}: the game comes to {wanted}, the log to {found}")
+        self.at += 1
+        return item
+
+    def record(self, kind: str, wanted: str) -> Record:
+        """The next item, which must be a record of type `kind`."""
+        item = self.peek()
+        if not isinstance(item, dict) or item.get("type") != kind:
+            raise Underivable(f"item {self.at}: the game comes to {wanted}, the log to "
+                              f"{'its end' if item is _END else repr(item)}"[:160])
         self.at += 1
         return item
 
@@ -163,13 +183,12 @@ class _Cursor:
             self.out += _lines(seat, "in", (line,), when)
 
     def fault(self, seat: int) -> Record | None:
-        """The seat's fault, if it is the very next item. The records before it are not
-        passed: a fault comes right after what the seat did last (its reply, say), and
-        what follows it in the file (a fallback's move) comes after that seat's move."""
+        """The seat's fault, if it is the very next item (a fault is logged as it is
+        found, right after what the seat did last)."""
         item = self.items[self.at] if self.at < len(self.items) else None
-        if isinstance(item, dict) and item.get("type") == "fault" \
-                and item.get("seat") == seat:
+        if isinstance(item, dict) and item.get("type") == "fault" and _seat_of(item) == seat:
             self.at += 1
+            self.faulted.add(seat)
             return item
         return None
 
@@ -228,8 +247,23 @@ class _StreamPlayer(BatchedPlayer):
                 break
         cursor.replied = cursor.time(f"the time of {self.name}'s reply")
         cursor.out += _lines(seat, "in", heard, cursor.replied)
-        self._raise_fault(())  # a reply that is no move
+        # A fault logged next is not raised here: it is the game's to find, if the reply
+        # is no move (refused()); else it was found before the seat's next batch.
         return heard[-1]
+
+    @property
+    def faulted(self) -> bool:
+        return self._faulted
+
+    def refused(self) -> None:
+        """The game played again refuses the seat's reply: the log must have the fault
+        next."""
+        fault = self._cursor.fault(self._seat)
+        if fault is None:
+            raise Underivable(f"item {self._cursor.at}: the game refuses {self.name}'s "
+                              "reply, the log has no fault for it")
+        self._cursor.out.append(_record(fault))
+        self._faulted = True
 
     def _raise_fault(self, heard: Sequence[str]) -> None:
         """The seat's fault, if the log has it next, after the lines heard before it."""
@@ -249,25 +283,36 @@ class _StreamPlayer(BatchedPlayer):
 
 
 class _MovesHeard(GameLog):
-    """The log the game played again writes to: it tells the cursor the bots' moves
-    (each the reply just taken). The rest is in the file already."""
+    """The log the game played again writes to: each bot's move is derived (the reply
+    just taken); each fallback's move, a fault the game finds in a reply, and the result
+    must be the log's next record."""
 
-    def __init__(self, cursor: _Cursor) -> None:
+    def __init__(self, cursor: _Cursor, players: Sequence[_StreamPlayer]) -> None:
         super().__init__(io.BytesIO(), timestamps=False)
         self.bot_moves = True
         self._cursor = cursor
+        self._players = players
 
     def move(self, seat: int, kind: str, move: str, by: DecidedBy) -> None:
+        cursor = self._cursor
         if by is DecidedBy.BOT:
-            self._cursor.out.append({"type": "move", "seat": seat, "kind": kind,
-                                     "move": move, "by": DecidedBy.BOT.value,
-                                     **self._cursor.replied})
+            cursor.out.append({"type": "move", "seat": seat, "kind": kind, "move": move,
+                               "by": DecidedBy.BOT.value, **cursor.replied})
+            return
+        wanted = {"type": "move", "seat": seat, "kind": kind, "move": move, "by": by.value}
+        logged = cursor.record("move", f"the fallback's move {move} for seat {seat}")
+        if {key: value for key, value in logged.items() if key != "us"} != wanted:
+            raise Underivable(f"item {cursor.at - 1}: the fallback's move for seat {seat} "
+                              f"is {kind} {move}, the log's {logged!r}"[:160])
+        cursor.out.append(_record(logged))
 
     def fault(self, fault: Fault) -> None:
-        pass
+        player = self._players[fault.seat]
+        if not player.faulted:  # not one the log raised: the game refused a reply
+            player.refused()
 
     def result(self, result: Record) -> None:
-        pass
+        self._cursor.out.append(_record(self._cursor.record("result", "the result")))
 
 
 def _play_again(header: Record, cursor: _Cursor, lookup: Lookup) -> Record:
@@ -278,7 +323,7 @@ def _play_again(header: Record, cursor: _Cursor, lookup: Lookup) -> Record:
     config = game.logged_config(settings)
     times = TimeLimits.from_json(settings["times"])
     players = [_StreamPlayer(seat, cursor) for seat in range(settings["players"])]
-    result = game.run(players, config, header["seed"], times, _MovesHeard(cursor))
+    result = game.run(players, config, header["seed"], times, _MovesHeard(cursor, players))
     return dict(result.to_json())
 
 

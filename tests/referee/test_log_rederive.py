@@ -90,13 +90,14 @@ class TeeLog(GameLog):
 
 
 def play_tee(game: Any, config: Any, culprit: str, good: str, seats: int, tmp_path: Path,
-             monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+             monkeypatch: pytest.MonkeyPatch, seed: int = 11, seat: int = 1
+             ) -> tuple[Path, Path]:
     counted, written = tmp_path / "counted.jsonl.gz", tmp_path / "written.jsonl"
     monkeypatch.setattr(LogOptions, "open", lambda self: TeeLog(counted, written))
     commands = [good] * seats
-    commands[1 % seats] = culprit
+    commands[seat % seats] = culprit
     specs = [BotSpec(parse_bot_command(c), f"bot{seat}") for seat, c in enumerate(commands)]
-    play_game(game, specs, config, 11, FAST, LogOptions(counted), lambda _: None)
+    play_game(game, specs, config, seed, FAST, LogOptions(counted), lambda _: None)
     return counted, written
 
 
@@ -147,6 +148,33 @@ def test_a_bot_that_cannot_start_is_derived_too(
     assert not any(r["type"] == "line" and r["seat"] == 1 for r in records)
 
 
+SCRIPTED = Path(__file__).parent / "fault_bots" / "scripted.py"
+
+
+@pytest.mark.parametrize("game, seats, seed, nth", [
+    ("thegame", 1, 5, 1), ("rage", 3, 3, 2), ("rage", 3, 3, 8), ("rage", 3, 3, 21)])
+def test_a_fault_found_before_a_seats_batch_right_after_its_own_reply_is_not_its_reply(
+        game: str, seats: int, seed: int, nth: int, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bytes that are not UTF-8 sent after a legal reply are found when the seat is next
+    asked, before its batch, with no line found first: when that seat was also the last
+    one asked (a lone The Game player, a Rage trick's winner who leads), its fault comes
+    right after its own reply in the log. It is not that reply's refusal: the reply
+    stays its move (a review found the reader refusing or misreading such logs)."""
+    script = ",".join(["ok"] * (nth - 1) + ["afterutf8"])
+    definition, config = (THEGAME, THEGAME.configure(1, Options.of(THEGAME, {}))) \
+        if game == "thegame" else (RAGE, RageConfig(3))
+    counted, written = play_tee(definition, config, f"stdio:python {SCRIPTED} {game} {script}",
+                                f"python bots/{game}_random.py", seats, tmp_path, monkeypatch,
+                                seed=seed, seat=0)
+    records = assert_same_records(counted, written)
+    assert [r["seat"] for r in records if r["type"] == "fault"] == [0]
+    moves = [r for r in records if r["type"] == "move" and r["seat"] == 0]
+    assert [m["by"] for m in moves[:nth]] == ["bot"] * nth
+    code, out, err = run_main(["replay", str(counted)])
+    assert code == 0 and "result reproduced" in out, err
+
+
 def real_log(tmp_path: Path) -> Path:
     log = tmp_path / "game.jsonl"
     code, _, err = run_main(["play", "rage", "--seed", "3", "--no-log-times", "--log", str(log),
@@ -177,6 +205,28 @@ def test_a_log_whose_lines_do_not_derive_is_one_error_line(tmp_path: Path, tampe
         records[0]["game"] = "thegame"
     else:
         records[0]["seed"] += 1
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert_bad_input(["show", str(log)], str(log), "does not derive")
+
+
+@pytest.mark.parametrize("record", [
+    {"type": "sent", "seat": 1, "lines": ["PLAY? fake"]},
+    {"type": "move", "seat": 1, "kind": "play", "move": "r3", "by": "bot"},
+    {"type": "move", "seat": 1, "kind": "play", "move": "zz", "by": "fallback"},
+    {"type": "result", "totals": [0, 0, 0], "places": [1, 1, 1], "faults": []},
+    {"type": "fault", "seat": True, "bot": "b", "kind": "protocol", "detail": "x"},
+    {"type": "banana"}])
+def test_a_record_the_game_does_not_come_to_is_refused(tmp_path: Path,
+                                                       record: dict[str, Any]) -> None:
+    """Every record of a derived log but what a faulted seat was sent must be where the
+    game comes to it: a batch written out for a seat that never faulted, a bot's move
+    (derived, never written), a fallback's move no fallback made, a result mid-game, a
+    fault whose seat is no number, a record of no known type."""
+    log = real_log(tmp_path)
+    records = read_records(log)
+    stream = max((r for r in records if isinstance(r, list)), key=len)
+    at, middle = records.index(stream), len(stream) // 2
+    records[at:at + 1] = [stream[:middle], record, stream[middle:]]
     log.write_text("".join(json.dumps(r) + "\n" for r in records))
     assert_bad_input(["show", str(log)], str(log), "does not derive")
 

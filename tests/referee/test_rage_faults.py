@@ -8,8 +8,17 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Sequence
 
 import pytest
+
+from bots.rage_random import RandomBot as RageRandom
+from referee.errors import BotCrashed
+from referee.matches.game_log import GameLog
+from referee.matches.rage_match import RageMatch, game_settings as rage_settings
+from referee.matches.replay import replay
+from referee.players.player import FunctionPlayer
+from referee.registry.games import lookup
 
 from referee.processes.bot_command import parse_bot_command
 from referee.processes.live_bots import live_processes
@@ -124,3 +133,30 @@ def test_time_bank_absorbs_late_replies_then_runs_out(
     by_bot = [m for m in moves if m["seat"] == 1 and m["by"] == "bot"]
     # A loaded machine makes the overruns longer, so fewer replies are paid, never more.
     assert 1 <= len(by_bot) <= math.ceil(0.7 / 0.15), "the bank paid, then ran out"
+
+
+class GoneAtEnd(FunctionPlayer):
+    """A random bot that has exited by the time it is told END (after its last reply)."""
+
+    def tell_many(self, lines: Sequence[str]) -> None:
+        if any(line.startswith("END ") for line in lines):
+            raise BotCrashed("bot exited with code 0", 0)
+        super().tell_many(lines)
+
+
+@pytest.mark.parametrize("seat", [0, 1, 2])
+def test_a_seat_that_faults_as_it_is_told_end_places_last_and_the_log_replays(
+        seat: int, tmp_path: Path) -> None:
+    """R9: faulted seats place last, whenever the fault. A bot gone after its last reply
+    faults when the END line is sent: the result places it last, as `referee replay`
+    does from the log (a hunt for hostile bots found the two disagreeing)."""
+    players = [(GoneAtEnd if s == seat else FunctionPlayer)(f"bot{s}", RageRandom().on_line)
+               for s in range(3)]
+    config, path = RageConfig(3, rounds=2), tmp_path / "game.jsonl"
+    log = GameLog.open(path, timestamps=False)
+    log.header("rage", 5, rage_settings(config, TimeLimits()), [{"seat": s} for s in range(3)])
+    result = RageMatch(players, config, 5, TimeLimits(), log).run()
+    log.close()
+    assert [(f.seat, f.kind) for f in result.faults] == [(seat, FaultKind.CRASH)]
+    assert result.places[seat] == 3
+    assert "result reproduced" in replay(path, lookup)

@@ -286,9 +286,12 @@ def open_cluster(text: str) -> Iterator[Cluster]:
         # One thread a worker, as a local pool; no memory limit: the bots' are ours. No
         # dashboard, and the scheduler's HTTP server (health checks) on a free port of
         # this machine's own: at Dask's 8787, a second run warned that it was taken.
+        # Dask's own logs only if critical: a worker's heartbeat racing the scheduler's
+        # close logged a traceback at ERROR now and then after a run that went well
+        # (bench/cluster.py, session 17); what fails, the coordinator says in one line.
         with _quiet_dask(), _forked_workers(), LocalCluster(  # type: ignore[no-untyped-call]
                 n_workers=where.local_workers, threads_per_worker=1, processes=True,
-                memory_limit=0, dashboard_address=None, silence_logs=logging.ERROR,
+                memory_limit=0, dashboard_address=None, silence_logs=logging.CRITICAL,
                 scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}
         ) as local, Client(local) as client:  # type: ignore[no-untyped-call]
             yield Cluster(client, local=True)  # its workers, and their bots, end with it

@@ -287,8 +287,8 @@ def open_cluster(text: str) -> Iterator[Cluster]:
         # dashboard, and the scheduler's HTTP server (health checks) on a free port of
         # this machine's own: at Dask's 8787, a second run warned that it was taken.
         # Dask's own logs only if critical: a worker's heartbeat racing the scheduler's
-        # close logged a traceback at ERROR now and then after a run that went well
-        # (bench/cluster.py, session 17); what fails, the coordinator says in one line.
+        # close logged a traceback at ERROR now and then after a run that went well;
+        # what fails, the coordinator says in one line.
         with _quiet_dask(), _forked_workers(), LocalCluster(  # type: ignore[no-untyped-call]
                 n_workers=where.local_workers, threads_per_worker=1, processes=True,
                 memory_limit=0, dashboard_address=None, silence_logs=logging.CRITICAL,

@@ -142,7 +142,7 @@ class _Cursor:
 
     def take(self, wanted: str) -> Any:
         item = self.peek()
-        if not isinstance(item, (str, int, list)) and item is not None:
+        if item is not None and type(item) not in _ITEMS:
             found = f"a record ({str(item.get('type'))[:20]})" if isinstance(item, dict) \
                 else "its end"
             raise Underivable(f"item {self.at}: the game comes to {wanted}, the log to {found}")
@@ -183,8 +183,9 @@ class _Cursor:
             self.out += _lines(seat, "in", (line,), when)
 
     def fault(self, seat: int) -> Record | None:
-        """The seat's fault, if it is the very next item (a fault is logged as it is
-        found, right after what the seat did last)."""
+        """The seat's fault, if it is the very next item: a fault is logged as it is
+        found, and every caller comes right after what it took, so a record passed over
+        (a faulted seat's batch) never stands between."""
         item = self.items[self.at] if self.at < len(self.items) else None
         if isinstance(item, dict) and item.get("type") == "fault" and _seat_of(item) == seat:
             self.at += 1
@@ -255,13 +256,13 @@ class _StreamPlayer(BatchedPlayer):
     def faulted(self) -> bool:
         return self._faulted
 
-    def refused(self) -> None:
-        """The game played again refuses the seat's reply: the log must have the fault
-        next."""
+    def refused(self, kind: str) -> None:
+        """The game played again refuses the seat's reply (a fault of `kind`): the log
+        must have that fault next."""
         fault = self._cursor.fault(self._seat)
-        if fault is None:
+        if fault is None or fault.get("kind") != kind:
             raise Underivable(f"item {self._cursor.at}: the game refuses {self.name}'s "
-                              "reply, the log has no fault for it")
+                              f"reply ({kind}), the log has no such fault for it")
         self._cursor.out.append(_record(fault))
         self._faulted = True
 
@@ -309,7 +310,7 @@ class _MovesHeard(GameLog):
     def fault(self, fault: Fault) -> None:
         player = self._players[fault.seat]
         if not player.faulted:  # not one the log raised: the game refused a reply
-            player.refused()
+            player.refused(fault.kind.value)
 
     def result(self, result: Record) -> None:
         self._cursor.out.append(_record(self._cursor.record("result", "the result")))

@@ -39,6 +39,16 @@ class Match(Generic[E]):
                 self.observer(event)
         self.delivered += len(new)
 
+    def tell_end(self, end_line: Callable[[frozenset[int]], str]) -> frozenset[int]:
+        """Tell every seat the game's END line, made from the seats faulted so far, send
+        what is held and unhook the log; return the seats faulted now. A seat can fault
+        as it is told END (a bot gone after its last reply): a result that places
+        faulted seats last (Rage's R9) must place it last too, as replay does, though
+        the END lines name the places as they stood before it."""
+        self.table.tell_all(end_line(self.table.faulted))
+        self.table.detach()
+        return self.table.faulted
+
     def log_move(self, seat: int, kind: str, move: str,
                  by: DecidedBy = DecidedBy.BOT) -> None:
         """A decision applied to the game (`kind`: one of the game's move kinds). A bot's

@@ -162,15 +162,8 @@ class RageMatch(Match[Event]):
 
     def _finish(self) -> RageResult:
         totals = self.state.totals()
-        places = self._places()
-        end = codec.end_line(totals, places)
-        for seat in range(self.state.config.players):
-            self.table.tell(seat, end)
-        self.table.detach()
-        # R9 holds for a seat that faults as it is told END (a bot gone before the game's
-        # end): it places last in the result, as replay places it, though the END lines
-        # already sent name the places as they stood.
-        places = self._places()
+        faulted = self.tell_end(lambda faulted: codec.end_line(totals, self._places(faulted)))
+        places = self._places(faulted)
         result = RageResult(
             self.seed, tuple(p.name for p in self.table.players), tuple(totals), tuple(places),
             tuple(self.table.faults[s] for s in sorted(self.table.faults)),
@@ -179,9 +172,8 @@ class RageMatch(Match[Event]):
             self.log.result(result.logged_json())
         return result
 
-    def _places(self) -> list[int]:
-        return self.state.places(
-            self.table.faulted if self.policy.faulted_place_last else frozenset())
+    def _places(self, faulted: frozenset[int]) -> list[int]:
+        return self.state.places(faulted if self.policy.faulted_place_last else frozenset())
 
 
 def _checked_bid(legal: list[int], reply: str) -> int:

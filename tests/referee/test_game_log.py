@@ -332,6 +332,23 @@ def test_a_flood_of_long_lines_is_written_as_it_comes_not_held_in_memory(
     assert [r["line"] for r in read_log(path) if r.get("dir") == "in"] == [flood] * 16 * 60
 
 
+def test_a_flood_of_short_lines_is_written_through_to_the_file_as_it_comes(
+        tmp_path: Path) -> None:
+    """Each line held counts more than its characters (the objects that hold it), and a
+    flood's write goes through to the file, compressed or not: LogFile holds no second
+    megabyte."""
+    path = tmp_path / "game.jsonl.gz"
+    log = GameLog.open(path, derive=False)
+    log.header("rage", 1, {}, [])
+    for _ in range(1000):
+        log.sent(0, ["PLAY? a"])
+        for _ in range(16):
+            log.heard(0, "LOG x")
+    assert path.stat().st_size > 0
+    log.close()
+    assert sum(r.get("line") == "LOG x" for r in read_log(path)) == 16_000
+
+
 # Exchanges as the table and the match make them, with lines a JSON string holds as they
 # are, or not: quotes, backslashes, control characters, a newline, past ASCII.
 plain_lines = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E,

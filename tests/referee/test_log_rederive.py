@@ -167,6 +167,10 @@ def test_a_fault_found_before_a_seats_batch_right_after_its_own_reply_is_not_its
     counted, written = play_tee(definition, config, f"stdio:python {SCRIPTED} {game} {script}",
                                 f"python bots/{game}_random.py", seats, tmp_path, monkeypatch,
                                 seed=seed, seat=0)
+    logged = read_records(counted)
+    fault = next(i for i, r in enumerate(logged) if isinstance(r, dict) and r["type"] == "fault")
+    *_, reply, reply_time = logged[fault - 1]  # the case named: right after its own reply
+    assert isinstance(reply, str) and not reply.startswith("LOG") and reply_time is None
     records = assert_same_records(counted, written)
     assert [r["seat"] for r in records if r["type"] == "fault"] == [0]
     moves = [r for r in records if r["type"] == "move" and r["seat"] == 0]
@@ -226,7 +230,10 @@ def test_a_record_the_game_does_not_come_to_is_refused(tmp_path: Path,
     records = read_records(log)
     stream = max((r for r in records if isinstance(r, list)), key=len)
     at, middle = records.index(stream), len(stream) // 2
-    records[at:at + 1] = [stream[:middle], record, stream[middle:]]
+    if record["type"] == "fault":  # in place of seat 1's END batch, as a fault of seat 1
+        records[at:at + 1] = [stream[:-2], record, stream[-1:]]  # would be (seat 2's last)
+    else:
+        records[at:at + 1] = [stream[:middle], record, stream[middle:]]
     log.write_text("".join(json.dumps(r) + "\n" for r in records))
     assert_bad_input(["show", str(log)], str(log), "does not derive")
 

@@ -7,29 +7,27 @@ right fault kind, place it last, let the fallback finish its seat, and leave no 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import pytest
 
 from bots.rage_random import RandomBot as RageRandom
-from referee.errors import BotCrashed
 from referee.matches.game_log import GameLog
-from referee.matches.rage_match import RageMatch, game_settings as rage_settings
 from referee.matches.replay import replay
 from referee.players.player import FunctionPlayer
 from referee.registry.games import lookup
 
 from referee.processes.bot_command import parse_bot_command
 from referee.processes.live_bots import live_processes
-from referee.errors import FaultKind
+from referee.errors import BotCrashed, FaultKind
 from referee.registry.game_logs import read_log
 from referee.games.rage import RageConfig
 from referee.players.lineup import BotSpec, LaunchSettings
 from referee.matches.play import LogOptions, play_game
 from referee.registry.rage import RAGE
 from referee.processes.sandbox import SandboxMode, SandboxSettings
-from referee.matches.rage_match import RageResult
+from referee.matches.rage_match import RageMatch, RageResult, game_settings as rage_settings
 from referee.settings import TimeLimits
 from tests.referee.fault_bots.support import MISBEHAVE, alive, wait_until
 

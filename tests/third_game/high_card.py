@@ -89,9 +89,9 @@ class HighCardMatch(Match[str]):
             played.append(card)
             if self.echo is not None:
                 self.echo(f"seat {seat} plays {card}")
-        scores, places = scores_and_places(played, self.table.faulted)
-        self.table.tell_all("END " + " ".join(map(str, places)))
-        self.table.detach()
+        faulted = self.tell_end(lambda faulted: "END " + " ".join(
+            map(str, scores_and_places(played, faulted)[1])))
+        scores, places = scores_and_places(played, faulted)
         result = Result(tuple(p.name for p in self.table.players), tuple(played), scores,
                         places, tuple(self.table.faults[s] for s in sorted(self.table.faults)))
         if self.log is not None:

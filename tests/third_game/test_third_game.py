@@ -7,12 +7,18 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
+from referee.errors import BotCrashed
+from referee.matches.game import Options
+from referee.matches.game_log import GameLog
+from referee.matches.replay import replay
+from referee.players.player import FunctionPlayer
 from referee.registry import games
+from referee.settings import TimeLimits
 from tests.cli_support import run_main
 from tests.third_game.high_card import HIGH_CARD, deal
 
@@ -66,3 +72,35 @@ def test_a_tournament_and_its_report(tmp_path: Path, jobs: str) -> None:
     assert out.startswith("High Card standings")
     code, again, err = run_main(["results", str(db)])
     assert code == 0 and again == out, err
+
+
+class GoneAtEnd(FunctionPlayer):
+    """A bot that has exited by the time it is told END (after its card)."""
+
+    def tell_many(self, lines: Sequence[str]) -> None:
+        if any(line.startswith("END") for line in lines):
+            raise BotCrashed("bot exited with code 0", 0)
+        super().tell_many(lines)
+
+
+def play_highest(line: str) -> str | None:
+    return max(line.split()[1:], key=int) if line.startswith("PLAY?") else None
+
+
+@pytest.mark.parametrize("seat", [0, 1, 2])
+def test_a_seat_that_faults_as_it_is_told_end_places_last_and_the_log_replays(
+        seat: int, tmp_path: Path) -> None:
+    """Match.tell_end: a seat that faults as it is told END places last in the result,
+    as replay places every logged fault, in any game built on Match."""
+    players = [(GoneAtEnd if s == seat else FunctionPlayer)(f"bot{s}", play_highest)
+               for s in range(3)]
+    path = tmp_path / "game.jsonl"
+    log = GameLog.open(path, timestamps=False)
+    config = HIGH_CARD.configure(3, Options.of(HIGH_CARD, {}))
+    log.header(HIGH_CARD.name, 7, HIGH_CARD.log_settings(config, TimeLimits()),
+               [{"seat": s} for s in range(3)])
+    result = HIGH_CARD.run(players, config, 7, TimeLimits(), log)
+    log.close()
+    assert [fault.seat for fault in result.faults] == [seat]
+    assert result.places[seat] == max(result.places)
+    assert "result reproduced" in replay(path, games.lookup)

@@ -28,8 +28,7 @@ from referee.errors import BotFault, ConfigError, FaultKind
 from referee.matches.game import GameDefinition
 from referee.matches.game_log import FORMAT, read_records
 from referee.matches.log_formats import counted_out, exchange_fields, expand
-from referee.matches.log_stream import BatchedPlayer, read_stream
-from referee.settings import TimeLimits
+from referee.matches.log_stream import BatchedPlayer, LoggedGame, read_stream
 
 Lookup = Callable[[str], GameDefinition[Any, Any]]
 COUNTED = 4  # the format whose exchanges count their lines out
@@ -174,17 +173,13 @@ def _play_again(header: Mapping[str, Any], scripts: dict[int, deque[_Item]],
                 lookup: Lookup) -> Derived:
     """The game of `header` played by scripted players: each batch it sends, by the
     index of the exchange that logged it, and its result."""
-    game = lookup(str(header["game"]))
-    settings = header["settings"]
-    game.check_players(settings["players"])
-    config = game.logged_config(settings)
-    times = TimeLimits.from_json(settings["times"])
+    logged = LoggedGame.of(header, lookup)
     lines: dict[int, tuple[str, ...]] = {}
     players = [ScriptedPlayer(seat, scripts.pop(seat, deque()), lines)
-               for seat in range(settings["players"])]
+               for seat in range(logged.seats)]
     if scripts:
         raise Underivable(f"seat {min(scripts)} of {len(players)} in the records")
-    result = game.run(players, config, header["seed"], times, None)
+    result = logged.run(players, None)
     for player in players:
         player.check_done()
     return Derived(lines, result.to_json())

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import io
 from abc import abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from protocols.wire import is_log
@@ -70,6 +71,29 @@ def _items(records: Sequence[Any]) -> list[Any]:
     return items
 
 
+@dataclass(frozen=True)
+class LoggedGame:
+    """The game a log's header names, set up as it was played: to play it again."""
+
+    game: GameDefinition[Any, Any]
+    config: Any
+    seed: Any
+    times: TimeLimits
+    seats: int
+
+    @classmethod
+    def of(cls, header: Mapping[str, Any], lookup: Lookup) -> LoggedGame:
+        game = lookup(str(header["game"]))
+        settings = header["settings"]
+        game.check_players(settings["players"])
+        return cls(game, game.logged_config(settings), header["seed"],
+                   TimeLimits.from_json(settings["times"]), settings["players"])
+
+    def run(self, players: Sequence[Player], log: GameLog | None) -> Any:
+        """The game played by `players`, one per seat: its result."""
+        return self.game.run(players, self.config, self.seed, self.times, log)
+
+
 def _seconds(us: Any) -> dict[str, float]:
     """A time in the log (µs since the header, or null) as a record's "t"."""
     if us is None:
@@ -87,6 +111,11 @@ def _record(record: Record) -> Record:
     return record
 
 
+def _when(record: Record) -> dict[str, float]:
+    """A record's time as read ("t"), for the lines it dates."""
+    return {"t": record["t"]} if "t" in record else {}
+
+
 def _passed(record: Record) -> list[Record]:
     """A record the game does not derive, as read: a batch written out as its lines."""
     record = _record(record)
@@ -96,7 +125,7 @@ def _passed(record: Record) -> list[Record]:
     if type(seat) is not int or not isinstance(lines, list) \
             or not all(type(line) is str for line in lines):
         raise ValueError("not a game log: a broken batch written out")
-    return _lines(seat, "out", lines, {"t": record["t"]} if "t" in record else {})
+    return _lines(seat, "out", lines, _when(record))
 
 
 def _lines(seat: int, direction: str, lines: Sequence[str], when: dict[str, float]
@@ -273,8 +302,7 @@ class _StreamPlayer(BatchedPlayer):
         if fault is None:
             return
         record = _record(fault)
-        cursor.out += _lines(self._seat, "in", heard, {"t": record["t"]} if "t" in record
-                             else {})
+        cursor.out += _lines(self._seat, "in", heard, _when(record))
         cursor.out.append(record)
         self._faulted = True
         error = BotFault(str(fault["detail"]),
@@ -318,14 +346,9 @@ class _MovesHeard(GameLog):
 
 def _play_again(header: Record, cursor: _Cursor, lookup: Lookup) -> Record:
     """The game of `header` played by scripted players over the cursor: its result."""
-    game = lookup(str(header["game"]))
-    settings = header["settings"]
-    game.check_players(settings["players"])
-    config = game.logged_config(settings)
-    times = TimeLimits.from_json(settings["times"])
-    players = [_StreamPlayer(seat, cursor) for seat in range(settings["players"])]
-    result = game.run(players, config, header["seed"], times, _MovesHeard(cursor, players))
-    return dict(result.to_json())
+    logged = LoggedGame.of(header, lookup)
+    players = [_StreamPlayer(seat, cursor) for seat in range(logged.seats)]
+    return dict(logged.run(players, _MovesHeard(cursor, players)).to_json())
 
 
 def _as_written(items: list[Any]) -> list[Record]:
@@ -337,8 +360,7 @@ def _as_written(items: list[Any]) -> list[Record]:
     for item in items:
         if isinstance(item, dict):
             record = _record(item)
-            out += _lines(seat or 0, "in", heard, {"t": record["t"]} if "t" in record
-                          else {})
+            out += _lines(seat or 0, "in", heard, _when(record))
             heard = []
             if record.get("type") == "sent":
                 seat = record.get("seat")

@@ -145,8 +145,8 @@ class GoneAtEnd(FunctionPlayer):
 @pytest.mark.parametrize("seat", [0, 1, 2])
 def test_a_seat_that_faults_as_it_is_told_end_places_last_and_the_log_replays(
         seat: int, tmp_path: Path) -> None:
-    """docs/rules.md, Faults and R9 (the referee's fault policy; ../shared/RULINGS.md's R9
-    rules on equal totals only): faulted seats place last, whenever the fault. A bot gone
+    """docs/rules.md, Faults and R9 (the referee's fault policy, beyond the rulings' R9 on
+    equal totals): faulted seats place last, whenever the fault. A bot gone
     after its last reply faults when the END line is sent: the result places it last, as
     `referee replay` does from the log (a hunt for hostile bots found them disagreeing)."""
     players = [(GoneAtEnd if s == seat else FunctionPlayer)(f"bot{s}", RageRandom().on_line)

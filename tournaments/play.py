@@ -44,7 +44,8 @@ from referee.players.lineup import (
 )
 from referee.players.player import Player
 from referee.players.remote_player import RemotePlayer
-from referee.processes.sandbox import SandboxSettings
+from referee.processes.bot_command import bot_folder
+from referee.processes.sandbox import SandboxSettings, check_sealed
 from tournaments.disqualify import disqualified_player
 from tournaments.idle_bots import IdleBots, SeatKey
 from tournaments.idle_keep_alive import IdleKeepAlive
@@ -88,8 +89,11 @@ def play_context(spec: TournamentSpec, db_path: Path, transport: str = "ipc",
     """The context of a tournament whose logs go beside its results db (checked_context);
     no bot may see either."""
     logs = logs_dir(db_path).resolve()
+    # The db's whole folder, not the file: SQLite's journal, its WAL and the backups
+    # appear beside the db as it is written, and a bot that saw them would read seeds.
     return checked_context(PlayContext(spec, (), logs, transport, log_times, busy_wait,
-                                       sandbox, persistent_bots, (logs, db_path.resolve())))
+                                       sandbox, persistent_bots,
+                                       (logs, db_path.resolve().parent)))
 
 
 def checked_context(context: PlayContext) -> PlayContext:
@@ -100,7 +104,9 @@ def checked_context(context: PlayContext) -> PlayContext:
     specs = bot_specs([bot.command for bot in spec.bots], list(spec.bot_names))
     spec.game.configure(spec.size, spec.options)  # in a worker it would look like our bug
     context = replace(context, bots=tuple(specs))
-    sandbox_view(context.launch_settings())  # `--sandbox on` where none: fail now
+    view = sandbox_view(context.launch_settings())  # `--sandbox on` where none: fail now
+    if view is not None:  # a secret a bot's sandbox could not hide: fail now, not per game
+        check_sealed(view, [(bot.label, bot_folder(bot.command, view.cwd)) for bot in specs])
     return context
 
 

@@ -30,7 +30,7 @@ from referee.errors import (
 )
 from referee.players.player import LineListener, Player
 from referee.players.request_clock import CpuClock, wall_missed
-from referee.processes.sandbox import INSIDE_SOCKET_DIR, View, give_to_bot, package_root
+from referee.processes.sandbox import INSIDE_SOCKET_DIR, View, package_root
 from referee.settings import Clock, ResourceLimits, TimeLimits
 from referee.transport.channel import Channel
 from referee.transport.stdio_channel import StdioChannel
@@ -388,8 +388,6 @@ def _start(cmd: BotCommand, label: str, token: str, channel: ZmqChannel | None,
     folder = None if channel is None else channel.folder
     if channel is not None and folder is None:
         raise BotStartError("a sandboxed bot has no network: use the ipc transport")
-    if folder is not None:
-        give_to_bot(folder)
     endpoint = STDIO_ENDPOINT if folder is None else f"ipc://{INSIDE_SOCKET_DIR}/{SOCKET_NAME}"
     # The folder that holds every bot's socket folder is a secret too: a bot whose own
     # folder holds it (one under /tmp) must not reach the others' sockets.

@@ -38,7 +38,9 @@ from typing import IO
 from referee.processes.bot_command import BotCommand
 from referee.errors import BotStartError
 from referee.processes.cgroups import BotCgroup, CgroupRoot
-from referee.processes.sandbox import View, bwrap_argv, program_path, userns_guard
+from referee.processes.box_uids import BoxUid
+from referee.processes.sandbox import (View, bwrap_parts, give_to_bot, program_path,
+                                      running_as_root, sandbox_guard)
 from referee.processes.live_bots import REGISTRY
 from referee.processes.rlimits import child_setup, megabytes, rlimits
 from referee.processes.stderr_sink import StderrSink
@@ -59,7 +61,7 @@ class BotProcess:
 
     def __init__(self, popen: subprocess.Popen[bytes], command: BotCommand, tag: bytes,
                  sandboxed: bool, cgroup: BotCgroup | None = None,
-                 sink: StderrSink | None = None) -> None:
+                 sink: StderrSink | None = None, uid: BoxUid | None = None) -> None:
         self._popen = popen
         self.command = command
         self.pid = popen.pid
@@ -67,6 +69,7 @@ class BotProcess:
         self.sandboxed = sandboxed
         self.cgroup = cgroup
         self._sink = sink
+        self._uid = uid  # a root referee's sandboxed bot's own uid, held while it runs
         self._code: int | None = None
         self._reaped = False
         self._pidfd = _open_pidfd(popen.pid)
@@ -92,13 +95,17 @@ class BotProcess:
         cgroups = CgroupRoot.find()
         cgroup = _new_cgroup(cgroups, limits)
         tag = secrets.token_hex(8)
-        guard, program = None, None
+        guard, program, uid, args_fd = None, None, None, None
         if view is None:
             argv, env = list(cmd.argv), {**env, TAG_VARIABLE: tag}
         else:  # the bot's environment is the sandbox's (--setenv), bwrap's own is bare
-            argv = bwrap_argv(replace(view, env=dict(env)), cmd.argv)
+            uid = _own_uid(view)
+            view = replace(view, env=dict(env), uid=view.uid if uid is None else uid.number)
+            options, command = bwrap_parts(view, cmd.argv)
+            args_fd = _args_file(options)
+            argv = sandbox_argv(args_fd, command)
             env = {**_bare_env(), TAG_VARIABLE: tag}
-            guard = userns_guard()
+            guard = sandbox_guard()
             program = None if os.sep in argv[0] else program_path(argv[0])
         sink = (StderrSink(stderr) if stderr is not None else
                 StderrSink(_STDERR_FD, prefix=f"[{label}] " if label else ""))
@@ -110,15 +117,20 @@ class BotProcess:
                 popen = _popen(cmd, argv, env, sink.child_fd(),
                                child_setup(rlimits(limits, cgroup), os.getpid(), cgroup,
                                            guard),
-                               program)
+                               program, () if args_fd is None else (args_fd,))
             except BaseException:
                 REGISTRY.forget(tag_entry(tag))
                 sink.close()
                 if cgroup is not None:
                     cgroup.remove()
+                if uid is not None:
+                    uid.release()
                 raise
+            finally:
+                if args_fd is not None:
+                    os.close(args_fd)
             sink.started()
-            process = cls(popen, cmd, tag_entry(tag), view is not None, cgroup, sink)
+            process = cls(popen, cmd, tag_entry(tag), view is not None, cgroup, sink, uid)
             REGISTRY.add(process)
         return process
 
@@ -209,6 +221,8 @@ class BotProcess:
             self._sink.close()
         if self.cgroup is not None:
             self.cgroup.remove()
+        if self._uid is not None:
+            self._uid.release()  # its processes are gone: the cgroup or namespace held them
         if self._pidfd is not None:
             os.close(self._pidfd)
             self._pidfd = None
@@ -258,20 +272,53 @@ def _new_cgroup(cgroups: CgroupRoot | None, limits: ResourceLimits) -> BotCgroup
         return None
 
 
+def _own_uid(view: View) -> BoxUid | None:
+    """As root, a uid for this bot alone, which its socket's folder is given to; as
+    another user, None: the bot's user namespace is its own."""
+    if not running_as_root():
+        return None
+    try:
+        uid = BoxUid.claim()
+    except OSError as exc:
+        raise BotStartError(f"cannot sandbox a bot: {exc}") from None
+    if view.socket_dir is not None:
+        give_to_bot(view.socket_dir, uid.number)
+    return uid
+
+
 def _bare_env() -> dict[str, str]:
     return {"PATH": os.environ.get("PATH", os.defpath)}
 
 
+def sandbox_argv(args_fd: int, command: list[str]) -> list[str]:
+    """bwrap's command line: its options in the file `args_fd`, then what it runs."""
+    return ["bwrap", "--args", str(args_fd), "--", *command]
+
+
+def _args_file(options: list[str]) -> int:
+    """A memory file holding bwrap's options, NUL-separated, for `bwrap --args FD`: out of
+    bwrap's command line, which the bot reads as /proc/1/cmdline (a pipe would block on
+    a long list)."""
+    fd = os.memfd_create("bwrap-args", os.MFD_CLOEXEC)
+    try:
+        os.write(fd, b"".join(option.encode() + b"\0" for option in options))
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def _popen(cmd: BotCommand, argv: list[str], env: Mapping[str, str], err_fd: int,
-           setup: Callable[[], None], program: str | None = None
-           ) -> subprocess.Popen[bytes]:
+           setup: Callable[[], None], program: str | None = None,
+           pass_fds: tuple[int, ...] = ()) -> subprocess.Popen[bytes]:
     """Start `argv`, from the file `program` if given (else found on env's PATH)."""
     try:
         return subprocess.Popen(
             argv, executable=program, env=env, process_group=0,
             stdin=subprocess.PIPE if cmd.stdio else subprocess.DEVNULL,
             stdout=subprocess.PIPE if cmd.stdio else err_fd, stderr=err_fd,
-            preexec_fn=setup)
+            preexec_fn=setup, pass_fds=pass_fds)
     except OSError as exc:
         raise BotStartError(f"cannot start bot {cmd.text!r}: {exc.strerror or exc}") from None
     except subprocess.SubprocessError as exc:  # the preexec setup failed in the child

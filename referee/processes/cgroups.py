@@ -1,7 +1,9 @@
-"""A cgroup per bot: limits that count all of a bot's processes, CPU accounting, a whole kill.
+"""A cgroup per bot: limits that count all of a bot's processes, CPU accounting, a fair share
+of the CPU, a whole kill.
 
-cgroup v1 (a hierarchy per controller: memory, pids, cpuacct, freezer) and v2 (one
-unified hierarchy) are both used where this process may create child groups, which needs
+cgroup v1 (a hierarchy per controller: memory, pids, cpuacct, freezer; cpu and cpuset where
+mounted) and v2 (one unified hierarchy) are both used where this process may create child
+groups, which needs
 root or a delegated subtree. Elsewhere `CgroupRoot.find()` gives None and the caller falls
 back to per-process rlimits. Every bot's group sits in one parent per referee process,
 `referee-<pid namespace>-<pid>-<start time>`, made below the referee's own group and removed
@@ -24,7 +26,13 @@ from pathlib import Path
 from referee.processes.cgroup_owners import Liveness, Owner, this_process
 
 _V1_CONTROLLERS = ("memory", "pids", "cpuacct", "freezer")
+# Fairness, where the machine has them: each bot's group gets the same CPU weight however
+# many processes or sessions it makes (a bot of 200 spinning processes weighs what a bot of
+# one does), and a cpuset holds all of them on the CPUs the referee runs on when it starts
+# them (a tournament worker's pin), which sched_setaffinity cannot leave.
+_V1_FAIRNESS = ("cpu", "cpuset")
 _V2_CONTROLLERS = ("memory", "pids")
+_V2_FAIRNESS = ("cpu", "cpuset")
 _HELPER_PROCESSES = 2  # bwrap and the sandbox's init count against a bot's pids.max
 _KILL_ROUNDS = 20
 _REMOVE_WAIT = 2.0
@@ -35,7 +43,9 @@ class CgroupRoot:
     """Where this referee process makes its bots' groups: one folder per hierarchy."""
 
     version: int
-    parents: tuple[Path, ...]  # v1: one per controller in _V1_CONTROLLERS order; v2: one
+    parents: tuple[Path, ...]  # v1: one per controller in _V1_CONTROLLERS order, then
+    # those of _V1_FAIRNESS mounted apart from them; v2: one
+    cpuset: int | None = None  # which parent holds the cpuset controller, if any
 
     @classmethod
     def find(cls) -> CgroupRoot | None:
@@ -54,6 +64,8 @@ class CgroupRoot:
         except OSError:
             group.remove()
             raise
+        if self.cpuset is not None and not _pin(dirs[self.cpuset], self.version):
+            group.leave(dirs[self.cpuset])  # no pin rather than no group
         return group
 
 
@@ -90,6 +102,12 @@ class BotCgroup:
                 _write_optional(memory_dir / "memory.swap.max", 0)
         if processes is not None:
             _write(pids_dir / "pids.max", processes + _HELPER_PROCESSES)
+
+    def leave(self, folder: Path) -> None:
+        """Do without one of the group's folders (before any process enters it)."""
+        _rmdir_quietly(folder)
+        self.dirs = tuple(d for d in self.dirs if d != folder)
+        self._procs_files = [str(d / "cgroup.procs").encode() for d in self.dirs]
 
     def enter_self(self) -> None:
         """Move the calling process into the group (called in the child, before exec)."""
@@ -240,14 +258,30 @@ def _make_root() -> CgroupRoot | None:
     name = me.root_name
     v1 = [_joined(mounts.get(c), own.get(c)) for c in _V1_CONTROLLERS]
     if all(path is not None for path in v1):
-        return _made(1, [p / name for p in v1 if p is not None], me)
+        required = [p / name for p in v1 if p is not None]
+        return _made(1, required, _v1_fairness(mounts, own, name, required), me)
     unified = _joined(mounts.get(""), own.get(""))
     if unified is not None and _enable_v2(unified):
-        return _made(2, [unified / name], me)
+        return _made(2, [unified / name], {c: unified / name for c in _v2_fairness(unified)},
+                     me)
     return None
 
 
-def _made(version: int, parents: list[Path], me: Owner) -> CgroupRoot | None:
+def _v1_fairness(mounts: dict[str, tuple[Path, str]], own: dict[str, str], name: str,
+                 required: list[Path]) -> dict[str, Path]:
+    """Controller -> this referee's folder, for the fairness controllers mounted here (one
+    mounted with another, as cpu with cpuacct, shares its folder)."""
+    found = {}
+    for controller in _V1_FAIRNESS:
+        path = _joined(mounts.get(controller), own.get(controller))
+        if path is not None:
+            found[controller] = path / name
+    return found
+
+
+def _made(version: int, required: list[Path], fairness: dict[str, Path],
+          me: Owner) -> CgroupRoot | None:
+    parents = list(dict.fromkeys([*required, *fairness.values()]))
     made: list[Path] = []
     liveness = Liveness(me)
     try:
@@ -256,21 +290,55 @@ def _made(version: int, parents: list[Path], me: Owner) -> CgroupRoot | None:
             parent.mkdir(exist_ok=True)
             made.append(parent)
         if version == 2:
-            _write(parents[0] / "cgroup.subtree_control", "+memory +pids")
+            wanted = " ".join(f"+{c}" for c in (*_V2_CONTROLLERS, *fairness))
+            _write(parents[0] / "cgroup.subtree_control", wanted)
     except OSError:
         for folder in made:
             _rmdir_quietly(folder)
         return None
     atexit.register(_remove_parents, tuple(parents), os.getpid())
-    return CgroupRoot(version, tuple(parents))
+    cpuset = fairness.get("cpuset")
+    if cpuset is not None and version == 1 and not _inherit_cpuset(cpuset):
+        cpuset = None  # an empty v1 cpuset would refuse every bot: no pin
+    return CgroupRoot(version, tuple(parents), None if cpuset is None else parents.index(cpuset))
 
 
 def _enable_v2(group: Path) -> bool:
+    return all(c in _v2_available(group) for c in _V2_CONTROLLERS)
+
+
+def _v2_fairness(group: Path) -> list[str]:
+    available = _v2_available(group)
+    return [c for c in _V2_FAIRNESS if c in available]
+
+
+def _v2_available(group: Path) -> list[str]:
     try:
-        available = (group / "cgroup.controllers").read_text().split()
+        return (group / "cgroup.controllers").read_text().split()
+    except OSError:
+        return []
+
+
+def _inherit_cpuset(folder: Path) -> bool:
+    """A new v1 cpuset has no CPUs and no memory nodes: give it its parent's."""
+    try:
+        for name in ("cpuset.cpus", "cpuset.mems"):
+            _write(folder / name, (folder.parent / name).read_text().strip())
     except OSError:
         return False
-    return all(c in available for c in _V2_CONTROLLERS)
+    return True
+
+
+def _pin(folder: Path, version: int) -> bool:
+    """Hold a bot's group on the CPUs this process may run on now (a worker's pin)."""
+    cpus = ",".join(str(cpu) for cpu in sorted(os.sched_getaffinity(0)))
+    try:
+        if version == 1:
+            _write(folder / "cpuset.mems", (folder.parent / "cpuset.mems").read_text().strip())
+        _write(folder / "cpuset.cpus", cpus)
+    except OSError:
+        return False
+    return True
 
 
 def _remove_parents(parents: tuple[Path, ...], pid: int) -> None:
@@ -328,7 +396,7 @@ def _cgroup_mounts() -> dict[str, tuple[Path, str]]:
             found.setdefault("", (point, root))
         elif fstype == "cgroup":
             for option in tail[2].split(","):
-                if option in _V1_CONTROLLERS:
+                if option in _V1_CONTROLLERS or option in _V1_FAIRNESS:
                     found.setdefault(option, (point, root))
     return found
 

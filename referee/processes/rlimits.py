@@ -14,7 +14,7 @@ import signal
 from collections.abc import Callable
 
 from referee.processes.cgroups import BotCgroup
-from referee.processes.userns_filter import UsernsFilter
+from referee.processes.sandbox_filter import SandboxFilter
 from referee.settings import ResourceLimits
 
 _PR_SET_PDEATHSIG = 1
@@ -95,7 +95,7 @@ def die_with_parent(parent: int) -> None:
 
 
 def child_setup(limits: list[Limit], parent: int, cgroup: BotCgroup | None,
-                guard: UsernsFilter | None = None) -> Callable[[], None]:
+                guard: SandboxFilter | None = None) -> Callable[[], None]:
     """The preexec function. Everything it needs is prepared here, before the fork.
     `guard` is installed last: it holds for bwrap and everything the sandbox runs."""
     prctl = _prctl()

@@ -6,10 +6,13 @@ its own folder, a private size-limited /tmp, and its ZeroMQ socket's folder. Not
 no other bot, no game log, no results, no referee process. The model is ioi/isolate.
 
 Run as root, the referee starts bwrap as root (so it can reach an interpreter under a
-0700 /root) and the bot itself as the unprivileged SANDBOX_UID, with no capabilities and
+0700 /root) and the bot itself as an unprivileged uid of its own
+(referee.processes.box_uids), with no capabilities and
 no way to regain any (setpriv --no-new-privs, an empty bounding set, and a seccomp filter
-against new user namespaces: referee.processes.userns_filter). Run as another user, bwrap
-makes an unprivileged user namespace, and the bot keeps that user's id outside it.
+against new user namespaces). Run as another user, bwrap makes an unprivileged user
+namespace, and the bot keeps that user's id outside it. Either way a seccomp filter
+(referee.processes.sandbox_filter) closes what namespaces leave shared between sandboxes:
+keyrings, file locks and watches, page-cache probes.
 """
 
 from __future__ import annotations
@@ -25,10 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.errors import BotStartError, ConfigError
-from referee.processes.userns_filter import UsernsFilter, userns_filter, userns_filter_problem
+from referee.processes.box_uids import FIRST_UID
+from referee.processes.sandbox_filter import SandboxFilter, sandbox_filter, sandbox_filter_problem
 
 INSIDE_SOCKET_DIR = "/run/referee"  # where a bot finds its own ZeroMQ socket
-SANDBOX_UID = 60000  # isolate's first box user: a uid no account on the machine uses
+SANDBOX_UID = FIRST_UID  # the uid of a View that names none (the probe's)
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 _PROBE_TIMEOUT = 10.0
 
@@ -61,6 +65,7 @@ class View:
     extra_dirs: tuple[Path, ...] = ()
     tmp_bytes: int = 64 << 20
     env: Mapping[str, str] = field(default_factory=dict)
+    uid: int = SANDBOX_UID  # a root referee's bot runs as this uid (a BoxUid's)
 
 
 def running_as_root() -> bool:
@@ -75,7 +80,7 @@ def sandbox_problem() -> str | None:
     if running_as_root() and program_path("setpriv") is None:
         return "setpriv (util-linux) is not installed"
     probe = bwrap_argv(View(cwd=Path("/")), ["true"])
-    guard = userns_guard()
+    guard = sandbox_guard()
     try:
         done = subprocess.run(probe, executable=program_path("bwrap"), capture_output=True,
                               timeout=_PROBE_TIMEOUT, check=False,
@@ -89,15 +94,12 @@ def sandbox_problem() -> str | None:
 
 
 def sandbox_weakness() -> str | None:
-    """What a sandbox here lacks of what it promises, or None: as root, the seccomp
-    filter that keeps bots from making user namespaces, which needs libseccomp. (As
-    another user, bwrap's --disable-userns does that job.)"""
-    if not running_as_root():
-        return None
-    problem = userns_filter_problem()
+    """What a sandbox here lacks of what it promises, or None: the seccomp filter, which
+    needs libseccomp (referee.processes.sandbox_filter)."""
+    problem = sandbox_filter_problem()
     if problem is None:
         return None
-    return f"no seccomp filter against user namespaces in the bots' sandboxes ({problem})"
+    return f"no seccomp filter in the bots' sandboxes ({problem})"
 
 
 def sandbox_enabled(mode: SandboxMode) -> bool:
@@ -129,8 +131,9 @@ def weakness_warning() -> str | None:
     weakness = sandbox_weakness()
     if weakness is None or sandbox_problem() is not None:
         return None
-    return (f"{weakness}: a bot can hold every capability in a user namespace of its "
-            "own; use --sandbox on to refuse that")
+    return (f"{weakness}: bots can share keyrings, file locks and watches, and as root "
+            "hold every capability in a user namespace of their own; use --sandbox on to "
+            "refuse that")
 
 
 @functools.cache
@@ -141,18 +144,27 @@ def program_path(name: str) -> str | None:
     return shutil.which(name)
 
 
-def userns_guard() -> UsernsFilter | None:
-    """As root, the filter a bot's child installs before it execs bwrap, so that no process
-    of the sandbox can make a user namespace (None without libseccomp). None as another
-    user: there bwrap's --disable-userns forbids them."""
-    return userns_filter() if running_as_root() else None
+def sandbox_guard() -> SandboxFilter | None:
+    """The filter a bot's child installs before it execs bwrap (None without libseccomp).
+    As root it also forbids new user namespaces; as another user bwrap needs its own, and
+    its --disable-userns forbids the bot's."""
+    return sandbox_filter(userns=running_as_root())
 
 
 def bwrap_argv(view: View, argv: Sequence[str]) -> list[str]:
     """The command line that runs `argv` in the sandbox `view` describes."""
+    options, command = bwrap_parts(view, argv)
+    return ["bwrap", *options, "--", *command]
+
+
+def bwrap_parts(view: View, argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """bwrap's options for the sandbox `view` describes, and the command it runs there
+    (the privileges dropped, then `argv`). The options name host paths, the organiser's
+    masked files among them: BotProcess hands them to bwrap through a pipe (--args), as
+    the sandbox's init shows its command line to the bot in /proc/1/cmdline."""
     binds, bind_args = _read_only_binds(view.extra_dirs, view.bot_folder)
     # By name, as process listings show it; BotProcess runs the program_path() found.
-    args = ["bwrap", "--die-with-parent", "--new-session", *_namespaces()]
+    args = ["--die-with-parent", "--new-session", *_namespaces()]
     # The private /tmp first: a bind under /tmp (a venv or a bot there, as in a CI clone)
     # then goes on top of it instead of under it.
     args += ["--proc", "/proc", "--dev", "/dev",
@@ -168,7 +180,19 @@ def bwrap_argv(view: View, argv: Sequence[str]) -> list[str]:
     args += ["--chdir", str(view.cwd), "--clearenv"]
     for name, value in view.env.items():
         args += ["--setenv", name, value]
-    return [*args, *_drop_privileges(), *argv]
+    return [*args, *_capabilities()], [*_drop_privileges(view.uid), *argv]
+
+
+def check_sealed(view: View, folders: Iterable[tuple[str, Path | None]]) -> None:
+    """ConfigError, before any game, where a bot's folder would show it a secret that
+    cannot be masked (the folder of the results db is the bot's own): `folders` is each
+    bot's name and folder."""
+    for name, folder in folders:
+        binds, _ = _read_only_binds(view.extra_dirs, folder)
+        try:
+            _masks(view, [src for src, _ in binds])
+        except BotStartError as exc:
+            raise ConfigError(f"bot {name}: {exc}") from None
 
 
 def _namespaces() -> list[str]:
@@ -178,15 +202,20 @@ def _namespaces() -> list[str]:
     return shared if running_as_root() else ["--unshare-user", "--disable-userns", *shared]
 
 
-def _drop_privileges() -> list[str]:
+def _capabilities() -> list[str]:
     if not running_as_root():
-        return ["--cap-drop", "ALL", "--"]
-    uid = str(SANDBOX_UID)
-    setpriv = program_path("setpriv") or "/usr/bin/setpriv"  # the sandbox's env has no PATH
+        return ["--cap-drop", "ALL"]
     # CAP_SETPCAP only so that setpriv can empty the bounding set before it drops to uid.
     return ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
-            "--cap-add", "CAP_SETPCAP", "--",
-            setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
+            "--cap-add", "CAP_SETPCAP"]
+
+
+def _drop_privileges(box_uid: int) -> list[str]:
+    if not running_as_root():
+        return []
+    uid = str(box_uid)
+    setpriv = program_path("setpriv") or "/usr/bin/setpriv"  # the sandbox's env has no PATH
+    return [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
             "--inh-caps=-all", "--bounding-set=-all", "--"]
 
 
@@ -230,12 +259,12 @@ def _package_dirs() -> tuple[Path, ...]:
     return tuple(package_root() / name for name in _PACKAGES)
 
 
-def give_to_bot(folder: Path) -> None:
-    """Let the sandboxed bot into its socket's 0700 folder: as root, the bot is SANDBOX_UID.
-    No process outside a sandbox runs as that user, and no sandbox but this bot's sees
-    the folder."""
+def give_to_bot(folder: Path, uid: int) -> None:
+    """Let the sandboxed bot into its socket's 0700 folder: as root, the bot is `uid`. No
+    process outside a sandbox runs as that user, and no sandbox but this bot's sees the
+    folder."""
     if running_as_root():
-        os.chown(folder, SANDBOX_UID, SANDBOX_UID)
+        os.chown(folder, uid, uid)
 
 
 @functools.cache
@@ -275,8 +304,9 @@ def _masks(view: View, sources: Sequence[Path]) -> list[str]:
             continue
         if secret in sources:
             raise BotStartError(
-                f"{str(secret)!r} is a bot's own folder, and holds what bots must not see: "
-                "keep results and logs outside every bot's folder")
+                f"{str(secret)!r} holds results or logs, and is also a bot's own folder, "
+                "which the bot reads: keep results and logs in a folder of their own, "
+                "outside every bot's folder (e.g. --db results/NAME.sqlite)")
         masks += ["--tmpfs", str(secret)]
     return masks
 

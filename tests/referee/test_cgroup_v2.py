@@ -143,8 +143,11 @@ def test_on_v2_the_bots_parent_enables_the_controllers_and_each_bot_gets_its_lim
     root = cgroups._make_root()
     assert root is not None and root.version == 2
     assert root.parents == (tmp_path / this_process().root_name,)
-    assert (root.parents[0] / "cgroup.subtree_control").read_text() == "+memory +pids"
+    assert (root.parents[0] / "cgroup.subtree_control").read_text() == \
+        "+memory +pids +cpu +cpuset"
     group = root.new_group(64 << 20, 10)
+    pinned = (group.dirs[0] / "cpuset.cpus").read_text().split(",")
+    assert {int(cpu) for cpu in pinned} == os.sched_getaffinity(0)  # the referee's CPUs
     assert len(group.dirs) == 1 and group.dirs[0].parent == root.parents[0]
     folder = group.dirs[0]
     assert (folder / "memory.max").read_text() == str(64 << 20)

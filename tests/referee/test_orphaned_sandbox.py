@@ -58,9 +58,9 @@ HOST = textwrap.dedent("""
     if mode == "stall-no-cgroups":
         CgroupRoot.find = classmethod(lambda cls: None)
     if mode.startswith("stall"):
-        real = bot_process.bwrap_argv
-        bot_process.bwrap_argv = lambda view, argv: [
-            sys.executable, "-c", stalled, *real(view, argv)[1:]]
+        real = bot_process.sandbox_argv
+        bot_process.sandbox_argv = lambda fd, command: [
+            sys.executable, "-c", stalled, *real(fd, command)[1:]]
     cmd = BotCommand("bot", ("sleep", "120"), stdio=True)
     bot = BotProcess.spawn(cmd, {}, ResourceLimits(), Path(os.devnull), View(cwd=Path("/")))
     print(bot.pid, flush=True)

@@ -1,5 +1,5 @@
-"""A root referee without libseccomp: its sandboxes lack the seccomp filter against user
-namespaces. `--sandbox auto` says so in one warning line and plays on; `--sandbox on`
+"""A referee without libseccomp: its sandboxes lack the seccomp filter (against shared
+keyrings, locks and watches, and as root against user namespaces). `--sandbox auto` says so in one warning line and plays on; `--sandbox on`
 refuses with one error line, before any bot starts. The library is hidden from the
 loader (ctypes.util.find_library), as on a machine without it."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from referee.errors import ConfigError
-from referee.processes import sandbox, userns_filter
+from referee.processes import sandbox, sandbox_filter
 from referee.processes.sandbox import SandboxMode, sandbox_enabled, sandbox_problem
 from tests.cli_support import assert_bad_input, run_main
 
@@ -24,10 +24,10 @@ def no_libseccomp(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     find = ctypes.util.find_library
     monkeypatch.setattr(ctypes.util, "find_library",
                         lambda name: None if name == "seccomp" else find(name))
-    userns_filter._filter_or_problem.cache_clear()  # built once per process: again
+    sandbox_filter._filter_or_problem.cache_clear()  # built once per process: again
     yield
     monkeypatch.undo()
-    userns_filter._filter_or_problem.cache_clear()
+    sandbox_filter._filter_or_problem.cache_clear()
 
 
 needs_root = pytest.mark.skipif(not sandbox.running_as_root(),
@@ -38,15 +38,18 @@ needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None,
 
 @needs_root
 def test_without_libseccomp_the_weakness_names_the_package(no_libseccomp: None) -> None:
-    assert userns_filter.userns_filter() is None
+    assert sandbox_filter.sandbox_filter(userns=True) is None
     weakness = sandbox.sandbox_weakness()
-    assert weakness is not None and "libseccomp2" in weakness and "user namespaces" in weakness
+    assert weakness is not None and "libseccomp2" in weakness and "seccomp" in weakness
 
 
-def test_a_referee_that_is_not_root_needs_no_filter(
+def test_a_referee_that_is_not_root_needs_the_filter_too(
         no_libseccomp: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sandbox, "running_as_root", lambda: False)  # bwrap's --disable-userns
-    assert sandbox.sandbox_weakness() is None
+    """bwrap's --disable-userns forbids user namespaces there, but nothing else closes
+    the keyrings, locks and watches that sandboxes share."""
+    monkeypatch.setattr(sandbox, "running_as_root", lambda: False)
+    weakness = sandbox.sandbox_weakness()
+    assert weakness is not None and "libseccomp2" in weakness
 
 
 @needs_root

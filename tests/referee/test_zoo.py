@@ -34,7 +34,8 @@ from referee.players.lineup import BotSpec, LaunchSettings
 from referee.matches.play import LogOptions, play_game
 from referee.registry.rage import RAGE
 from referee.processes.cgroups import CgroupRoot
-from referee.processes.sandbox import SANDBOX_UID, sandbox_problem
+from referee.processes.box_uids import FIRST_UID, UID_COUNT
+from referee.processes.sandbox import sandbox_problem
 from referee.matches.rage_match import RageResult
 from referee.settings import ResourceLimits, TimeLimits
 from tests.referee.fault_bots.support import wait_until
@@ -323,8 +324,10 @@ def test_bot_has_no_capability_and_is_not_root(tmp_path: Path) -> None:
     assert found["NoNewPrivs"] == "1"
     assert found["setuid0"] == "EPERM"
     if os.geteuid() == 0:
-        assert found["Uid"].split() == [str(SANDBOX_UID)] * 4
-        assert found["Gid"].split() == [str(SANDBOX_UID)] * 4
+        uid = int(found["Uid"].split()[0])
+        assert FIRST_UID <= uid < FIRST_UID + UID_COUNT, "a box uid (box_uids.py)"
+        assert found["Uid"].split() == [str(uid)] * 4
+        assert found["Gid"].split() == [str(uid)] * 4
 
 
 def test_bot_bounding_set_is_empty(tmp_path: Path) -> None:
@@ -333,7 +336,7 @@ def test_bot_bounding_set_is_empty(tmp_path: Path) -> None:
 
 
 def test_bot_cannot_regain_capabilities_in_a_user_namespace(tmp_path: Path) -> None:
-    """As root, a seccomp filter forbids them (referee/processes/userns_filter.py)."""
+    """As root, a seccomp filter forbids them (referee/processes/sandbox_filter.py)."""
     game = play(tmp_path, zoo("caps"))
     found = the_report(game)
     assert found["userns_CapEff"].startswith("error")

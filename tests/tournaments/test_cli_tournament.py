@@ -408,7 +408,7 @@ def test_rerun_says_when_a_game_differs(tmp_path: Path) -> None:
                     "        print(random.SystemRandom().choice(words[1:]), flush=True)\n")
     for path in (tmp_path.parent, tmp_path):  # a sandboxed bot runs as another user
         path.chmod(0o755)
-    db = tmp_path / "c.sqlite"
+    db = tmp_path / "results" / "c.sqlite"  # not in the bots' folder, which they read
     coins = [f"{name}=stdio:python {coin}" for name in "xyz"]
     code, _, err = run_main(["tournament", "rage", "--db", str(db), "--table-size", "3",
                              *coins])

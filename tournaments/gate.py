@@ -11,13 +11,13 @@ NEW that provokes an opponent's fault choose its own sample.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from referee.errors import ConfigError, Fault
+from referee.errors import BotStartError, ConfigError, Fault
 from referee.matches.game import Contest, Options
-from referee.players.lineup import LaunchSettings, bot_specs, named
+from referee.players.lineup import LaunchSettings, bot_labels, named
 from referee.registry.games import AnyGame
 from tournaments.gate_schedule import (
     BASELINE, NEW, ROLES, GateTable, candidate_score, deal_fixtures, paired_difference,
@@ -109,17 +109,28 @@ class GateBots:
     new: str
     baseline: str
     opponents: tuple[str, ...]
+    dirs: Mapping[str, Path] = field(default_factory=dict)  # --bot-dir, by name
 
     def entries(self) -> tuple[BotEntry, ...]:
-        """Bot entries by gate index, named new, baseline and after the opponents."""
-        labels = [spec.label for spec in bot_specs(self.opponents)]
+        """Bot entries by gate index, named new, baseline and after the opponents, each
+        with its declared folder (BotStartError for a name no bot has)."""
+        labels = bot_labels(self.opponents)
         taken = [label for label in labels if label in ROLES.values()]
         if taken:
             raise ConfigError(f"an opponent may not be called {taken[0]!r}: NEW and "
                               "BASELINE are")
         commands = [named(text)[1] for text in (self.new, self.baseline, *self.opponents)]
-        return tuple(BotEntry(name, command) for name, command in
-                     zip((ROLES[NEW], ROLES[BASELINE], *labels), commands))
+        names = (ROLES[NEW], ROLES[BASELINE], *labels)
+        for name in self.dirs:
+            if name not in names:
+                raise BotStartError(f"--bot-dir {name}=...: no bot is named {name!r} (the "
+                                    f"bots: {', '.join(names)})")
+        return tuple(BotEntry(name, command, dir=_dir(self.dirs.get(name)))
+                     for name, command in zip(names, commands))
+
+
+def _dir(folder: Path | None) -> str | None:
+    return None if folder is None else str(folder)
 
 
 def gate_context(game: AnyGame, bots: GateBots, size: int, options: Options,

@@ -51,7 +51,7 @@ from tournaments.idle_bots import IdleBots, SeatKey
 from tournaments.idle_keep_alive import IdleKeepAlive
 from tournaments.records import BotHashes, GameRecord
 from tournaments.schedule import Fixture
-from tournaments.spec import TournamentSpec
+from tournaments.spec import TournamentSpec, declared_dirs
 from tournaments.store import logs_dir
 
 # Pools close before multiprocessing's own exit work (joining children) in a worker.
@@ -101,7 +101,8 @@ def checked_context(context: PlayContext) -> PlayContext:
     any starts: the bot commands (BotStartError), the game's config, e.g. a command
     mapping file, and the sandbox (ConfigError)."""
     spec = context.spec
-    specs = bot_specs([bot.command for bot in spec.bots], list(spec.bot_names))
+    specs = bot_specs([bot.command for bot in spec.bots], list(spec.bot_names),
+                      declared_dirs(spec.bots))
     spec.game.configure(spec.size, spec.options)  # in a worker it would look like our bug
     context = replace(context, bots=tuple(specs))
     view = sandbox_view(context.launch_settings())  # `--sandbox on` where none: fail now

@@ -51,17 +51,26 @@ class SpecError(ConfigError):
 class BotEntry:
     """A contestant: a unique name and the command that starts it. A reference bot sets
     the bar: once a tournament has one, every other bot (a candidate) plays only with
-    references (a gauntlet)."""
+    references (a gauntlet). `dir`: the folder its sandbox shows it, where declared (as
+    given: like the command, relative to the working folder); None: its command tells."""
 
     name: str
     command: str
     reference: bool = False
+    dir: str | None = None
 
     def to_json(self) -> dict[str, object]:
         entry: dict[str, object] = {"name": self.name, "command": self.command}
         if self.reference:  # absent otherwise: round robins keep their fingerprints
             entry["reference"] = True
+        if self.dir is not None:  # likewise
+            entry["dir"] = self.dir
         return entry
+
+
+def declared_dirs(bots: tuple[BotEntry, ...]) -> dict[str, Path]:
+    """The folders declared for bots, by name (referee.players.lineup.bot_specs)."""
+    return {bot.name: Path(bot.dir) for bot in bots if bot.dir is not None}
 
 
 def default_size(game: AnyGame, n_bots: int) -> int:
@@ -211,8 +220,8 @@ def spec_from_json(data: dict[str, Any]) -> TournamentSpec:
     options = {option.name: _option_value(option, data[option.name])
                for option in game.options if option.name in data}
     return TournamentSpec.create(
-        game, tuple(BotEntry(bot["name"], bot["command"], bot.get("reference", False))
-                    for bot in data["bots"]),
+        game, tuple(BotEntry(bot["name"], bot["command"], bot.get("reference", False),
+                             bot.get("dir")) for bot in data["bots"]),
         size=data[SIZE_KEY[game.contest]], deals=data["deals"], seed=data["seed"],
         time_limits=TimeLimits.from_json(data["limits"]),
         resource_limits=ResourceLimits(**data["resources"]), options=options,

@@ -26,7 +26,7 @@ from tournaments.toml_lines import TomlLines
 
 _COMMON_KEYS = {"game", "bots", "deals", "seed", "limits", "resources", "fresh_bots",
                 "faults"}
-_BOT_KEYS = {"name", "command", "role"}
+_BOT_KEYS = {"name", "command", "role", "dir"}
 _ROLES = ("candidate", "reference")
 _LIMIT_KEYS = tuple(item.name for item in fields(TimeLimits))
 _RESOURCE_KEYS = tuple(item.name for item in fields(ResourceLimits))
@@ -145,7 +145,21 @@ class _FileReader:
         if role not in _ROLES:
             self._fail(f"bot 'role' must be \"candidate\" or \"reference\", not "
                        f"{_describe(role)}", "role", "bots", index)
-        return BotEntry(values[0], values[1], reference=role == "reference")
+        return BotEntry(values[0], values[1], reference=role == "reference",
+                        dir=self._bot_dir(entry, index))
+
+    def _bot_dir(self, entry: dict[str, Any], index: int) -> str | None:
+        """`dir`: the bot's folder, relative to the working folder like its command."""
+        value = entry.get("dir")
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            self._fail(f"bot 'dir' must be a folder path, not {_describe(value)}", "dir",
+                       "bots", index)
+        if not Path(value).is_dir():
+            self._fail(f"bot 'dir' {value!r} is not a folder (it is read, like the "
+                       "command, from the working folder)", "dir", "bots", index)
+        return value
 
     def _int(self, data: dict[str, Any], key: str, default: int) -> int:
         value = self._optional_int(data, key)

@@ -12,7 +12,8 @@ from typing import Any, Sequence
 import click
 
 from referee.cli.options import (
-    LogPath, bot_limit_options, launch_settings, sandbox_options, sandbox_settings,
+    LogPath, bot_dir_option, bot_limit_options, declared_dirs, launch_settings, sandbox_options,
+    sandbox_settings,
 )
 from referee.conformance.reports import (
     closing_lines, summary_line, write_json, write_junit,
@@ -21,7 +22,9 @@ from referee.conformance.sessions import Bench
 from referee.conformance.setups import AnyGame, full_setups, sample_bots
 from referee.conformance.suite import ROW_GAMES, run_suite
 from referee.errors import ConfigError
-from referee.players.lineup import BotSpec, LaunchSettings, bot_specs, sandbox_view
+from referee.players.lineup import (
+    BotSpec, LaunchSettings, bot_labels, bot_specs, sandbox_view,
+)
 from referee.registry import games
 
 
@@ -39,15 +42,20 @@ from referee.registry import games
               help="A bot for the other seats (repeatable; default: the game's sample bots).")
 @bot_limit_options
 @sandbox_options
+@bot_dir_option
 def check_command(bot: str, game_name: str, quick: bool, junit_path: Path | None,
                   json_path: Path | None, opponents: tuple[str, ...], sandbox: str,
-                  sandbox_dirs: tuple[Path, ...], **limits: Any) -> int:
+                  sandbox_dirs: tuple[Path, ...], bot_dirs: tuple[tuple[str, Path], ...],
+                  **limits: Any) -> int:
     """Check that BOT speaks the protocol and plays by the rules: HELLO, a whole game at
     every seat count and with every option, games in a row, BYE, reply times. The other
     seats hold sample bots. Exit 0: it conforms; 1: it does not; 2: bad usage."""
     game = _game(game_name)
-    own = bot_specs([bot])[0]
-    others = bot_specs(opponents or sample_bots(game))
+    dirs = declared_dirs(bot_dirs)
+    name = bot_labels([bot])[0]
+    own = bot_specs([bot], dirs={name: dirs[name]} if name in dirs else {})[0]
+    others = bot_specs(opponents or sample_bots(game),
+                       dirs={other: d for other, d in dirs.items() if other != name})
     if not others:
         raise click.UsageError(f"no sample bots of {game.title} found: give --opponent BOT")
     launch = _launch(limits, sandbox, sandbox_dirs)

@@ -19,8 +19,9 @@ import click
 
 from referee import bounds
 from referee.cli.options import (
-    Bounded, Decorator, LogPath, bot_limit_options, compose, describe_os_error, launch_settings,
-    option_values, per_game_options, sandbox_options, sandbox_settings,
+    Bounded, Decorator, LogPath, bot_dir_option, bot_limit_options, compose, declared_dirs,
+    describe_os_error, launch_settings, option_values, per_game_options, sandbox_options,
+    sandbox_settings,
 )
 from referee.errors import ConfigError
 from referee.matches.game import Options
@@ -80,11 +81,13 @@ def _every_games_options() -> Decorator:
 @_every_games_options()
 @bot_limit_options
 @sandbox_options
+@bot_dir_option
 def gate_command(game_name: str, new: str, baseline: str, opponents: tuple[str, ...],
                  size: int | None, delta: float, alpha: float, beta: float,
                  max_games: int, seed: int | None, logs_dir: Path | None,
                  json_path: Path | None, persistent_bots: bool, sandbox: str,
-                 sandbox_dirs: tuple[Path, ...], **rest: Any) -> None:
+                 sandbox_dirs: tuple[Path, ...], bot_dirs: tuple[tuple[str, Path], ...],
+                 **rest: Any) -> None:
     """Play NEW and BASELINE on the same deals, seats and opponents until a sequential
     test decides whether NEW is weaker by --delta. Exit 0: not weaker; 1: weaker (or NEW
     faulted); 3: undecided (at --max-games, or another bot faulted); 2: bad usage."""
@@ -96,7 +99,7 @@ def gate_command(game_name: str, new: str, baseline: str, opponents: tuple[str, 
         raise click.UsageError(f"--max-games {max_games} is less than one deal "
                                f"({table.games_per_deal()} games)")
     logs = _logs_folder(logs_dir, game.name)
-    bots = GateBots(new, baseline, opponents)
+    bots = GateBots(new, baseline, opponents, declared_dirs(bot_dirs))
     try:
         launch = launch_settings(**rest)
         launch = replace(launch, sandbox=sandbox_settings(sandbox, sandbox_dirs,

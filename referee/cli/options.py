@@ -114,6 +114,42 @@ sandbox_options = compose(
 )
 
 
+class BotDir(click.ParamType):  # type: ignore[type-arg, unused-ignore]
+    """`--bot-dir NAME=DIR`: the folder the bot named NAME is shown in its sandbox."""
+
+    name = "NAME=DIR"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> tuple[str, Path]:
+        if isinstance(value, tuple):
+            return value  # a default, already converted
+        name, equals, folder = str(value).partition("=")
+        if not equals or not name or not folder:
+            self.fail(f"{value!r} is not NAME=DIR (NAME: the bot's name in the tables)",
+                      param, ctx)
+        if not Path(folder).is_dir():
+            self.fail(f"{folder!r} is not a folder", param, ctx)
+        return name, Path(folder).resolve()
+
+
+bot_dir_option = click.option(
+    "--bot-dir", "bot_dirs", multiple=True, type=BotDir(), metavar="NAME=DIR",
+    help="The folder of the bot named NAME (its NAME=COMMAND name, else the one shown in "
+         "the tables), which its sandbox shows it instead of the one its command tells "
+         "(repeatable). Needed where the command line does not tell it, e.g. java -cp "
+         "with entries in several folders.")
+
+
+def declared_dirs(pairs: Sequence[tuple[str, Path]]) -> dict[str, Path]:
+    """--bot-dir's NAME=DIR pairs by name; a name given twice is a usage error."""
+    folders: dict[str, Path] = {}
+    for name, folder in pairs:
+        if name in folders:
+            raise click.UsageError(f"--bot-dir gives {name!r} two folders")
+        folders[name] = folder
+    return folders
+
+
 def sandbox_settings(sandbox: str, sandbox_dirs: Sequence[Path],
                      clock: Clock = Clock.WALL) -> SandboxSettings:
     """--sandbox and --sandbox-dir; under auto, one warning line where bwrap won't run

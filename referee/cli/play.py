@@ -13,8 +13,9 @@ from typing import Any, Sequence
 import click
 
 from referee.cli.options import (
-    FAULTED_EXIT, bot_limit_options, fail_on_fault_option, game_options, launch_settings, option_values, per_game_options,
-    sandbox_options, sandbox_settings,
+    FAULTED_EXIT, bot_dir_option, bot_limit_options, declared_dirs, fail_on_fault_option,
+    game_options, launch_settings, option_values, per_game_options, sandbox_options,
+    sandbox_settings,
 )
 from referee.errors import ConfigError, Fault
 from referee.matches.play import LogOptions, play_game
@@ -53,14 +54,17 @@ def play_command(game: AnyGame) -> click.Command:
     @game_options
     @bot_limit_options
     @sandbox_options
+    @bot_dir_option
     def command(bots: tuple[str, ...], fail_on_fault: bool, seed: int | None,
                 log_path: Path | None, log_times: bool, sandbox: str,
-                sandbox_dirs: tuple[Path, ...], **rest: Any) -> None:
+                sandbox_dirs: tuple[Path, ...], bot_dirs: tuple[tuple[str, Path], ...],
+                **rest: Any) -> None:
         game.check_players(len(bots))
         options = option_values(game, rest)
         config = game.configure(len(bots), options)
         launch = _play_launch(rest, sandbox, sandbox_dirs, log_path)
-        result = play_game(game, bot_specs(bots), config, seed, launch,
+        specs = bot_specs(bots, dirs=declared_dirs(bot_dirs))
+        result = play_game(game, specs, config, seed, launch,
                            LogOptions(log_path, log_times), click.echo)
         faults = game.outcome(result).faults
         report_faults(faults)

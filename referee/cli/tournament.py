@@ -12,7 +12,8 @@ import click
 from referee import bounds
 from referee.cli.errors import Stopped
 from referee.cli.options import (
-    FAULTED_EXIT, Bounded, compose, bot_limit_options, busy_wait_seconds,
+    FAULTED_EXIT, Bounded, compose, bot_dir_option, bot_limit_options, busy_wait_seconds,
+    declared_dirs,
     fail_on_fault_option, launch_settings, option_values, per_game_options, sandbox_options,
     sandbox_settings,
 )
@@ -34,7 +35,8 @@ from tournaments.store import StoreFailure
 # Options that define a tournament beside the games' own: set in a file, not beside it.
 _DEFINING = ("references", "deals", "seed", "table_size", "team_size", "startup_time",
              "move_time",
-             "time_bank", "clock", "max_memory", "max_cpu", "max_procs", "disqualify_after")
+             "time_bank", "clock", "max_memory", "max_cpu", "max_procs", "disqualify_after",
+             "bot_dirs")
 _FORMATS = click.Choice([fmt.value for fmt in OutputFormat])
 _FORMAT_HELP = ("Format of the tables; json is described in docs/results-json.md, csv "
                 "writes one table.")
@@ -107,6 +109,7 @@ _tournament_options = compose(
     fail_on_fault_option,
     bot_limit_options,
     sandbox_options,
+    bot_dir_option,
 )
 
 
@@ -209,8 +212,9 @@ def _games_options() -> list[tuple[AnyGame, GameOption]]:
 
 def _flag(name: str) -> str:
     """The command-line spelling of an option's name."""
-    if name == "references":
-        return "--reference"
+    singular = {"references": "--reference", "bot_dirs": "--bot-dir"}
+    if name in singular:
+        return singular[name]
     flags = {option.name: option.flag for _, option in _games_options()}
     return flags.get(name, "--" + name.replace("_", "-"))
 
@@ -241,8 +245,12 @@ def _command_line_spec(game: AnyGame, bots: tuple[str, ...], fresh_bots: bool,
                              clock=options["clock"])
     references = tuple(options["references"])
     texts = (*bots, *references)
-    entries = tuple(BotEntry(spec.label, named(text)[1], reference=index >= len(bots))
-                    for index, (spec, text) in enumerate(zip(bot_specs(texts), texts)))
+    dirs = declared_dirs(options["bot_dirs"])
+    entries = tuple(BotEntry(spec.label, named(text)[1], reference=index >= len(bots),
+                             dir=None if spec.command.folder is None
+                             else str(spec.command.folder))
+                    for index, (spec, text) in enumerate(zip(bot_specs(texts, dirs=dirs),
+                                                             texts)))
     try:
         return TournamentSpec.create(
             game, entries, deals=options["deals"] or 1, seed=options["seed"] or 0,

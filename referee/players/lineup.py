@@ -12,9 +12,11 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Sequence
+from typing import Mapping, Sequence
 
-from referee.processes.bot_command import BotCommand, default_label, parse_bot_command
+from referee.processes.bot_command import (
+    BotCommand, default_label, split_bot_command, with_folder,
+)
 from referee.processes.cgroups import CgroupRoot
 from referee.errors import BotFault, BotStartError, ConfigError
 from referee.players.greeting import greet_all
@@ -56,20 +58,41 @@ def named(text: str) -> tuple[str | None, str]:
     return (match.group(1), match.group(2)) if match else (None, text)
 
 
-def bot_specs(texts: Sequence[str], names: Sequence[str] | None = None) -> list[BotSpec]:
+def bot_specs(texts: Sequence[str], names: Sequence[str] | None = None,
+              dirs: Mapping[str, Path] | None = None) -> list[BotSpec]:
     """Parse BOT arguments, `NAME=COMMAND` or `COMMAND` (raising BotStartError), and give
-    each a distinct name: its own, else its program's, numbered where repeated."""
+    each a distinct name: its own, else its program's, numbered where repeated. `dirs`:
+    the folders declared for bots by name (`--bot-dir NAME=DIR`); a bot without one must
+    have a command line that tells its folder (bot_command.bot_folder)."""
     if names:
-        return [BotSpec(parse_bot_command(text), name) for text, name in zip(texts, names)]
+        labels, commands = list(names), [split_bot_command(text) for text in texts]
+    else:
+        labels, commands = _labelled(texts)
+    dirs = dirs or {}
+    for name in dirs:
+        if name not in labels:
+            raise BotStartError(f"--bot-dir {name}=...: no bot is named {name!r} (the "
+                                f"bots: {', '.join(labels)})")
+    return [BotSpec(with_folder(command, dirs.get(label)), label)
+            for command, label in zip(commands, labels)]
+
+
+def bot_labels(texts: Sequence[str]) -> list[str]:
+    """The names bot_specs gives `texts` (BotStartError for a command that cannot start),
+    before any folder is declared for them."""
+    return _labelled(texts)[0]
+
+
+def _labelled(texts: Sequence[str]) -> tuple[list[str], list[BotCommand]]:
     pairs = [named(text) for text in texts]
-    commands = [parse_bot_command(command) for _, command in pairs]
+    commands = [split_bot_command(command) for _, command in pairs]
     unnamed = [safe_word(default_label(c))[:36] or "bot"
                for (name, _), c in zip(pairs, commands) if name is None]
     defaults = iter(unique_labels(unnamed))
     labels = [name if name is not None else next(defaults) for name, _ in pairs]
     if len(set(labels)) < len(labels):
         raise BotStartError(f"bot names must differ: {', '.join(labels)}")
-    return [BotSpec(command, label) for command, label in zip(commands, labels)]
+    return labels, commands
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

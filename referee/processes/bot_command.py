@@ -3,35 +3,43 @@
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import shutil
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from referee.errors import BotStartError
+from referee.processes.bot_folder import FolderUnknown, derived_folder, is_interpreter
 
 STDIO_PREFIX = "stdio:"
 # `python`/`python3` run as the referee's own interpreter (see parse_bot_command).
 _OWN_PYTHON = frozenset({"python", "python3"})
-# Commands whose first plain argument, not the command itself, names the bot.
-_INTERPRETER = re.compile(
-    r"(python|pypy)[0-9.]*|node(js)?|ruby|perl|php|java|bash|sh|dash|zsh|lua|julia|Rscript|dotnet"
-)
+# How an organiser declares a bot's folder, named by the error that asks for it.
+DECLARE_FOLDER = ("declare it with --bot-dir NAME=DIR (or dir = \"DIR\" in the bot's "
+                  "[[bots]] entry of a tournament file)")
 
 
 @dataclass(frozen=True)
 class BotCommand:
-    """A checked bot command: the text as given, the argv to run, and its transport."""
+    """A checked bot command: the text as given, the argv to run, its transport, and
+    its folder where the organiser declared it (absolute; None: read from the argv)."""
 
     text: str
     argv: tuple[str, ...]
     stdio: bool
+    folder: Path | None = None
 
 
-def parse_bot_command(text: str) -> BotCommand:
-    """Split and check a bot command; raise BotStartError if it cannot be started.
+def parse_bot_command(text: str, folder: Path | None = None) -> BotCommand:
+    """split_bot_command, then with_folder: BotStartError if the command cannot be
+    started, or its folder is neither declared (`folder`) nor told by its command line."""
+    return with_folder(split_bot_command(text), folder)
+
+
+def split_bot_command(text: str) -> BotCommand:
+    """Split and check a bot command, all but its folder; raise BotStartError if it cannot
+    be started.
 
     `stdio:CMD` selects the standard-streams transport, plain `CMD` ZeroMQ. The command is
     split like a POSIX shell would (shlex) but never run through a shell. The executable is
@@ -39,6 +47,8 @@ def parse_bot_command(text: str) -> BotCommand:
     replaced by `sys.executable`: bots need pyzmq and the bot SDK, which live in the
     referee's environment, not necessarily in whatever `python` is first on PATH.
     """
+    if "\0" in text:  # a tournament file's string may hold one; no argv can
+        raise BotStartError(f"bot command {text!r} holds a NUL character")
     stdio = text.startswith(STDIO_PREFIX)
     body = text[len(STDIO_PREFIX):] if stdio else text
     try:
@@ -52,6 +62,18 @@ def parse_bot_command(text: str) -> BotCommand:
         _check_script(text, argv)
     _check_executable(text, argv[0])
     return BotCommand(text=text, argv=tuple(argv), stdio=stdio)
+
+
+def with_folder(cmd: BotCommand, folder: Path | None) -> BotCommand:
+    """`cmd` with its declared folder (made absolute), or, with none declared, checked now,
+    before any game, that its command line tells its folder (bot_folder)."""
+    if folder is None:
+        bot_folder(cmd, Path.cwd())
+        return cmd
+    if not folder.is_dir():
+        raise BotStartError(f"bot command {cmd.text!r}: its declared folder "
+                            f"{str(folder)!r} is not a folder")
+    return replace(cmd, folder=folder.resolve())
 
 
 def _check_executable(text: str, program: str) -> None:
@@ -81,7 +103,7 @@ def _check_script(text: str, argv: list[str]) -> None:
 def default_label(cmd: BotCommand) -> str:
     """A short display name: the script's or program's file stem, e.g. `rage_random`."""
     program = Path(cmd.argv[0]).name
-    if _INTERPRETER.fullmatch(program):
+    if is_interpreter(program):
         label = _script_label(cmd.argv[1:])
         if label:
             return label
@@ -100,26 +122,15 @@ def _script_label(args: tuple[str, ...]) -> str | None:
 
 
 def bot_folder(cmd: BotCommand, cwd: Path) -> Path | None:
-    """The folder a bot's files are in, which its sandbox shows it: the script's for an
-    interpreter (the working folder for `-m MODULE`), else the program's; None for a
-    program found on PATH."""
-    program = cmd.argv[0]
-    if _INTERPRETER.fullmatch(Path(program).name):
-        script = _script_path(cmd.argv[1:])
-        if script is not None:
-            return (cwd / script).resolve().parent if script else cwd
-    if os.sep in program:
-        return (cwd / program).resolve().parent
-    return None
-
-
-def _script_path(args: tuple[str, ...]) -> str | None:
-    """The script an interpreter runs; "" for `-m MODULE`; None for inline code."""
-    for i, arg in enumerate(args):
-        if arg == "-m" and i + 1 < len(args):
-            return ""
-        if arg == "-c":
-            return None
-        if not arg.startswith("-"):
-            return arg
-    return None
+    """The folder a bot's files are in, which its sandbox shows it: the declared one, else
+    the one its command line tells (referee.processes.bot_folder: the script's, the class
+    path's, the jar's, the working folder for `python -m MODULE`, the program's), None
+    for inline code or a program found on PATH. BotStartError, naming how to declare the
+    folder, where the command line does not tell."""
+    if cmd.folder is not None:
+        return cmd.folder
+    try:
+        return derived_folder(cmd.argv, cwd)
+    except FolderUnknown as why:
+        raise BotStartError(f"bot command {cmd.text!r}: its folder cannot be told from its "
+                            f"command line: {why}; {DECLARE_FOLDER}") from None

@@ -27,6 +27,7 @@ from referee.transport.channel import (
     crash_fault, encode_lines, excerpt,
 )
 from referee.transport.inbox import Inbox, decoded
+from referee.transport.socket_folders import new_socket_folder
 from referee.transport.zmtp import HANDSHAKE, Reader
 
 # Well above MAX_LINE_BYTES, so an over-long line is still read whole and reported as
@@ -89,7 +90,7 @@ class ZmqHub:
     def _listen_ipc(self) -> tuple[sockets.socket, Path] | None:
         """A unix socket bound in a new folder of its own; None where that cannot be."""
         if self._tempdir is None:
-            self._tempdir = tempfile.mkdtemp(prefix="referee-")
+            self._tempdir = new_socket_folder()  # named by us; killed referees' swept
             os.chmod(self._tempdir, 0o711)  # sandboxed bots' users pass through, never list
         folder = Path(tempfile.mkdtemp(prefix="bot-", dir=self._tempdir))
         listener = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)

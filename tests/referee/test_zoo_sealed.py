@@ -133,6 +133,21 @@ def test_a_bot_remembers_nothing_from_one_game_to_the_next(tmp_path: Path) -> No
     assert of(reports, "get")["search -4"] == "ENOSYS"
 
 
+def test_no_bot_recalls_a_deal_across_rotations(box: Path) -> None:
+    """The hunt's bot recalled 28 opponents' hands from other rotations of a duplicate
+    deal. Here every bot of a 2-deal tournament looks for notes at its first request of
+    each game, then leaves one: in the keyrings, /tmp and /dev/shm."""
+    shutil.copy(CHANNEL, box / "channel_bot.py")
+    bots = [f"{name}=python channel_bot.py remember" for name in "abc"]
+    done = referee("tournament", "rage", "--deals", "2", "--jobs", "2",
+                   "--db", "results/r.sqlite", *bots, cwd=box)
+    assert done.returncode == 0, done.stderr
+    reports = [json.loads(line[4:]) for path in (box / "results" / "r-logs").glob("*.stderr")
+               for line in path.read_text().splitlines() if line.startswith("ZOO ")]
+    assert len({found["id"] for found in reports}) >= 6  # a bot process per game or more
+    assert all(found["recalled"] == [] for found in reports)
+
+
 def test_the_sandboxs_init_shows_no_host_path_nor_token(tmp_path: Path, box: Path) -> None:
     """/proc/1/cmdline is bwrap's: its options (every bind, every mask, the bot's token)
     go through a file descriptor, so the bot reads only its own command there."""

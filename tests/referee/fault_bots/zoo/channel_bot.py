@@ -13,6 +13,7 @@ hog that starved its neighbours.
   touch PATH         open and read PATH (for a watcher at another seat)
   put TEXT           leave TEXT in the user keyrings, in /tmp and in /dev/shm
   get                look for what `put` left, in the same places
+  remember           `get`, then `put` a note of its own, at its first request of a game
   snoop              list its own folder; read /proc/1/cmdline and the mount table
   hog N              N children that spin, each in a session of its own, on every CPU
   burn SECONDS K     for its first K requests, use SECONDS of CPU before replying
@@ -132,6 +133,13 @@ class ChannelBot:
             except OSError:
                 pass
         self.found["recalled"] = recalled
+
+    def step_remember(self) -> None:
+        if "put" in self.found:
+            return
+        self.step_get()
+        self.args = [f"seen by {self.found['id']}"]
+        self.step_put()
 
     def step_snoop(self) -> None:
         files = []  # its own folder's (a report must stay under PIPE_BUF: one write)

@@ -40,9 +40,9 @@ FORMAT = 5  # the header's "format"
 _FLOOD_CHARS = 1 << 20  # lines heard held before they are written (a LOG flood)
 _ITEM_CHARS = 64  # what an item held costs beyond its characters, as counted against it
 _LEVEL = 1  # gzip's fastest: the lines repeat so much that it costs little in size
-_GZIP = 31  # zlib's window bits for a gzip stream (its header has no time: reproducible)
-# Written with an 8 KB window: a game's log is 10-15 KB before gzip, its lines repeat
-# within a few KB, and the smaller tables compressed one as small in 60% of the time.
+# A gzip stream (16 +; its header has no time: reproducible), written with an 8 KB
+# window: a game's log is 10-15 KB before gzip, its lines repeat within a few KB, and
+# the smaller tables compressed one as small in 60% of the time.
 _GZIP_WRITE = 16 + 13
 # Records are trees the referee built: no cycle to look for (a tenth faster). ASCII only:
 # every other character, and a bot's bytes that were not UTF-8, become \\u escapes.
@@ -242,15 +242,3 @@ class SeatLog:
         """A line heard while no reply was awaited."""
         self._log._stream.append((self._seat, line, monotonic()))
         self._log._held(len(line) + _ITEM_CHARS)
-
-
-def read_records(path: Path) -> list[Any]:
-    """A log file's JSON values, in order, compressed or not. ValueError if the file is
-    not JSON Lines (OSError if it cannot be read)."""
-    data = path.read_bytes()
-    try:
-        if data[:2] == b"\x1f\x8b":
-            data = zlib.decompress(data, _GZIP)
-        return [json.loads(line) for line in data.decode().splitlines() if line.strip()]
-    except (zlib.error, UnicodeDecodeError, RecursionError) as error:
-        raise ValueError(f"not a game log: {error}") from None

@@ -18,7 +18,8 @@ from hypothesis import example, given, settings, strategies as st
 
 from referee import __version__
 from referee.errors import Fault, FaultKind
-from referee.matches.game_log import FORMAT, DecidedBy, GameLog, read_records
+from referee.matches.game_log import FORMAT, DecidedBy, GameLog
+from referee.matches.log_lines import read_records
 from referee.matches import log_rederive
 from referee.registry import games
 from referee.registry.game_logs import read_log

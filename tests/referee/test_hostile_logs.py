@@ -9,6 +9,7 @@ the inflated file whole would fail here (it took 5.9 GB and ended in a MemoryErr
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
 import resource
@@ -17,12 +18,14 @@ import subprocess
 import sys
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from referee.matches import log_lines
 from referee.matches.log_lines import read_records
 from referee.registry.game_logs import read_log
+from tests.cli_support import assert_bad_input, run_main
 
 ROOT = Path(__file__).resolve().parents[2]
 MEMORY = 512 << 20  # bytes of address space: the interpreter and the referee need ~150 MB
@@ -160,3 +163,58 @@ def test_lines_are_split_across_chunks_and_blank_lines_skipped(
     for name, data in [("a.jsonl", text.encode()), ("a.jsonl.gz", gzip.compress(text.encode()))]:
         (tmp_path / name).write_bytes(data)
         assert read_records(tmp_path / name) == values
+
+
+@pytest.fixture(scope="module")
+def genuine(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Any]]:
+    """The JSON values of a real game's log, per game."""
+    folder = tmp_path_factory.mktemp("genuine")
+    logs = {}
+    for game, bots in [("rage", ["python bots/rage_random.py"] * 4),
+                       ("thegame", ["python bots/thegame_random.py"] * 2)]:
+        path = folder / f"{game}.jsonl"
+        code, _, err = run_main(["play", game, "--seed", "5", "--no-log-times",
+                                 "--log", str(path), *bots])
+        assert code == 0, err
+        logs[game] = read_records(path)
+    return logs
+
+
+def _edited(values: list[Any], edit: str) -> list[Any]:
+    values = copy.deepcopy(values)
+    header, result = values[0], values[-1]
+    if edit == "a variant added":
+        header["settings"]["variants"].append("hidden-bid")
+    elif edit == "other command cards":
+        header["settings"]["commands"]["stop"][0] += 1
+    elif edit == "no command cards":
+        header["settings"]["commands"] = None
+    elif edit == "a seat less":
+        header["players"].pop()
+    elif edit == "no digest":
+        del result["sent_sha256"]
+    return values
+
+
+@pytest.mark.parametrize("game, edit, words", [
+    ("rage", "a variant added", "settings are not those played"),
+    ("thegame", "other command cards", ""),
+    ("thegame", "no command cards", ""),
+    ("rage", "a seat less", "the header names 3 seats, its settings 4"),
+    ("rage", "no digest", "no sent_sha256"),
+])
+def test_a_header_that_is_not_the_game_played_does_not_replay(
+        genuine: dict[str, list[Any]], tmp_path: Path, game: str, edit: str,
+        words: str) -> None:
+    """The lines out are not in the log but derived from its header: the digest of the
+    lines sent, in the result, shows whether the header's game sends them. A header
+    with a variant that changes nothing the bots did (hidden bids) replayed as
+    "result reproduced", and `show` showed lines no bot was sent."""
+    path = tmp_path / "game.jsonl"
+    path.write_text("".join(json.dumps(value) + "\n" for value in genuine[game]))
+    code, out, err = run_main(["replay", str(path)])
+    assert code == 0 and "result reproduced" in out, err
+    path.write_text("".join(json.dumps(value) + "\n"
+                            for value in _edited(genuine[game], edit)))
+    for command in ("replay", "show"):
+        assert_bad_input([command, str(path)], "does not derive", words)

@@ -65,6 +65,7 @@ class TeeLog(GameLog):
     def __init__(self, counted: Path, written: Path) -> None:
         self.counted = GameLog.open(counted, timestamps=False)
         self.written = GameLog.open(written, timestamps=False, derive=False)
+        self.lines_sent = self.counted.lines_sent  # the table's lines, for its digest
 
     def header(self, *args: Any) -> None:
         self.counted.header(*args)

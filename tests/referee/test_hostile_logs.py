@@ -19,8 +19,10 @@ import sys
 import zlib
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from referee.matches import log_lines
 from referee.matches.log_lines import read_records
@@ -218,3 +220,66 @@ def test_a_header_that_is_not_the_game_played_does_not_replay(
                             for value in _edited(genuine[game], edit)))
     for command in ("replay", "show"):
         assert_bad_input([command, str(path)], "does not derive", words)
+
+
+# Fuzz: whatever a file holds, every reader gives records or one ValueError, never
+# another exception (tests/referee/test_game_log.py fuzzes short files and the older
+# formats' arrays; here the bounds, gzip of any bytes, and the stream after the headers
+# of real games, which are played again).
+small_bounds: dict[str, Any] = {"MAX_LINE_BYTES": 200, "MAX_BYTES": 2000, "MAX_VALUES": 60, "_CHUNK": 16}
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.binary(max_size=3000), gzipped=st.booleans(), cut=st.integers(0, 40))
+def test_any_bytes_within_small_bounds_read_or_are_a_value_error(
+        tmp_path_factory: pytest.TempPathFactory, data: bytes, gzipped: bool,
+        cut: int) -> None:
+    if gzipped:
+        data = gzip.compress(data)
+        data = data[:len(data) - cut] if cut < 20 else data
+    path = tmp_path_factory.mktemp("fuzz") / "game.jsonl.gz"
+    path.write_bytes(data)
+    with mock.patch.multiple(log_lines, **small_bounds):
+        try:
+            values = read_records(path)
+        except ValueError:
+            return
+    assert len(values) <= small_bounds["MAX_VALUES"]
+
+
+stream_items = st.none() | st.integers(-3, 10**7) | st.sampled_from(
+    ["0", "1", "2", "10", "NT", "g7", "r13", "LOG x", "LOG", "PLAY? a", "TURN 1 2", "99 1",
+     "hint 1", "", "\udcff", "é"]) | st.lists(st.integers(0, 4) | st.text(max_size=3)
+                                            | st.none(), max_size=3)
+records = st.fixed_dictionaries(
+    {"type": st.sampled_from(["fault", "move", "result", "sent", "game", "line"])},
+    optional={"seat": st.integers(-1, 5) | st.text(max_size=2),
+              "kind": st.sampled_from(["timeout", "crash", "protocol", "illegal", "flood",
+                                       "bid", "play", "x"]),
+              "detail": st.text(max_size=5), "line": st.text(max_size=5) | st.none(),
+              "move": st.text(max_size=3), "by": st.sampled_from(["bot", "fallback", "?"]),
+              "lines": st.lists(st.text(max_size=3), max_size=2) | st.integers(),
+              "us": st.integers(-1, 10**20) | st.floats(), "sent_sha256": st.text(max_size=4),
+              "totals": st.lists(st.integers(), max_size=5)})
+
+
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(game=st.sampled_from(["rage", "thegame"]), keep=st.integers(0, 3),
+       lines=st.lists(st.lists(stream_items, max_size=12) | records, max_size=5),
+       derived=st.booleans(), gzipped=st.booleans())
+def test_any_stream_after_a_real_games_header_reads_or_is_a_value_error(
+        genuine: dict[str, list[Any]], tmp_path_factory: pytest.TempPathFactory, game: str,
+        keep: int, lines: list[Any], derived: bool, gzipped: bool) -> None:
+    """The header of a real game (its game is played again over the stream), then some
+    of its own stream and records, then whatever JSON a damaged file holds."""
+    header, *rest = genuine[game]
+    header = dict(header, derived=derived) if not derived else header
+    text = "".join(json.dumps(value) + "\n" for value in [header, *rest[:keep], *lines])
+    path = tmp_path_factory.mktemp("fuzz") / "game.jsonl.gz"
+    path.write_bytes(gzip.compress(text.encode()) if gzipped else text.encode())
+    try:
+        records = read_log(path)
+    except ValueError:
+        return
+    assert all(isinstance(record, dict) for record in records)

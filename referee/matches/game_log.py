@@ -25,6 +25,7 @@ when the file name ends in ".gz" (as every tournament log is).
 from __future__ import annotations
 
 import enum
+import hashlib
 import json
 import zlib
 from pathlib import Path
@@ -37,12 +38,13 @@ from referee.errors import Fault
 from referee.matches.log_file import LogFile
 
 FORMAT = 5  # the header's "format"
+SENT_DIGEST = "sent_sha256"  # the result record's digest of the lines sent (sent_digest)
 _FLOOD_CHARS = 1 << 20  # lines heard held before they are written (a LOG flood)
 _ITEM_CHARS = 64  # what an item held costs beyond its characters, as counted against it
 _LEVEL = 1  # gzip's fastest: the lines repeat so much that it costs little in size
-_GZIP = 31  # zlib's window bits for a gzip stream (its header has no time: reproducible)
-# Written with an 8 KB window: a game's log is 10-15 KB before gzip, its lines repeat
-# within a few KB, and the smaller tables compressed one as small in 60% of the time.
+# A gzip stream (16 +; its header has no time: reproducible), written with an 8 KB
+# window: a game's log is 10-15 KB before gzip, its lines repeat within a few KB, and
+# the smaller tables compressed one as small in 60% of the time.
 _GZIP_WRITE = 16 + 13
 # Records are trees the referee built: no cycle to look for (a tenth faster). ASCII only:
 # every other character, and a bot's bytes that were not UTF-8, become \\u escapes.
@@ -94,6 +96,9 @@ class GameLog:
         self._lines: list[str] = []  # encoded, not yet written
         self._held_chars = 0  # of the lines heard by call, not yet written (LOG floods)
         self._seats: dict[int, SeatLog] = {}
+        # Every line the game's table sends a seat before its fault, in order (Table
+        # appends): the result record holds their digest (sent_digest).
+        self.lines_sent: list[str] = []
 
     @classmethod
     def open(cls, path: Path, timestamps: bool = True, derive: bool = True) -> GameLog:
@@ -146,7 +151,13 @@ class GameLog:
         self._add({"type": "fault", **fault.to_json()})
 
     def result(self, result: dict[str, Any]) -> None:
-        self._add({"type": "result", **result})
+        """The result; a log that derives the lines out holds their digest too, which
+        its reader checks against the lines of the game it plays again (a header whose
+        settings were not those played does not derive)."""
+        record = {"type": "result", **result}
+        if self._derive:
+            record[SENT_DIGEST] = sent_digest(self.lines_sent)
+        self._add(record)
 
     def close(self) -> None:
         """Write what is left (and the end of the gzip stream); a file it owns is closed
@@ -202,6 +213,14 @@ class GameLog:
             self._sink.flush()
 
 
+def sent_digest(lines: Sequence[str]) -> str:
+    """The digest of the lines sent (SENT_DIGEST): the first 16 hex digits of the SHA-256
+    of the lines, each ended by a newline, in UTF-8. A check that the game played again
+    sends what was sent, not a signature: whoever edits a log can write it anew."""
+    text = "\n".join(lines) + "\n" if lines else ""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
 def _found(item: Any, start: float | None) -> list[Any]:
     """A line found, [seat, line(, us)]."""
     seat, line, when = item
@@ -242,15 +261,3 @@ class SeatLog:
         """A line heard while no reply was awaited."""
         self._log._stream.append((self._seat, line, monotonic()))
         self._log._held(len(line) + _ITEM_CHARS)
-
-
-def read_records(path: Path) -> list[Any]:
-    """A log file's JSON values, in order, compressed or not. ValueError if the file is
-    not JSON Lines (OSError if it cannot be read)."""
-    data = path.read_bytes()
-    try:
-        if data[:2] == b"\x1f\x8b":
-            data = zlib.decompress(data, _GZIP)
-        return [json.loads(line) for line in data.decode().splitlines() if line.strip()]
-    except (zlib.error, UnicodeDecodeError, RecursionError) as error:
-        raise ValueError(f"not a game log: {error}") from None

@@ -26,7 +26,8 @@ from protocols.wire import is_log
 from referee import __version__
 from referee.errors import BotFault, ConfigError, FaultKind
 from referee.matches.game import GameDefinition
-from referee.matches.game_log import FORMAT, read_records
+from referee.matches.game_log import FORMAT
+from referee.matches.log_lines import read_records
 from referee.matches.log_formats import counted_out, exchange_fields, expand
 from referee.matches.log_stream import BatchedPlayer, LoggedGame, read_stream
 
@@ -46,7 +47,8 @@ def read_log(path: Path, lookup: Lookup) -> list[dict[str, Any]]:
     the game that derives a format 4 log's lines out (the registry's). ValueError if the
     file is not a game log (OSError if it cannot be read)."""
     records = read_records(path)
-    if records and isinstance(records[0], dict) and records[0].get("format") == FORMAT:
+    _check_header(records)
+    if records[0].get("format") == FORMAT:
         try:
             expanded, result = read_stream(records, lookup)
         except _BROKEN as error:
@@ -59,6 +61,15 @@ def read_log(path: Path, lookup: Lookup) -> list[dict[str, Any]]:
         if record.get("type") == "result":
             record |= {key: value for key, value in result.items() if key not in record}
     return expanded
+
+
+def _check_header(records: Sequence[Any]) -> None:
+    """ValueError unless the log starts with its game's header, as every format does: an
+    empty file is no game log, nor one whose first line is something else."""
+    if not records:
+        raise ValueError("not a game log: it is empty")
+    if not isinstance(records[0], dict) or records[0].get("type") != "game":
+        raise ValueError("not a game log: its first line is no game header")
 
 
 def load_log(path: Path, lookup: Lookup) -> list[dict[str, Any]]:

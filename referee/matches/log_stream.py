@@ -29,7 +29,7 @@ from typing import Any
 from protocols.wire import is_log
 from referee.errors import BotFault, Fault, FaultKind
 from referee.matches.game import GameDefinition
-from referee.matches.game_log import DecidedBy, GameLog
+from referee.matches.game_log import SENT_DIGEST, DecidedBy, GameLog, sent_digest
 from referee.players.player import Player
 from referee.settings import TimeLimits
 
@@ -86,6 +86,9 @@ class LoggedGame:
         game = lookup(str(header["game"]))
         settings = header["settings"]
         game.check_players(settings["players"])
+        if len(header["players"]) != settings["players"]:
+            raise Underivable(f"the header names {len(header['players'])} seats, its "
+                              f"settings {settings['players']}")
         return cls(game, game.logged_config(settings), header["seed"],
                    TimeLimits.from_json(settings["times"]), settings["players"])
 
@@ -341,7 +344,18 @@ class _MovesHeard(GameLog):
             player.refused(fault.kind.value)
 
     def result(self, result: Record) -> None:
-        self._cursor.out.append(_record(self._cursor.record("result", "the result")))
+        """The log's result, whose digest of the lines sent must be that of the lines the
+        game played again sent: else the header's settings (variants, seats, command
+        cards) or the referee are not those the game was played with."""
+        logged = dict(self._cursor.record("result", "the result"))
+        digest = logged.pop(SENT_DIGEST, None)
+        if digest != sent_digest(self.lines_sent):
+            raise Underivable(
+                "the game played again sends other lines than were sent: the header's "
+                "settings are not those played, or this referee plays otherwise"
+                if digest is not None else
+                f"its result has no {SENT_DIGEST}, the digest of the lines sent")
+        self._cursor.out.append(_record(logged))
 
 
 def _play_again(header: Record, cursor: _Cursor, lookup: Lookup) -> Record:

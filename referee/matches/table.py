@@ -34,6 +34,9 @@ class Table:
         # that the lists of the seats still playing can be kept (_open_held) until a fault.
         self._held: list[list[str]] = [[] for _ in self.players]
         self._open_held = list(self._held)
+        # Every line sent to a seat before its fault, in order: the log's digest of them
+        # shows that the game its reader plays again (from the header) sends the same.
+        self._sent = None if log is None else log.lines_sent
         for seat, player in enumerate(self.players):  # no log: nothing to hear lines
             player.listener = None if log is None else log.seat(seat)
 
@@ -44,7 +47,12 @@ class Table:
     def start(self, lines: Sequence[str]) -> None:
         """Send each seat its GAME line (one per seat)."""
         for seat, line in enumerate(lines):
-            self._guard(seat, lambda: self.players[seat].new_game(line))
+            self._guard(seat, lambda: self._new_game(seat, line))
+
+    def _new_game(self, seat: int, line: str) -> None:
+        if self._sent is not None:
+            self._sent.append(line)
+        self.players[seat].new_game(line)
 
     def tell(self, seat: int, line: str) -> None:
         """Queue a line for the seat; it goes out before the seat's next request."""
@@ -55,7 +63,12 @@ class Table:
         """Send the seat's held lines now."""
         lines = self._take_held(seat)
         if lines:
-            self._guard(seat, lambda: self.players[seat].tell_many(lines))
+            self._guard(seat, lambda: self._tell_many(seat, lines))
+
+    def _tell_many(self, seat: int, lines: tuple[str, ...]) -> None:
+        if self._sent is not None:
+            self._sent += lines
+        self.players[seat].tell_many(lines)
 
     def flush_all(self) -> None:
         for seat in range(len(self.players)):
@@ -112,6 +125,10 @@ class Table:
         held = self._held[seat]  # _take_held(), inline
         preamble = tuple(held)
         held.clear()
+        sent = self._sent
+        if sent is not None:
+            sent += preamble
+            sent.append(request)
         try:
             reply = self.players[seat].ask(request, preamble)
             try:  # syntax errors are protocol faults, rule breaks illegal moves

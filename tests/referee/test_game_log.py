@@ -18,7 +18,8 @@ from hypothesis import example, given, settings, strategies as st
 
 from referee import __version__
 from referee.errors import Fault, FaultKind
-from referee.matches.game_log import FORMAT, DecidedBy, GameLog, read_records
+from referee.matches.game_log import FORMAT, DecidedBy, GameLog
+from referee.matches.log_lines import read_records
 from referee.matches import log_rederive
 from referee.registry import games
 from referee.registry.game_logs import read_log
@@ -438,7 +439,7 @@ def test_a_rage_result_is_logged_without_its_rounds_and_read_with_them(
     assert run_main(["play", "rage", "--seed", "3", "--log", str(path), *FOUR])[0] == 0
     written = read_records(path)[-1]
     assert written["type"] == "result" and set(written) == {
-        "type", "totals", "places", "faults", "us"}
+        "type", "totals", "places", "faults", "us", "sent_sha256"}
     read = read_log(path)[-1]
     assert read["totals"] == written["totals"] and len(read["rounds"]) == 10
     assert [sum(round_["seats"][seat]["total"] for round_ in read["rounds"])

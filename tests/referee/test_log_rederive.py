@@ -19,7 +19,8 @@ from referee import __version__
 from referee.errors import Fault
 from referee.games.rage import RageConfig
 from referee.matches.game import Options
-from referee.matches.game_log import DecidedBy, GameLog, read_records
+from referee.matches.game_log import DecidedBy, GameLog
+from referee.matches.log_lines import read_records
 from referee.matches.play import LogOptions, play_game
 from referee.players.lineup import BotSpec, LaunchSettings
 from referee.processes.bot_command import parse_bot_command
@@ -64,6 +65,7 @@ class TeeLog(GameLog):
     def __init__(self, counted: Path, written: Path) -> None:
         self.counted = GameLog.open(counted, timestamps=False)
         self.written = GameLog.open(written, timestamps=False, derive=False)
+        self.lines_sent = self.counted.lines_sent  # the table's lines, for its digest
 
     def header(self, *args: Any) -> None:
         self.counted.header(*args)

@@ -1,4 +1,9 @@
-"""Tables for people in a terminal (text) or a markdown document."""
+"""Tables for people in a terminal (text) or a markdown document.
+
+Cells hold bots' text (names, fault details, offending lines): each is made safe to print
+(referee.printable: no control character, C1 code or bidirectional override reaches a
+terminal), and in markdown also inert, so that no cell adds a column or passes HTML.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,16 @@ from collections.abc import Sequence
 
 from tabulate import tabulate  # type: ignore[import-untyped, unused-ignore]
 
+from referee.printable import printable
 from tournaments.output import cells
 from tournaments.report import Table
 
 _STYLES = {"text": ("simple", "{}\n"), "markdown": ("github", "### {}\n\n")}
+# In markdown: a backslash (so that no text of a bot undoes the escapes below), a
+# pipe (a new column in a table row), a backtick (code spans), and HTML's characters as
+# entities (no tag, comment or entity of the bot's).
+_MARKDOWN = str.maketrans({"\\": "\\\\", "|": "\\|", "`": "\\`", "<": "&lt;", ">": "&gt;",
+                           "&": "&amp;"})
 
 
 def text_report(tables: Sequence[Table], style: str, notice: str | None) -> str:
@@ -21,11 +32,21 @@ def text_report(tables: Sequence[Table], style: str, notice: str | None) -> str:
 
 def _table(table: Table, style: str) -> str:
     tablefmt, heading = _STYLES[style]
-    # Cells go in as text so tabulate never reads a bot named e.g. "1e5" as a number.
-    body = tabulate([[cells.text(cell, column) for cell, column in zip(row, table.columns)]
-                     for row in table.rows], table.headers, tablefmt=tablefmt,
+    # Cells go in as text so tabulate never reads a bot named e.g. "1e5" as a number; the
+    # headers are bots' names too (head to head).
+    body = tabulate([[_cell(cells.text(cell, column), style)
+                      for cell, column in zip(row, table.columns)]
+                     for row in table.rows], [_cell(name, style) for name in table.headers],
+                    tablefmt=tablefmt,
                     disable_numparse=True, colalign=_alignment(table))
     return heading.format(table.title) + str(body)
+
+
+def _cell(text: str, style: str) -> str:
+    """A cell's text as `style` prints it: printable (one line: a newline is shown as
+    \\n), and in markdown with its markup escaped."""
+    text = printable(text)
+    return text.translate(_MARKDOWN) if style == "markdown" else text
 
 
 def _alignment(table: Table) -> list[str]:

@@ -43,6 +43,8 @@ import threading
 import time
 from types import TracebackType
 
+from referee.printable import printable
+
 DEFAULT_HEAD = 64 * 1024  # bytes passed through as they arrive
 DEFAULT_TAIL = 64 * 1024  # bytes kept from the end, written at EOF or close()
 THREAD_NAME = "referee-stderr"  # the reader thread's name (one per process)
@@ -54,8 +56,9 @@ _MAX_LINE = 4096  # prefix mode holds back a partial line up to this long, then 
 _SELECT_RETRY = 0.05  # after an unexpected select() error: no busy loop
 _FILE_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
 _VISIT_FLAGS = os.O_WRONLY | os.O_TRUNC | os.O_CREAT | os.O_CLOEXEC  # a game played again
-# What a terminal would act on: C0 controls but tab and newline, DEL, and C1 in UTF-8.
-_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]")
+# What a terminal would act on: C0 controls but tab and newline, DEL, every byte above
+# ASCII (C1 codes raw or in UTF-8, bidirectional overrides) checked by printable().
+_UNSAFE = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f-\xff]")
 
 
 class StderrSink:
@@ -381,13 +384,18 @@ class _Lines:
         """`lines` (each ending with a newline) with the prefix in front of each."""
         if not lines:
             return b""
-        lines = _CONTROL.sub(_escaped, lines)
+        lines = _terminal_safe(lines)
         return self._prefix + lines[:-1].replace(b"\n", b"\n" + self._prefix) + b"\n"
 
 
-def _escaped(control: re.Match[bytes]) -> bytes:
-    """A control character as text: b'\x1b' becomes the four bytes \\x1b."""
-    return b"".join(b"\\x%02x" % byte for byte in control.group())
+def _terminal_safe(lines: bytes) -> bytes:
+    """Lines as a terminal may show them: what it would act on (escape sequences, C1
+    codes raw or in UTF-8, bidirectional overrides that reorder what follows, bytes that
+    are no UTF-8) as escapes, e.g. b'\x1b' as the four bytes \\x1b."""
+    if not _UNSAFE.search(lines):
+        return lines  # plain ASCII: most of what bots write
+    text = lines.decode("utf-8", "surrogateescape")
+    return "\n".join(printable(line) for line in text.split("\n")).encode("utf-8")
 
 
 class _Collector:

@@ -260,16 +260,19 @@ def test_prefix_mode_prefixes_every_line(tmp_path: Path,
 
 def test_prefix_mode_shows_control_characters_escaped_and_a_file_keeps_them(
         tmp_path: Path, processes: list[subprocess.Popen[bytes]]) -> None:
-    """A bot must not clear the referee's terminal or rewrite a line of it."""
-    text = b"\x1b[2Jclear\rPASS\tok\xc2\x9b2J \xc3\xa9t\xc3\xa9\x7f\n"
+    """A bot must not clear the referee's terminal or rewrite a line of it: no escape
+    sequence, no C1 code (in UTF-8 or a raw 0x9b, the 8-bit CSI), no bidirectional
+    override (U+202E would show the rest of the line backwards)."""
+    text = (b"\x1b[2Jclear\rPASS\tok\xc2\x9b2J \xc3\xa9t\xc3\xa9\x7f raw\x9b2J "
+            b"\xe2\x80\xaeevil\n")
     out, kept = tmp_path / "shared", tmp_path / "bot.stderr"
     with open(out, "wb") as shared:
         sinks = [StderrSink(shared.fileno(), prefix="[eve] "), StderrSink(kept)]
         for sink in sinks:
             assert run_bot(processes, sink, write_stderr(text)).wait(10) == 0
             sink.close()
-    assert out.read_bytes() == (b"[eve] \\x1b[2Jclear\\x0dPASS\tok\\xc2\\x9b2J "
-                                b"\xc3\xa9t\xc3\xa9\\x7f\n")
+    assert out.read_bytes() == (b"[eve] \\x1b[2Jclear\\rPASS\\tok\\x9b2J "
+                                b"\xc3\xa9t\xc3\xa9\\x7f raw\\udc9b2J \\u202eevil\n")
     assert kept.read_bytes() == text
 
 

@@ -14,7 +14,8 @@ from what the seats sent. So the log is a stream, in order, of
 
 and, between them, one JSON object per record the game does not derive: a fault, a
 move the fallback made for a faulted seat, a batch written out (what a seat is sent
-after its fault, its ERROR line), the result.
+after its fault, its ERROR line), the lines a seat sent past its budget, dropped
+(log_budget.py), the result, or instead of it the game's interruption.
 
 A remote player appends to the stream itself, without a call (LineListener.stream):
 the log's whole cost per decision is three appends. The stream is encoded by the json
@@ -26,14 +27,17 @@ from __future__ import annotations
 
 import enum
 import json
+import signal
 import zlib
+from contextlib import contextmanager
 from pathlib import Path
 from time import monotonic
-from typing import Any, Protocol, Sequence
+from typing import Any, Iterator, Protocol, Sequence
 
 from protocols.wire import is_log
 from referee import __version__
 from referee.errors import Fault
+from referee.matches.log_budget import LOG_BUDGET, SeatBudget
 from referee.matches.log_file import LogFile
 
 FORMAT = 5  # the header's "format"
@@ -47,6 +51,7 @@ _GZIP_WRITE = 16 + 13
 # Records are trees the referee built: no cycle to look for (a tenth faster). ASCII only:
 # every other character, and a bot's bytes that were not UTF-8, become \\u escapes.
 _ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+_STOPPING = {signal.SIGINT, signal.SIGTERM}  # the signals that raise in the referee
 
 
 class ByteSink(Protocol):
@@ -73,14 +78,16 @@ class GameLog:
     """Records one game. `timestamps=False` makes the log byte-reproducible (its times
     are null); `derive=False` writes every batch out and every bot's move, for a log
     that reads without playing the game again (of lines that are no game's, in tests).
+    `budget`: the bytes of LOG lines and lines found kept per seat (log_budget.py).
 
     `bot_moves`: whether the bots' moves are wanted (a game's match may leave its call
     out when not: the reader derives them).
     """
 
     def __init__(self, sink: ByteSink, timestamps: bool = True, compress: bool = False,
-                 owns: bool = False, derive: bool = True) -> None:
+                 owns: bool = False, derive: bool = True, budget: int = LOG_BUDGET) -> None:
         self._sink = sink
+        self._budget = budget
         self._owns = owns
         self._timestamps = timestamps
         self._derive = derive
@@ -94,13 +101,15 @@ class GameLog:
         self._lines: list[str] = []  # encoded, not yet written
         self._held_chars = 0  # of the lines heard by call, not yet written (LOG floods)
         self._seats: dict[int, SeatLog] = {}
+        self._ended = False  # by its result or its interruption: nothing more is the game's
 
     @classmethod
-    def open(cls, path: Path, timestamps: bool = True, derive: bool = True) -> GameLog:
+    def open(cls, path: Path, timestamps: bool = True, derive: bool = True,
+             budget: int = LOG_BUDGET) -> GameLog:
         """A log written to `path` (its folder made if missing), gzip-compressed if its
         name ends in ".gz"."""
         return cls(LogFile(path), timestamps, compress=path.suffix == ".gz", owns=True,
-                   derive=derive)
+                   derive=derive, budget=budget)
 
     def header(self, game: str, seed: int, settings: dict[str, Any],
                players: list[dict[str, Any]]) -> None:
@@ -117,7 +126,8 @@ class GameLog:
 
     def _seat_log(self, seat: int) -> SeatLog:
         if seat not in self._seats:
-            self._seats[seat] = SeatLog(self, seat, self._stream if self._derive else None)
+            self._seats[seat] = SeatLog(self, seat, self._stream if self._derive else None,
+                                        SeatBudget(self._budget))
         return self._seats[seat]
 
     def sent(self, seat: int, lines: Sequence[str]) -> None:
@@ -146,22 +156,47 @@ class GameLog:
         self._add({"type": "fault", **fault.to_json()})
 
     def result(self, result: dict[str, Any]) -> None:
+        self._add_dropped()
         self._add({"type": "result", **result})
+        self._ended = True
+
+    def interrupted(self, why: str) -> None:
+        """The game stopped before its end (`why`: "SIGINT", "standard output closed"...):
+        the log ends here, so that it reads up to this point. Nothing if it has ended."""
+        if self._ended:
+            return
+        self._add_dropped()
+        self._add({"type": "interrupted", "why": why})
+        self._ended = True  # what the seats' players still do, closing, is no game's
 
     def close(self) -> None:
         """Write what is left (and the end of the gzip stream); a file it owns is closed
-        even if that fails (a full disk)."""
+        even if that fails (a full disk). SIGINT and SIGTERM wait: a write cut short would
+        leave half a line, or a gzip stream that does not inflate."""
         try:
-            self._flush()
-            if self._zip is not None:
-                self._sink.write(self._zip.flush())
-            self._sink.flush()
+            with _signals_held():
+                self._add_dropped()
+                self._flush()
+                if self._zip is not None:
+                    self._sink.write(self._zip.flush())
+                self._sink.flush()
         finally:
             if self._owns:
                 self._sink.close()
 
+    def _add_dropped(self) -> None:
+        """For each seat that sent lines past its budget, how many were dropped."""
+        for seat, seat_log in sorted(self._seats.items()):
+            record = seat_log.budget.record(seat)
+            if record is not None:
+                self._add(record)
+
     def _add(self, record: dict[str, Any]) -> None:
-        """A record: after the stream so far, in its own line."""
+        """A record: after the stream so far, in its own line. Cut short by a signal, it
+        loses the stretch or the record, never more: the log's last items, so that what
+        is written is still what the game came to, up to a point."""
+        if self._ended:
+            return
         if self._timestamps:
             record["us"] = int((monotonic() - self._start) * 1e6)
         self._end_stretch()
@@ -182,17 +217,19 @@ class GameLog:
         else:
             items = [item if type(item) is str else
                      None if type(item) is float else _found(item, None) for item in stream]
-        stream.clear()
-        self._lines.append(_ENCODER.encode(items))
+        stream.clear()  # before the stretch is kept: a signal between loses it, never
+        self._lines.append(_ENCODER.encode(items))  # writes it twice
 
     def _flush(self) -> None:
-        """Write everything recorded so far."""
-        self._end_stretch()
-        if self._lines:
-            data = ("\n".join(self._lines) + "\n").encode()
-            self._lines.clear()
-            self._sink.write(data if self._zip is None else self._zip.compress(data))
-        self._held_chars = 0
+        """Write everything recorded so far (SIGINT and SIGTERM held, as in close())."""
+        with _signals_held():
+            if not self._ended:
+                self._end_stretch()
+            if self._lines:
+                data = ("\n".join(self._lines) + "\n").encode()
+                self._lines.clear()
+                self._sink.write(data if self._zip is None else self._zip.compress(data))
+            self._held_chars = 0
 
     def _held(self, chars: int) -> None:
         """Lines heard by call: past _FLOOD_CHARS held, write them, through to the file."""
@@ -200,6 +237,16 @@ class GameLog:
         if self._held_chars > _FLOOD_CHARS:
             self._flush()
             self._sink.flush()
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held (delivered after) while the log writes."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _found(item: Any, start: float | None) -> list[Any]:
@@ -213,12 +260,14 @@ class SeatLog:
     while the seat's batches are derived, None once they are written out (after its
     fault, or in a log that derives nothing)."""
 
-    __slots__ = ("_log", "_seat", "stream")
+    __slots__ = ("_log", "_seat", "stream", "budget")
 
-    def __init__(self, log: GameLog, seat: int, stream: list[object] | None) -> None:
+    def __init__(self, log: GameLog, seat: int, stream: list[object] | None,
+                 budget: SeatBudget) -> None:
         self._log = log
         self._seat = seat
         self.stream = stream
+        self.budget = budget  # for its LOG lines and lines found, not its replies
 
     def sent(self, lines: Sequence[str]) -> None:
         """Lines sent to the seat in one batch: when, or the lines themselves."""
@@ -232,16 +281,18 @@ class SeatLog:
     def heard(self, line: str) -> None:
         """A line heard while the seat's reply was awaited; after the reply, its time."""
         log = self._log
-        log._stream.append(line)
-        if is_log(line):
-            log._held(len(line) + _ITEM_CHARS)
-        else:
+        if not is_log(line):  # a reply: the reader derives the game from it, kept
+            log._stream.append(line)
             log._stream.append(monotonic())
+        elif self.budget.keeps(line):
+            log._stream.append(line)
+            log._held(len(line) + _ITEM_CHARS)
 
     def found(self, line: str) -> None:
         """A line heard while no reply was awaited."""
-        self._log._stream.append((self._seat, line, monotonic()))
-        self._log._held(len(line) + _ITEM_CHARS)
+        if self.budget.keeps(line):
+            self._log._stream.append((self._seat, line, monotonic()))
+            self._log._held(len(line) + _ITEM_CHARS)
 
 
 def read_records(path: Path) -> list[Any]:

@@ -29,10 +29,9 @@ import enum
 import json
 import signal
 import zlib
-from contextlib import contextmanager
 from pathlib import Path
 from time import monotonic
-from typing import Any, Iterator, Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
 from protocols.wire import is_log
 from referee import __version__
@@ -173,19 +172,22 @@ class GameLog:
         """Write what is left (and the end of the gzip stream); a file it owns is closed
         even if that fails (a full disk). SIGINT and SIGTERM wait: a write cut short would
         leave half a line, or a gzip stream that does not inflate."""
+        held = _hold_signals()
         try:
-            with _signals_held():
-                self._add_dropped()
-                self._flush()
-                if self._zip is not None:
-                    self._sink.write(self._zip.flush())
-                self._sink.flush()
+            self._add_dropped()
+            self._write()
+            if self._zip is not None:
+                self._sink.write(self._zip.flush())
+            self._sink.flush()
         finally:
+            _release_signals(held)
             if self._owns:
                 self._sink.close()
 
     def _add_dropped(self) -> None:
         """For each seat that sent lines past its budget, how many were dropped."""
+        if not any(seat_log.budget.lines for seat_log in self._seats.values()):
+            return
         for seat, seat_log in sorted(self._seats.items()):
             record = seat_log.budget.record(seat)
             if record is not None:
@@ -220,33 +222,37 @@ class GameLog:
         stream.clear()  # before the stretch is kept: a signal between loses it, never
         self._lines.append(_ENCODER.encode(items))  # writes it twice
 
-    def _flush(self) -> None:
-        """Write everything recorded so far (SIGINT and SIGTERM held, as in close())."""
-        with _signals_held():
-            if not self._ended:
-                self._end_stretch()
-            if self._lines:
-                data = ("\n".join(self._lines) + "\n").encode()
-                self._lines.clear()
-                self._sink.write(data if self._zip is None else self._zip.compress(data))
-            self._held_chars = 0
+    def _write(self) -> None:
+        """Write everything recorded so far (with SIGINT and SIGTERM held: close())."""
+        if not self._ended:
+            self._end_stretch()
+        if self._lines:
+            data = ("\n".join(self._lines) + "\n").encode()
+            self._lines.clear()
+            self._sink.write(data if self._zip is None else self._zip.compress(data))
+        self._held_chars = 0
 
     def _held(self, chars: int) -> None:
-        """Lines heard by call: past _FLOOD_CHARS held, write them, through to the file."""
+        """Lines heard by call: past _FLOOD_CHARS held, write them, through to the file
+        (SIGINT and SIGTERM held meanwhile, as in close())."""
         self._held_chars += chars
         if self._held_chars > _FLOOD_CHARS:
-            self._flush()
-            self._sink.flush()
+            held = _hold_signals()
+            try:
+                self._write()
+                self._sink.flush()
+            finally:
+                _release_signals(held)
 
 
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM held (delivered after) while the log writes."""
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+def _hold_signals() -> set[int | signal.Signals]:
+    """Hold SIGINT and SIGTERM (delivered at _release_signals) while the log writes:
+    two system calls a game, no context manager's generator."""
+    return signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+
+
+def _release_signals(held: set[int | signal.Signals]) -> None:
+    signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _found(item: Any, start: float | None) -> list[Any]:

@@ -34,6 +34,7 @@ from referee.players.lineup import sandbox_view
 from tournaments.cluster_worker import (
     Outcome, check_answers, close_bots, keep_to_cpus, run_calls, worker_problems,
 )
+from tournaments.cluster_probe import probe_scheduler
 from tournaments.play import PlayContext
 from tournaments.provenance import BotProvenance
 
@@ -329,11 +330,14 @@ def _forked_workers() -> Iterator[None]:
 
 @contextmanager
 def _connected(client_class: Any, address: str) -> Iterator[Any]:
+    """A client of the scheduler at `address`, once a probe found one there (a port of
+    another protocol made Dask's client hang or fail with a traceback: cluster_probe)."""
+    probe_scheduler(address)
     try:
         client = client_class(address, timeout=CONNECT_SECONDS)
-    except (OSError, TimeoutError) as error:
+    except Exception as error:  # whatever a peer that greets as Dask then does
         raise ConfigError(f"--cluster {address}: cannot reach the Dask scheduler: "
-                          f"{error}") from None
+                          f"{type(error).__name__}: {error}"[:300]) from None
     with client:
         try:
             client.wait_for_workers(1, timeout=CONNECT_SECONDS)

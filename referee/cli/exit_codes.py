@@ -11,7 +11,11 @@ from dataclasses import dataclass
 FAILED = 1  # a failure while running, or a verdict against the bot (below)
 BAD_USAGE = 2
 UNDECIDED = 3  # referee gate: the cap came before a decision
+CUT_SHORT = 4  # referee replay: the log is of a game that was interrupted
 INTERRUPTED = 130  # 128 + SIGINT
+# 128 + SIGPIPE: what a shell reads from a program its closed pipe killed (`yes | head`
+# gives 141), so a pipeline's status says the same whoever wrote the program
+STDOUT_CLOSED = 141
 TERMINATED = 143  # 128 + SIGTERM
 EVERY_COMMAND = "every command"
 
@@ -46,12 +50,20 @@ EXIT_CODES = (
              "that cannot be read, an unknown or impossible variant, a number out of range, "
              "a bad command mapping, options of another game, a bad tournament file, a "
              "--log, --db, --junit or --json that cannot be written, a file that is no "
-             "results db or no game log, a resumed bot whose files changed"),
+             "results db or no game log, a resumed bot whose files changed, a --cluster "
+             "address where no Dask scheduler answers"),
     ExitCode(UNDECIDED, "gate", "undecided: --max-games came before the test decided, or "
                                 "BASELINE or an opponent faulted"),
+    ExitCode(CUT_SHORT, "replay", "the log is of a game that was interrupted (Ctrl-C, "
+                                  "SIGTERM, its output closed): it reads up to there, and "
+                                  "there is no result to reproduce"),
     ExitCode(INTERRUPTED, "play, tournament, check, gate, rerun",
              "interrupted by Ctrl-C (SIGINT), every bot stopped; a tournament says how many "
-             "games it kept, and the same command again resumes"),
+             "games it kept, and the same command again resumes; play's game log ends "
+             "where the game stopped, marked interrupted"),
+    ExitCode(STDOUT_CLOSED, "play", "standard output closed (piped into head, say): the "
+                                    "game stopped there, as for Ctrl-C (128 + SIGPIPE, as a "
+                                    "shell reports a program a closed pipe ended)"),
     ExitCode(TERMINATED, "play, tournament, check, gate, rerun",
              "stopped by SIGTERM, as for Ctrl-C"),
 )

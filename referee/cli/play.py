@@ -17,8 +17,10 @@ from referee.cli.options import (
     game_options, launch_settings, option_values, per_game_options, sandbox_options,
     sandbox_settings,
 )
+from referee.cli.errors import Stopped, quiet_stdout
+from referee.cli.exit_codes import INTERRUPTED, STDOUT_CLOSED, TERMINATED
 from referee.errors import ConfigError, Fault
-from referee.matches.play import LogOptions, play_game
+from referee.matches.play import LogOptions, OutputClosed, play_game
 from referee.players.lineup import LaunchSettings, bot_specs, sandbox_view
 from referee.registry import games
 from referee.registry.games import AnyGame
@@ -64,14 +66,31 @@ def play_command(game: AnyGame) -> click.Command:
         config = game.configure(len(bots), options)
         launch = _play_launch(rest, sandbox, sandbox_dirs, log_path)
         specs = bot_specs(bots, dirs=declared_dirs(bot_dirs))
-        result = play_game(game, specs, config, seed, launch,
-                           LogOptions(log_path, log_times), click.echo)
+        try:
+            result = play_game(game, specs, config, seed, launch,
+                               LogOptions(log_path, log_times), click.echo)
+        except OutputClosed:
+            quiet_stdout()
+            raise Stopped("standard output closed: the game stopped"
+                          f"{_kept(log_path)}", STDOUT_CLOSED) from None
+        except KeyboardInterrupt as stop:  # SIGTERM comes as one too (referee.cli.main)
+            name = str(stop) or "SIGINT"
+            raise Stopped(f"{'terminated' if name == 'SIGTERM' else 'aborted'} ({name}): "
+                          f"the game stopped{_kept(log_path)}",
+                          TERMINATED if name == "SIGTERM" else INTERRUPTED) from None
         faults = game.outcome(result).faults
         report_faults(faults)
         if fail_on_fault and faults:
             raise click.exceptions.Exit(FAULTED_EXIT)
 
     return command
+
+
+def _kept(log_path: Path | None) -> str:
+    """What a stopped `play` kept: its log, up to where it stopped."""
+    if log_path is None:
+        return " and its bots with it"
+    return f" and its bots with it; the log {log_path} holds the game up to there"
 
 
 def _play_launch(limits: dict[str, Any], sandbox: str, sandbox_dirs: Sequence[Path],

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
-from referee.matches.replay import ReplayMismatch, replay
+from referee.cli.errors import Stopped
+from referee.cli.exit_codes import CUT_SHORT
+from referee.matches.replay import CutShort, ReplayMismatch, replay
 from referee.registry import games
 
 
@@ -19,3 +21,5 @@ def replay_command(log_path: Path) -> None:
         click.echo(replay(log_path, games.lookup))
     except ReplayMismatch as mismatch:
         raise click.ClickException(str(mismatch)) from None
+    except CutShort as short:
+        raise Stopped(str(short), CUT_SHORT) from None

@@ -14,7 +14,8 @@ from what the seats sent. So the log is a stream, in order, of
 
 and, between them, one JSON object per record the game does not derive: a fault, a
 move the fallback made for a faulted seat, a batch written out (what a seat is sent
-after its fault, its ERROR line), the result.
+after its fault, its ERROR line), the lines a seat sent past its budget, dropped
+(log_budget.py), the result, or instead of it the game's interruption.
 
 A remote player appends to the stream itself, without a call (LineListener.stream):
 the log's whole cost per decision is three appends. The stream is encoded by the json
@@ -27,6 +28,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+import signal
 import zlib
 from pathlib import Path
 from time import monotonic
@@ -35,6 +37,7 @@ from typing import Any, Protocol, Sequence
 from protocols.wire import is_log
 from referee import __version__
 from referee.errors import Fault
+from referee.matches.log_budget import LOG_BUDGET, SeatBudget
 from referee.matches.log_file import LogFile
 
 FORMAT = 5  # the header's "format"
@@ -49,6 +52,7 @@ _GZIP_WRITE = 16 + 13
 # Records are trees the referee built: no cycle to look for (a tenth faster). ASCII only:
 # every other character, and a bot's bytes that were not UTF-8, become \\u escapes.
 _ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+_STOPPING = {signal.SIGINT, signal.SIGTERM}  # the signals that raise in the referee
 
 
 class ByteSink(Protocol):
@@ -75,14 +79,16 @@ class GameLog:
     """Records one game. `timestamps=False` makes the log byte-reproducible (its times
     are null); `derive=False` writes every batch out and every bot's move, for a log
     that reads without playing the game again (of lines that are no game's, in tests).
+    `budget`: the bytes of LOG lines and lines found kept per seat (log_budget.py).
 
     `bot_moves`: whether the bots' moves are wanted (a game's match may leave its call
     out when not: the reader derives them).
     """
 
     def __init__(self, sink: ByteSink, timestamps: bool = True, compress: bool = False,
-                 owns: bool = False, derive: bool = True) -> None:
+                 owns: bool = False, derive: bool = True, budget: int = LOG_BUDGET) -> None:
         self._sink = sink
+        self._budget = budget
         self._owns = owns
         self._timestamps = timestamps
         self._derive = derive
@@ -99,13 +105,15 @@ class GameLog:
         # Every line the game's table sends a seat before its fault, in order (Table
         # appends): the result record holds their digest (sent_digest).
         self.lines_sent: list[str] = []
+        self._ended = False  # by its result or its interruption: nothing more is the game's
 
     @classmethod
-    def open(cls, path: Path, timestamps: bool = True, derive: bool = True) -> GameLog:
+    def open(cls, path: Path, timestamps: bool = True, derive: bool = True,
+             budget: int = LOG_BUDGET) -> GameLog:
         """A log written to `path` (its folder made if missing), gzip-compressed if its
         name ends in ".gz"."""
         return cls(LogFile(path), timestamps, compress=path.suffix == ".gz", owns=True,
-                   derive=derive)
+                   derive=derive, budget=budget)
 
     def header(self, game: str, seed: int, settings: dict[str, Any],
                players: list[dict[str, Any]]) -> None:
@@ -122,7 +130,8 @@ class GameLog:
 
     def _seat_log(self, seat: int) -> SeatLog:
         if seat not in self._seats:
-            self._seats[seat] = SeatLog(self, seat, self._stream if self._derive else None)
+            self._seats[seat] = SeatLog(self, seat, self._stream if self._derive else None,
+                                        SeatBudget(self._budget))
         return self._seats[seat]
 
     def sent(self, seat: int, lines: Sequence[str]) -> None:
@@ -154,25 +163,53 @@ class GameLog:
         """The result; a log that derives the lines out holds their digest too, which
         its reader checks against the lines of the game it plays again (a header whose
         settings were not those played does not derive)."""
+        self._add_dropped()
         record = {"type": "result", **result}
         if self._derive:
             record[SENT_DIGEST] = sent_digest(self.lines_sent)
         self._add(record)
+        self._ended = True
+
+    def interrupted(self, why: str) -> None:
+        """The game stopped before its end (`why`: "SIGINT", "standard output closed"...):
+        the log ends here, so that it reads up to this point. Nothing if it has ended."""
+        if self._ended:
+            return
+        self._add_dropped()
+        self._add({"type": "interrupted", "why": why})
+        self._ended = True  # what the seats' players still do, closing, is no game's
 
     def close(self) -> None:
         """Write what is left (and the end of the gzip stream); a file it owns is closed
-        even if that fails (a full disk)."""
+        even if that fails (a full disk). SIGINT and SIGTERM wait: a write cut short would
+        leave half a line, or a gzip stream that does not inflate."""
+        held = _hold_signals()
         try:
-            self._flush()
+            self._add_dropped()
+            self._write()
             if self._zip is not None:
                 self._sink.write(self._zip.flush())
             self._sink.flush()
         finally:
+            _release_signals(held)
             if self._owns:
                 self._sink.close()
 
+    def _add_dropped(self) -> None:
+        """For each seat that sent lines past its budget, how many were dropped."""
+        if not any(seat_log.budget.lines for seat_log in self._seats.values()):
+            return
+        for seat, seat_log in sorted(self._seats.items()):
+            record = seat_log.budget.record(seat)
+            if record is not None:
+                self._add(record)
+
     def _add(self, record: dict[str, Any]) -> None:
-        """A record: after the stream so far, in its own line."""
+        """A record: after the stream so far, in its own line. Cut short by a signal, it
+        loses the stretch or the record, never more: the log's last items, so that what
+        is written is still what the game came to, up to a point."""
+        if self._ended:
+            return
         if self._timestamps:
             record["us"] = int((monotonic() - self._start) * 1e6)
         self._end_stretch()
@@ -193,12 +230,13 @@ class GameLog:
         else:
             items = [item if type(item) is str else
                      None if type(item) is float else _found(item, None) for item in stream]
-        stream.clear()
-        self._lines.append(_ENCODER.encode(items))
+        stream.clear()  # before the stretch is kept: a signal between loses it, never
+        self._lines.append(_ENCODER.encode(items))  # writes it twice
 
-    def _flush(self) -> None:
-        """Write everything recorded so far."""
-        self._end_stretch()
+    def _write(self) -> None:
+        """Write everything recorded so far (with SIGINT and SIGTERM held: close())."""
+        if not self._ended:
+            self._end_stretch()
         if self._lines:
             data = ("\n".join(self._lines) + "\n").encode()
             self._lines.clear()
@@ -206,11 +244,26 @@ class GameLog:
         self._held_chars = 0
 
     def _held(self, chars: int) -> None:
-        """Lines heard by call: past _FLOOD_CHARS held, write them, through to the file."""
+        """Lines heard by call: past _FLOOD_CHARS held, write them, through to the file
+        (SIGINT and SIGTERM held meanwhile, as in close())."""
         self._held_chars += chars
         if self._held_chars > _FLOOD_CHARS:
-            self._flush()
-            self._sink.flush()
+            held = _hold_signals()
+            try:
+                self._write()
+                self._sink.flush()
+            finally:
+                _release_signals(held)
+
+
+def _hold_signals() -> set[int | signal.Signals]:
+    """Hold SIGINT and SIGTERM (delivered at _release_signals) while the log writes:
+    two system calls a game, no context manager's generator."""
+    return signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+
+
+def _release_signals(held: set[int | signal.Signals]) -> None:
+    signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def sent_digest(lines: Sequence[str]) -> str:
@@ -232,12 +285,14 @@ class SeatLog:
     while the seat's batches are derived, None once they are written out (after its
     fault, or in a log that derives nothing)."""
 
-    __slots__ = ("_log", "_seat", "stream")
+    __slots__ = ("_log", "_seat", "stream", "budget")
 
-    def __init__(self, log: GameLog, seat: int, stream: list[object] | None) -> None:
+    def __init__(self, log: GameLog, seat: int, stream: list[object] | None,
+                 budget: SeatBudget) -> None:
         self._log = log
         self._seat = seat
         self.stream = stream
+        self.budget = budget  # for its LOG lines and lines found, not its replies
 
     def sent(self, lines: Sequence[str]) -> None:
         """Lines sent to the seat in one batch: when, or the lines themselves."""
@@ -251,13 +306,16 @@ class SeatLog:
     def heard(self, line: str) -> None:
         """A line heard while the seat's reply was awaited; after the reply, its time."""
         log = self._log
-        log._stream.append(line)
-        if is_log(line):
-            log._held(len(line) + _ITEM_CHARS)
-        else:
+        if not is_log(line):  # a reply: the reader derives the game from it, kept
+            log._stream.append(line)
             log._stream.append(monotonic())
+        elif self.budget.keeps(line):
+            log._stream.append(line)
+            log._held(len(line) + _ITEM_CHARS)
 
     def found(self, line: str) -> None:
         """A line heard while no reply was awaited."""
-        self._log._stream.append((self._seat, line, monotonic()))
-        self._log._held(len(line) + _ITEM_CHARS)
+        if self.budget.keeps(line):
+            self._log._stream.append((self._seat, line, monotonic()))
+            self._log._held(len(line) + _ITEM_CHARS)
+

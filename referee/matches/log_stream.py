@@ -12,7 +12,10 @@ which moves they were, and the lines out, come from the game played again. Every
 and record must be taken, in order, where the game comes to it (a fallback's move, the
 result), and the game must end where the log does: a log
 that does not (altered, cut short, or written by a referee that plays differently) is a
-ValueError, never shown with wrong lines.
+ValueError, never shown with wrong lines. A game that was interrupted (Ctrl-C, SIGTERM,
+its output closed) ends with an `interrupted` record instead of its result: the game
+played again stops where it comes to it, wherever that is, and the log reads up to
+there. A seat's `dropped` record (its lines past its budget) is passed, wherever it is.
 
 A log written with `derive=False` (its header says "derived": false) holds every batch
 and move as a record, and is read as it is, without its game.
@@ -43,6 +46,11 @@ class Underivable(ValueError):
     """The game, played again, does not come to what the log holds."""
 
 
+class _Interrupted(BaseException):
+    """The game played again came to the log's `interrupted` record: a BaseException, so
+    that no game's handler of its own errors takes it."""
+
+
 def read_stream(records: Sequence[Any], lookup: Lookup) -> tuple[list[Record], Record]:
     """A format 5 log's records (its JSON values), one record per line, and the result
     of its game played again (as its to_json(); empty for a log read without it)."""
@@ -51,8 +59,12 @@ def read_stream(records: Sequence[Any], lookup: Lookup) -> tuple[list[Record], R
     if header.get("derived") is False:
         return [_record(header), *_as_written(items)], {}
     cursor = _Cursor(items)
-    result = _play_again(header, cursor, lookup)
-    cursor.finish()
+    try:
+        result = _play_again(header, cursor, lookup)
+        cursor.finish()
+    except _Interrupted:
+        cursor.interrupted()
+        return [_record(header), *cursor.out], {}
     return [_record(header), *cursor.out], result
 
 
@@ -162,11 +174,18 @@ class _Cursor:
         self.faulted: set[int] = set()  # seats whose fault was taken
 
     def peek(self) -> Any:
+        """The next item the game takes; records it does not take are passed: what a
+        faulted seat was sent, the lines a seat had dropped. _Interrupted at the log's
+        `interrupted` record."""
         items = self.items
         while self.at < len(items):
             item = items[self.at]
-            if not (isinstance(item, dict) and item.get("type") == "sent"
-                    and _seat_of(item) in self.faulted):
+            if not isinstance(item, dict):
+                return item
+            kind = item.get("type")
+            if kind == "interrupted":
+                raise _Interrupted()
+            if kind != "dropped" and not (kind == "sent" and _seat_of(item) in self.faulted):
                 return item
             self.out += _passed(item)
             self.at += 1
@@ -229,6 +248,15 @@ class _Cursor:
         if self.peek() is not _END:
             raise Underivable(f"item {self.at}: the log holds more than the game comes to")
 
+    def interrupted(self) -> None:
+        """At the `interrupted` record, which must end the log (the writer writes the
+        seats' `dropped` records before it)."""
+        record = self.items[self.at]
+        if self.at != len(self.items) - 1:
+            raise Underivable(f"item {self.at}: an interrupted game's log goes on")
+        self.out.append(_record(record))
+        self.at += 1
+
 
 class BatchedPlayer(Player):
     """A seat played again from its log: every call is one batch sent to it (_batch)."""
@@ -273,12 +301,16 @@ class _StreamPlayer(BatchedPlayer):
             self._raise_fault(())  # as it went out
             return ""
         heard: list[str] = []
-        while True:
-            self._raise_fault(heard)  # in the wait: a timeout, a crash, a flood
-            heard.append(cursor.line(f"a line from {self.name}"))
-            if not is_log(heard[-1]):
-                break
-        cursor.replied = cursor.time(f"the time of {self.name}'s reply")
+        try:
+            while True:
+                self._raise_fault(heard)  # in the wait: a timeout, a crash, a flood
+                heard.append(cursor.line(f"a line from {self.name}"))
+                if not is_log(heard[-1]):
+                    break
+            cursor.replied = cursor.time(f"the time of {self.name}'s reply")
+        except _Interrupted:  # in the wait: what came before it was heard
+            cursor.out += _lines(seat, "in", heard, {})
+            raise
         cursor.out += _lines(seat, "in", heard, cursor.replied)
         # A fault logged next is not raised here: it is the game's to find, if the reply
         # is no move (refused()); else it was found before the seat's next batch.

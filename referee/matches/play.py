@@ -3,6 +3,10 @@
 The one way a lineup is seated and a logged game is run, for `referee play` and for
 tournament workers alike (`seated`, `player_entry`).
 
+A game stopped before its end (Ctrl-C, SIGTERM, its account's reader gone) leaves a
+log that ends with an `interrupted` record saying why: it reads up to there
+(docs/game-log.md), and its bots are stopped as for any game.
+
 Without a given seed the deal's seed is secret: drawn here, written only to the game log
 (the organiser's), never printed and never sent to a bot, so no bot can compute the
 others' hands. A seed the organiser gave is printed, as the organiser knows it anyway.
@@ -34,6 +38,11 @@ class LogOptions:
 
     def open(self) -> GameLog | None:
         return GameLog.open(self.path, self.timestamps) if self.path else None
+
+
+class OutputClosed(Exception):
+    """The game's account could not be written: its reader is gone (stdout closed, as
+    by `| head`). The game stops there."""
 
 
 def secret_seed() -> int:
@@ -70,14 +79,41 @@ def write_header(log: GameLog | None, game: GameDefinition[C, R], config: C, see
 @contextmanager
 def seated(specs: Sequence[BotSpec], launch: LaunchSettings,
            log_options: LogOptions) -> Iterator[tuple[list[Player], GameLog | None]]:
-    """Start the bots and open the log; stop and close both afterwards."""
+    """Start the bots and open the log; stop and close both afterwards. A game stopped
+    on the way is marked so in its log, before its bots are stopped."""
     log = log_options.open()
     try:
         with Lineup(launch) as lineup:
-            yield lineup.launch_all(specs), log
+            players = lineup.launch_all(specs)
+            try:
+                yield players, log
+            except BaseException as stop:
+                if log is not None:
+                    log.interrupted(why_stopped(stop))
+                raise
     finally:
         if log is not None:
             log.close()
+
+
+def why_stopped(stop: BaseException) -> str:
+    """What stopped a game, in the words of its log's `interrupted` record. SIGTERM comes
+    as a KeyboardInterrupt that names it (referee.cli.main), Ctrl-C as a bare one."""
+    if isinstance(stop, KeyboardInterrupt):
+        return str(stop) or "SIGINT"
+    if isinstance(stop, OutputClosed):
+        return "standard output closed"
+    return f"an error in the referee ({type(stop).__name__})"
+
+
+def guarded(echo: Echo) -> Echo:
+    """`echo`, raising OutputClosed when its reader is gone (EPIPE)."""
+    def write(text: str) -> None:
+        try:
+            echo(text)
+        except BrokenPipeError:
+            raise OutputClosed("standard output closed") from None
+    return write
 
 
 def play_game(game: GameDefinition[C, R], specs: Sequence[BotSpec], config: C,
@@ -87,6 +123,7 @@ def play_game(game: GameDefinition[C, R], specs: Sequence[BotSpec], config: C,
     `echo`."""
     names = [spec.label for spec in specs]
     seed = secret_seed() if given_seed is None else given_seed
+    echo = guarded(echo)
     echo(game.heading(config, seed_words(given_seed, log_options)))
     echo("seats: " + ", ".join(f"{seat} {name}" for seat, name in enumerate(names)))
     with seated(specs, launch, log_options) as (players, log):

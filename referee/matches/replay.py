@@ -8,6 +8,7 @@ log was altered or the referee has changed.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from referee.errors import ConfigError
 from referee.matches.log_rederive import Lookup, load_log
@@ -17,10 +18,19 @@ class ReplayMismatch(Exception):
     """The log replays, but not to the result it records."""
 
 
+class CutShort(Exception):
+    """The log is of a game that was interrupted: it has no result to reproduce."""
+
+
 def replay(path: Path, lookup: Lookup) -> str:
     """A one-line verdict. ConfigError: unreadable log or unknown game; ReplayMismatch: a
-    different result. `lookup` finds the log's game by name (the registry's)."""
+    different result; CutShort: an interrupted game. `lookup` finds the log's game by
+    name (the registry's)."""
     records = load_log(path, lookup)
+    stops = [r for r in records if r.get("type") == "interrupted"]
+    if stops:
+        raise CutShort(f"{path}: the game was interrupted {_where(stops[0], records)}; "
+                       "nothing to reproduce beyond it")
     headers = [r for r in records if r.get("type") == "game"]
     results = [r for r in records if r.get("type") == "result"]
     if not headers or not results:
@@ -38,3 +48,11 @@ def replay(path: Path, lookup: Lookup) -> str:
         raise ReplayMismatch(f"{path} does not reproduce: {detail}")
     return (f"{path}: {header['game']} seed {header['seed']}, {len(moves)} moves replayed, "
             f"result reproduced")
+
+
+def _where(stop: dict[str, Any], records: list[dict[str, Any]]) -> str:
+    """Where a game was interrupted: why, after how many moves, how long into the game."""
+    moves = sum(record.get("type") == "move" for record in records)
+    when = stop.get("t")
+    into = f", {when:.3f} s into the game" if isinstance(when, (int, float)) else ""
+    return f"({stop.get('why')}) after {moves} move{'' if moves == 1 else 's'}{into}"

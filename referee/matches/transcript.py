@@ -38,6 +38,11 @@ def _describe(record: dict[str, Any]) -> str | None:
                f" ({record.get('by')})"
     if kind == "fault":
         return f"seat {record.get('seat')} FAULT {record.get('kind')}: {record.get('detail')}"
+    if kind == "dropped":
+        return f"seat {record.get('seat')}: {record.get('lines')} LOG lines " \
+               f"({record.get('bytes')} bytes) dropped past the budget"
+    if kind == "interrupted":
+        return f"INTERRUPTED ({record.get('why')}): the game stopped here, with no result"
     if kind == "result":
         return "result " + ", ".join(f"{k} {v}" for k, v in record.items()
                                      if k not in ("type", "t"))

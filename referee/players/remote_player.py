@@ -30,6 +30,7 @@ from referee.errors import (
 )
 from referee.players.player import LineListener, Player
 from referee.players.request_clock import CpuClock, wall_missed
+from referee.players.token_redaction import redact_fault
 from referee.processes.sandbox import INSIDE_SOCKET_DIR, View, package_root
 from referee.settings import Clock, ResourceLimits, TimeLimits
 from referee.transport.channel import Channel
@@ -94,7 +95,7 @@ class RemotePlayer(Player):
             raise ValueError(f"the ZeroMQ bot {cmd.text!r} needs a ZmqHub")
         token = secrets.token_hex(16)
         zmq_channel = None if cmd.stdio or hub is None else hub.channel(
-            token, busy_wait=busy_wait)
+            token, busy_wait=busy_wait, sandboxed=sandbox is not None)
         try:
             process = _start(cmd, label, token, zmq_channel, limits,
                              (stderr, game_stderr), sandbox)
@@ -117,9 +118,13 @@ class RemotePlayer(Player):
         return cls(label, cmd, process, channel, times, listener, token)
 
     def greet(self) -> None:
-        """Wait for the HELLO until the start-up deadline; on a fault, close and raise it."""
+        """Wait for the HELLO until the start-up deadline; on a fault, close and raise it
+        (its tokens redacted: token_redaction)."""
         try:
             self._handshake(self._token, self._channel)
+        except BotFault as fault:
+            self.close()
+            raise redact_fault(fault, self._token)
         except BaseException:
             self.close()
             raise
@@ -137,6 +142,9 @@ class RemotePlayer(Player):
                     return False
                 raise self._no_hello(self._channel)
             self._accept_hello(line, self._token)
+        except BotFault as fault:
+            self.close()
+            raise redact_fault(fault, self._token)
         except BaseException:
             self.close()
             raise

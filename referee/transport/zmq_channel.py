@@ -44,6 +44,7 @@ _DRAIN_PASSES = range(64)  # reads per drain: 4 MiB, well past the inbox's bound
 # What a keep-alive reads of each other connection: heartbeats need a few bytes, and a
 # flood of PINGs (which fill no inbox) costs the wait a bounded ~0.5 ms of parsing.
 KEEP_ALIVE_READ = 1 << 12
+_UNIX_PATH_MAX = 108  # sun_path's size, its NUL included
 
 
 class ZmqHub:
@@ -66,11 +67,13 @@ class ZmqHub:
         self.serve_at = 0.0  # time.monotonic() when keep_alive is next due
 
     def channel(self, token: str, process: BotProcess | None = None,
-                busy_wait: float | None = None) -> ZmqChannel:
+                busy_wait: float | None = None, sandboxed: bool = False) -> ZmqChannel:
         """A new endpoint for the bot that will say HELLO with `token` (its first line);
         its process may be attached now or, once started, later (attach). `busy_wait`:
-        as for every Channel."""
-        found = self._listen_ipc() if self.transport == "ipc" else None
+        as for every Channel. A `sandboxed` bot reaches its socket by a short path of its own
+        (sandbox.INSIDE_SOCKET_DIR), so the host's path may be longer than a unix socket's
+        address holds."""
+        found = self._listen_ipc(sandboxed) if self.transport == "ipc" else None
         if found is None:
             listener = sockets.socket(sockets.AF_INET, sockets.SOCK_STREAM)
             listener.bind(("127.0.0.1", 0))
@@ -87,7 +90,7 @@ class ZmqHub:
         self._channels.append(channel)
         return channel
 
-    def _listen_ipc(self) -> tuple[sockets.socket, Path] | None:
+    def _listen_ipc(self, sandboxed: bool) -> tuple[sockets.socket, Path] | None:
         """A unix socket bound in a new folder of its own; None where that cannot be."""
         if self._tempdir is None:
             self._tempdir = new_socket_folder()  # named by us; killed referees' swept
@@ -95,8 +98,8 @@ class ZmqHub:
         folder = Path(tempfile.mkdtemp(prefix="bot-", dir=self._tempdir))
         listener = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
         try:
-            listener.bind(str(folder / SOCKET_NAME))
-        except OSError:  # the path is too long, say: fall back to tcp
+            _bind(listener, folder, sandboxed)
+        except OSError:  # the path is too long for a bot outside a sandbox: use tcp
             listener.close()
             shutil.rmtree(folder, ignore_errors=True)
             return None
@@ -134,6 +137,21 @@ class ZmqHub:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _bind(listener: sockets.socket, folder: Path, sandboxed: bool) -> None:
+    """Bind `listener` to folder/SOCKET_NAME. A path longer than a unix address holds
+    (108 bytes: a long TMPDIR) is bound through /proc/self/fd, for a sandboxed bot only:
+    the bot connects by its own short path, and only the referee uses the long one."""
+    path = str(folder / SOCKET_NAME)
+    if len(os.fsencode(path)) < _UNIX_PATH_MAX or not sandboxed:
+        listener.bind(path)
+        return
+    fd = os.open(folder, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        listener.bind(f"/proc/self/fd/{fd}/{SOCKET_NAME}")
+    finally:
+        os.close(fd)
 
 
 def _hello_token(message: bytes) -> str | None:

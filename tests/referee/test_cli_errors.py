@@ -89,7 +89,7 @@ def test_an_os_error_while_playing_is_one_line_and_exit_1(
     def full_disk(self: GameLog) -> None:
         raise OSError(28, "No space left on device", "game.jsonl")
 
-    monkeypatch.setattr(GameLog, "_flush", full_disk)
+    monkeypatch.setattr(GameLog, "_write", full_disk)
     code, out, err = run_main(["play", "rage", "--seed", "1", "--log",
                                str(tmp_path / "game.jsonl"), RANDOM, RANDOM, RANDOM])
     assert code == 1

@@ -30,6 +30,7 @@ FOUR = ["python bots/rage_random.py", "python bots/rage_heuristic.py",
 # A format 4 log, as the referee wrote it before format 5 (a Rage game, seed 7, with a
 # seat that faults and one that sends LOG lines).
 FORMAT_4 = Path(__file__).parent / "logs" / "rage-format4.jsonl.gz"
+UNBOUNDED = 1 << 40  # a seat's LOG budget no test here reaches (log_budget.py)
 
 # A game's calls on its log, as the table and the match make them.
 lines = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12) | \
@@ -90,7 +91,8 @@ def test_every_call_reads_back_as_the_per_line_records_in_order(
         tmp_path_factory: pytest.TempPathFactory, script: list[tuple[Any, ...]], name: str,
         timestamps: bool) -> None:
     path = tmp_path_factory.mktemp("log") / name
-    expected = record_calls(GameLog.open(path, timestamps, derive=False), script)
+    expected = record_calls(GameLog.open(path, timestamps, derive=False, budget=UNBOUNDED),
+                            script)
     read = read_log(path)
     times = [record.pop("t", None) for record in read]
     assert read == expected
@@ -318,9 +320,9 @@ def test_a_broken_format_3_exchange_is_one_error_line(tmp_path: Path,
 def test_a_flood_of_long_lines_is_written_as_it_comes_not_held_in_memory(
         tmp_path: Path) -> None:
     """A bot may send 16 LOG lines of 4 KB per request: the log holds about 1 MB of them
-    at most, however few records that is."""
+    at most, however few records that is (a seat's budget, unbounded here, keeps less)."""
     path = tmp_path / "game.jsonl"
-    log = GameLog.open(path, timestamps=False, derive=False)
+    log = GameLog.open(path, timestamps=False, derive=False, budget=UNBOUNDED)
     log.header("rage", 1, {}, [])
     flood = "LOG " + "x" * 4000
     for _ in range(60):
@@ -337,9 +339,9 @@ def test_a_flood_of_short_lines_is_written_through_to_the_file_as_it_comes(
         tmp_path: Path) -> None:
     """Each line held counts more than its characters (the objects that hold it), and a
     flood's write goes through to the file, compressed or not: LogFile holds no second
-    megabyte."""
+    megabyte (a seat's budget, unbounded here, keeps less)."""
     path = tmp_path / "game.jsonl.gz"
-    log = GameLog.open(path, derive=False)
+    log = GameLog.open(path, derive=False, budget=UNBOUNDED)
     log.header("rage", 1, {}, [])
     for _ in range(1000):
         log.sent(0, ["PLAY? a"])

@@ -14,6 +14,7 @@ import os
 import pickle
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -36,6 +37,7 @@ from tests.cli_support import assert_bad_input
 from tests.tournaments.db_support import unplayed_copy, wait_for_games
 from tests.tournaments.test_kill_resume_real import TAG, tagged_processes
 from tests.tournaments.test_runner import Played, noting_play
+from tournaments.cluster_probe import PROBE_SECONDS
 from tournaments.cluster import (
     GAMES_PER_TASK, Cluster, GameExecutor, open_cluster, parse_cluster,
 )
@@ -225,6 +227,64 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
     assert_bad_input(["tournament", "rage", "--cluster", "tcp://127.0.0.1:9",
                       "--sandbox", "off", "--db", str(tmp_path / "r.sqlite"), *BOTS],
                      "tcp://127.0.0.1:9", "cannot reach the Dask scheduler")
+
+
+@contextmanager
+def listener(greeting: bytes) -> Iterator[str]:
+    """A server on a free loopback port, as `tcp://127.0.0.1:PORT`, that sends
+    `greeting` to whoever connects (nothing: it waits to be spoken to, as a web server
+    does) and holds the connection open."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        server.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except (socket.timeout, OSError):
+                continue
+            held.append(conn)
+            conn.sendall(greeting)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join()
+        for conn in [*held, server]:
+            conn.close()
+
+
+SSH_LIKE = b"SSH-2.0-OpenSSH_9.2\r\n" + b"\xff\xff\xff\x7f" * 64  # then a huge "length"
+HTTP_LIKE = b""  # a web server (Dask's dashboard at 8787) says nothing until asked
+# Dask's framing (size, 1 frame of 4 bytes), but a frame that is no msgpack map
+FRAMED_NOT_A_HANDSHAKE = struct.pack("<3Q", 20, 1, 4) + b"\xc1" * 4
+
+
+@pytest.mark.parametrize("greeting, words", [
+    (SSH_LIKE, ("not a Dask scheduler", "SSH-2.0-")),
+    (HTTP_LIKE, ("no Dask scheduler greeted there within",)),
+    (b"HTTP/1.1 400 Bad Request\r\n\r\n", ("not a Dask scheduler", "HTTP/1.1")),
+    (FRAMED_NOT_A_HANDSHAKE, ("not a Dask scheduler",))])
+def test_a_port_that_is_no_dask_scheduler_is_one_line_within_seconds(
+        tmp_path: Path, greeting: bytes, words: tuple[str, ...]) -> None:
+    """Before: an SSH server's port gave a 72-line traceback ending in MemoryError, an
+    HTTP server's hung silently for 300 s. Now one line, exit 2, within the probe's
+    seconds (cluster_probe.PROBE_SECONDS, with room for a loaded machine)."""
+    with listener(greeting) as address:  # `referee` in a process of its own: a hang ends
+        run = subprocess.run(
+            [sys.executable, "-m", "referee", "tournament", "rage", "--cluster", address,
+             "--sandbox", "off", "--db", str(tmp_path / "r.sqlite"), *BOTS],
+            cwd=ROOT, capture_output=True, text=True, timeout=PROBE_SECONDS + 30)
+    assert run.returncode == 2 and run.stdout == "", run.stderr
+    [line] = run.stderr.splitlines()
+    assert line.startswith(f"referee: error: --cluster {address}: ")
+    assert all(word in line for word in words), line
+    assert not (tmp_path / "r.sqlite").exists()
 
 
 def test_parse_cluster_keeps_the_address_or_the_count() -> None:

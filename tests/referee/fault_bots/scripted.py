@@ -4,13 +4,15 @@
 GAME is `rage` or `thegame`: a proper answer is what the sample random bot of that game
 answers (bots/rage_random.py, bots/thegame_random.py), so a game runs its whole length.
 SCRIPT is comma-separated actions, the n-th for the n-th request (then `ok` for every
-request after it); a first action starting with `@` is done right after the HELLO:
+request after it, or the last action again if it ends with `*`: `log,pace*`); a first action starting with `@` is done right after the HELLO:
 `@log` a LOG line, `@junk` a line that is no reply, `@utf8` bytes that are not UTF-8;
 or instead of it: `@gone` exits with code 5.
 
   ok        the proper answer               bad       a well-formed but wrong reply (99)
   log       a LOG line, then the answer     postlog   the answer, then a LOG line
   logs      17 LOG lines, then the answer (one more than a request allows)
+  biglogs   16 LOG lines of 4 KB of random text, then the answer (all a request allows)
+  pace      the answer after PACE seconds (a game that lasts, well within its time)
   twice     the answer twice                after     the answer, then a line that is none
   afterutf8 the answer, then bytes that are not UTF-8
   later     the answer, then again SLOW/10 seconds later (maybe read as the next reply)
@@ -32,6 +34,8 @@ Speaks ZeroMQ or, when REFEREE_ENDPOINT=stdio, its standard streams (misbehave.p
 from __future__ import annotations
 
 import os
+import random
+import string
 import sys
 import time
 from pathlib import Path
@@ -42,9 +46,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository: 
 from misbehave import FOREVER, Link, StdioLink, ZmqLink  # noqa: E402
 
 SLOW = 1.5  # seconds: past the tests' move time of 1 s and its tolerance
+PACE = 0.05  # seconds: a game of paced replies lasts seconds, each well within its time
+MAX_LOG_LINES = 16  # protocols.wire.MAX_LOG_LINES_PER_REQUEST
+MAX_LINE_BYTES = 4096  # protocols.wire.MAX_LINE_BYTES
 TOO_MANY_LOGS = 17  # protocols.wire.MAX_LOG_LINES_PER_REQUEST + 1
 NOT_UTF8 = b"\xff\xfe not utf-8 \xc3\x28"
 # UTF-8 that JSON must escape, and characters str.splitlines() splits at
+PRINTABLE = (string.ascii_letters + string.digits + string.punctuation + " ").encode()
 ODD = "\u00fc \u2028 \" \\ \x1c \x85 \x7f \x00 }]".encode()
 Brain = Callable[[str], "str | None"]
 
@@ -90,6 +98,13 @@ def act(action: str, link: Link, answer: bytes) -> None:
     elif action == "slow":
         time.sleep(SLOW)
         link.send(answer)
+    elif action == "pace":
+        time.sleep(PACE)
+        link.send(answer)
+    elif action == "biglogs":
+        for _ in range(MAX_LOG_LINES):
+            link.send(b"LOG " + random_text(MAX_LINE_BYTES - 4))
+        link.send(answer)
     elif action == "exit":
         os._exit(3)
     elif action == "exitafter":
@@ -102,6 +117,12 @@ def act(action: str, link: Link, answer: bytes) -> None:
         mute(link)
     else:
         raise SystemExit(f"scripted.py: unknown action {action!r}")
+
+
+def random_text(size: int) -> bytes:
+    """Printable ASCII that does not compress, quotes and backslashes included (JSON
+    escapes them: the log's bytes grow)."""
+    return bytes(random.choice(PRINTABLE) for _ in range(size))
 
 
 def frames(link: Link, answer: bytes) -> None:
@@ -140,11 +161,12 @@ def main() -> int:
     link.send(f"HELLO 2 {os.environ['REFEREE_TOKEN']} scripted 1.0".encode())
     if script and script[0].startswith("@"):
         first_actions(link, script.pop(0))
-    actions = iter(script)
+    last = script[-1][:-1] if script and script[-1].endswith("*") else "ok"
+    actions = iter([action.rstrip("*") for action in script])
     while (line := link.recv()) != "BYE":
         reply = on_line(line)
         if line.split(" ", 1)[0].endswith("?"):
-            act(next(actions, "ok"), link, (reply or "").encode())
+            act(next(actions, last), link, (reply or "").encode())
     return 0
 
 

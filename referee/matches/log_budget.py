@@ -1,0 +1,56 @@
+"""What one seat's bot may add to a game's log beyond what the game needs: its LOG lines
+and the lines found while no reply was awaited, up to LOG_BUDGET bytes a game.
+
+A bot may send 16 LOG lines of 4 KB before every reply (protocols/wire.py): over a Rage
+game, about 3 MB of log for one hostile seat, 64 GB over 20,000 games. Past the budget,
+its lines are dropped and counted, and the log says how many (a `dropped` record,
+docs/game-log.md). Its replies are never dropped: the log's reader derives the game
+from them. What is counted is the line as the log writes it (JSON, escaped), so the
+budget bounds the file whatever characters the bot sends.
+"""
+
+from __future__ import annotations
+
+from json.encoder import encode_basestring_ascii
+from typing import Any
+
+# 12 KiB: a hostile seat then adds at most 12 KiB of such lines, and its one fault's
+# offending line, written at most twice (as the reply heard and in the fault), at most
+# 4 KB as sent and 6 bytes a byte once escaped: 12 + 2 x 24 = 60 KiB, under the 64 KB
+# a seat may add (issue 26). Plain text costs its size: about 150 lines of 80 characters.
+LOG_BUDGET = 12 * 1024
+_ITEM_BYTES = 16  # what a line costs in the log beyond its text: quotes, comma, seat, time
+
+
+class SeatBudget:
+    """One seat's budget in one game: what is left, and what was dropped past it."""
+
+    __slots__ = ("left", "lines", "bytes")
+
+    def __init__(self, budget: int = LOG_BUDGET) -> None:
+        self.left = budget
+        self.lines = 0  # dropped
+        self.bytes = 0  # dropped, as the bot sent them (UTF-8)
+
+    def keeps(self, line: str) -> bool:
+        """Whether `line` is kept (and charged); once one is dropped, so is every later
+        one, so the log keeps the seat's first lines, in order."""
+        if self.lines == 0:
+            cost = len(encode_basestring_ascii(line)) + _ITEM_BYTES
+            if cost <= self.left:
+                self.left -= cost
+                return True
+            self.left = 0
+        self.lines += 1
+        self.bytes += len(line.encode("utf-8", "surrogatepass"))
+        return False
+
+    def record(self, seat: int) -> dict[str, Any] | None:
+        """The log's `dropped` record for `seat`, if any line was dropped since the last
+        one; the count starts again."""
+        if self.lines == 0:
+            return None
+        record = {"type": "dropped", "seat": seat, "lines": self.lines, "bytes": self.bytes}
+        self.bytes = 0
+        self.lines = 0
+        return record

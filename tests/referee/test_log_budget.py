@@ -1,0 +1,88 @@
+"""Issue 26, part 5: a seat's LOG lines and lines found are kept up to a budget per game
+(referee/matches/log_budget.py); past it they are dropped and counted, the log says how
+many, and it still derives, shows and replays. Target: a hostile seat adds at most 64 KB
+to a game's log."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from referee.matches.game_log import GameLog
+from referee.matches.log_budget import LOG_BUDGET
+from tests.cli_support import run_main
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTED = Path(__file__).parent / "fault_bots" / "scripted.py"
+SEAT_MAY_ADD = 64_000  # bytes: issue 26's target for one hostile seat
+LINE_BYTES = 4096  # protocols.wire.MAX_LINE_BYTES: each of the hostile bot's LOG lines
+
+
+def play_rage(log: Path, first: str) -> None:
+    """A whole Rage game, `referee play` in its own process: seat 0 scripted by `first`,
+    two sample random bots beside it."""
+    random_bot = f"python {ROOT / 'bots' / 'rage_random.py'}"
+    run = subprocess.run(
+        [sys.executable, "-m", "referee", "play", "rage", "--seed", "4", "--log", str(log),
+         f"python {SCRIPTED} rage {first}", random_bot, random_bot],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+
+
+def test_a_seat_sending_every_log_line_it_may_adds_little_and_the_log_says_how_much_it_dropped(
+        tmp_path: Path) -> None:
+    """A real bot sends 16 LOG lines of 4 KB of random text before each of its replies,
+    a whole Rage game long (before: a 3 MB log). Its log is at most 64 KB larger than the
+    same game's without them, it replays, and `show` says how many lines were dropped:
+    with those kept, every line the bot sent."""
+    quiet, loud = tmp_path / "quiet.jsonl", tmp_path / "loud.jsonl"
+    play_rage(quiet, "ok")
+    play_rage(loud, "biglogs*")
+    assert loud.stat().st_size - quiet.stat().st_size <= SEAT_MAY_ADD
+    code, out, err = run_main(["replay", str(loud)])
+    assert code == 0 and "result reproduced" in out, err
+    code, out, err = run_main(["show", "--json", "--seat", "0", str(loud)])
+    assert code == 0, err
+    records = [json.loads(line) for line in out.splitlines()]
+    heard = [r["line"] for r in records if r["type"] == "line" and r["dir"] == "in"]
+    kept = sum(line.startswith("LOG ") for line in heard)
+    replies = len(heard) - kept
+    [dropped] = [r for r in records if r["type"] == "dropped"]
+    assert kept + dropped["lines"] == 16 * replies
+    assert dropped["bytes"] == dropped["lines"] * LINE_BYTES
+    assert kept * LINE_BYTES <= LOG_BUDGET
+    code, out, err = run_main(["show", str(loud)])
+    assert code == 0, err
+    assert (f"seat 0: {dropped['lines']} LOG lines ({dropped['bytes']} bytes) dropped "
+            "past the budget") in out
+
+
+def test_the_budget_counts_a_line_as_the_log_writes_it_escaped_and_lines_found_too() -> None:
+    """Control characters take 6 bytes each in the log (\\u0001): the budget counts what
+    the file holds, not what the bot sent, and lines found while no reply was awaited
+    share it. Another seat's budget is its own."""
+    sink = io.BytesIO()
+    log = GameLog(sink, timestamps=False)
+    log.header("rage", 1, {}, [])
+    hostile = "LOG " + "\x01" * 500  # 504 bytes sent, 3,006 in the log
+    for _ in range(100):
+        log.sent(1, ["PLAY? a"])
+        log.heard(1, hostile)
+        log.found(1, hostile)
+        log.heard(1, "a")
+    log.sent(2, ["PLAY? a"])
+    log.heard(2, "LOG quiet")
+    log.close()
+    data = sink.getvalue()
+    assert len(data) <= LOG_BUDGET + 100 * 40  # the replies and their times, short
+    records = [json.loads(line) for line in data.decode().splitlines()]
+    kept = sum(item == hostile or item == [1, hostile] for record in records
+               if isinstance(record, list) for item in record)
+    assert kept == LOG_BUDGET // 3_006
+    [dropped] = [r for r in records if isinstance(r, dict) and r["type"] == "dropped"]
+    assert dropped == {"type": "dropped", "seat": 1, "lines": 200 - kept,
+                       "bytes": (200 - kept) * 504}
+    assert b"LOG quiet" in data

@@ -31,14 +31,16 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
 from referee.processes.bot_command import BotCommand
 from referee.errors import BotStartError
 from referee.processes.cgroups import BotCgroup, CgroupRoot
+from referee.processes import static_proc
 from referee.processes.box_uids import BoxUid
+from referee.processes.sandbox_filter import SandboxFilter
 from referee.processes.sandbox import (View, bwrap_parts, give_to_bot, program_path,
                                       running_as_root, sandbox_guard)
 from referee.processes.live_bots import REGISTRY
@@ -92,21 +94,11 @@ class BotProcess:
         A stdio bot gets pipes on stdin and stdout. A ZeroMQ bot gets /dev/null as stdin
         and its stdout goes where its stderr goes, so it never mixes into our output.
         """
+        tag = secrets.token_hex(8)
+        launch = (_Launch(list(cmd.argv), {**env, TAG_VARIABLE: tag}) if view is None
+                  else _sandbox_launch(cmd, env, tag, view))
         cgroups = CgroupRoot.find()
         cgroup = _new_cgroup(cgroups, limits)
-        tag = secrets.token_hex(8)
-        guard, program, uid, args_fd = None, None, None, None
-        if view is None:
-            argv, env = list(cmd.argv), {**env, TAG_VARIABLE: tag}
-        else:  # the bot's environment is the sandbox's (--setenv), bwrap's own is bare
-            uid = _own_uid(view)
-            view = replace(view, env=dict(env), uid=view.uid if uid is None else uid.number)
-            options, command = bwrap_parts(view, cmd.argv)
-            args_fd = _args_file(options)
-            argv = sandbox_argv(args_fd, command)
-            env = {**_bare_env(), TAG_VARIABLE: tag}
-            guard = sandbox_guard()
-            program = None if os.sep in argv[0] else program_path(argv[0])
         sink = (StderrSink(stderr) if stderr is not None else
                 StderrSink(_STDERR_FD, prefix=f"[{label}] " if label else ""))
         with REGISTRY.starting():
@@ -114,23 +106,22 @@ class BotProcess:
             try:
                 if game_stderr is not None:  # from the first byte: a crash at start-up too
                     sink.redirect(game_stderr)
-                popen = _popen(cmd, argv, env, sink.child_fd(),
+                popen = _popen(cmd, launch.argv, launch.env, sink.child_fd(),
                                child_setup(rlimits(limits, cgroup), os.getpid(), cgroup,
-                                           guard),
-                               program, () if args_fd is None else (args_fd,))
+                                           launch.guard),
+                               launch.program, launch.fds)
             except BaseException:
                 REGISTRY.forget(tag_entry(tag))
                 sink.close()
                 if cgroup is not None:
                     cgroup.remove()
-                if uid is not None:
-                    uid.release()
+                launch.release_uid()
                 raise
             finally:
-                if args_fd is not None:
-                    os.close(args_fd)
+                launch.close_fds()
             sink.started()
-            process = cls(popen, cmd, tag_entry(tag), view is not None, cgroup, sink, uid)
+            process = cls(popen, cmd, tag_entry(tag), view is not None, cgroup, sink,
+                          launch.uid)
             REGISTRY.add(process)
         return process
 
@@ -270,6 +261,53 @@ def _new_cgroup(cgroups: CgroupRoot | None, limits: ResourceLimits) -> BotCgroup
         return cgroups.new_group(megabytes(limits.memory_mb), limits.processes)
     except OSError:
         return None
+
+
+@dataclass
+class _Launch:
+    """What spawn() starts: the command line, its environment and program, and for a
+    sandbox the seccomp filter, the bot's uid and the memory files bwrap reads (closed
+    once it has started)."""
+
+    argv: list[str]
+    env: dict[str, str]
+    program: str | None = None  # None: found on env's PATH
+    guard: SandboxFilter | None = None
+    uid: BoxUid | None = None
+    fds: tuple[int, ...] = ()
+
+    def close_fds(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = ()
+
+    def release_uid(self) -> None:
+        if self.uid is not None:
+            self.uid.release()
+
+
+def _sandbox_launch(cmd: BotCommand, env: Mapping[str, str], tag: str,
+                    view: View) -> _Launch:
+    """bwrap's launch of `cmd` in `view`: the bot's environment is the sandbox's
+    (--setenv), bwrap's own is bare; its options go through a memory file (--args), with
+    still copies of /proc's machine-wide files (static_proc.py)."""
+    launch = _Launch([], {**_bare_env(), TAG_VARIABLE: tag}, guard=sandbox_guard(),
+                     uid=_own_uid(view))
+    try:
+        view = replace(view, env=dict(env),
+                       uid=view.uid if launch.uid is None else launch.uid.number)
+        proc_files = static_proc.memory_files()
+        launch.fds = tuple(fd for _, fd in proc_files)
+        options, command = bwrap_parts(view, cmd.argv, static_proc.bwrap_options(proc_files))
+        args_fd = _args_file(options)
+    except BaseException:
+        launch.close_fds()
+        launch.release_uid()
+        raise
+    launch.fds = (args_fd, *launch.fds)
+    launch.argv = sandbox_argv(args_fd, command)
+    launch.program = None if os.sep in launch.argv[0] else program_path(launch.argv[0])
+    return launch
 
 
 def _own_uid(view: View) -> BoxUid | None:

@@ -157,17 +157,19 @@ def bwrap_argv(view: View, argv: Sequence[str]) -> list[str]:
     return ["bwrap", *options, "--", *command]
 
 
-def bwrap_parts(view: View, argv: Sequence[str]) -> tuple[list[str], list[str]]:
+def bwrap_parts(view: View, argv: Sequence[str], proc_files: Sequence[str] = ()
+                ) -> tuple[list[str], list[str]]:
     """bwrap's options for the sandbox `view` describes, and the command it runs there
     (the privileges dropped, then `argv`). The options name host paths, the organiser's
     masked files among them: BotProcess hands them to bwrap through a pipe (--args), as
-    the sandbox's init shows its command line to the bot in /proc/1/cmdline."""
+    the sandbox's init shows its command line to the bot in /proc/1/cmdline.
+    `proc_files`: options that bind still copies over /proc files (static_proc.py)."""
     binds, bind_args = _read_only_binds(view.extra_dirs, view.bot_folder)
     # By name, as process listings show it; BotProcess runs the program_path() found.
     args = ["--die-with-parent", "--new-session", *_namespaces()]
     # The private /tmp first: a bind under /tmp (a venv or a bot there, as in a CI clone)
     # then goes on top of it instead of under it.
-    args += ["--proc", "/proc", "--dev", "/dev",
+    args += ["--proc", "/proc", *proc_files, "--dev", "/dev",
              "--perms", "1777", "--size", str(view.tmp_bytes), "--tmpfs", "/tmp"]
     args += bind_args
     args += _masks(view, [src for src, _ in binds])

@@ -14,8 +14,11 @@ inodes):
   locks between its own processes could notice.
 - file watches (inotify, fanotify, fcntl's F_NOTIFY): an open or read of a shared file
   in one sandbox raised an event in another. ENOSYS (EINVAL for F_NOTIFY).
-- reads that tell whether a page is cached (preadv2 with RWF_NOWAIT): a probe of the
-  shared page cache without timing. EOPNOTSUPP, as on a file system without it.
+- the shared page cache: reads that tell whether a page is cached (preadv2 with
+  RWF_NOWAIT) are EOPNOTSUPP, as on a file system without them; advice that would evict
+  a shared file's pages (posix_fadvise, madvise's MADV_COLD and MADV_PAGEOUT) succeeds
+  without acting, as advice may. A bot can still time its reads, but each page of the
+  shared files then carries a bit once (docs/sandbox.md).
 
 As root, bwrap makes a bot's sandbox without a user namespace of its own (setpriv makes
 the bot an unprivileged uid instead), and bwrap's --disable-userns needs one. So a root
@@ -56,6 +59,8 @@ _COMPAT_ARCHES = {"x86_64": ("x86", "x32"), "aarch64": ("arm",)}
 _LOCKING_FCNTL = (6, 7, 13, 14, 37, 38)
 _F_SETLEASE, _F_NOTIFY = 1024, 1026
 _RWF_NOWAIT = 0x8
+_MADV_COLD, _MADV_PAGEOUT = 20, 21
+_MADVISE_ADVICE_ARG = 2  # madvise(addr, length, advice)
 _PREADV2_FLAGS_ARG = 5  # preadv2(fd, iov, iovcnt, pos_l, pos_h, flags)
 
 
@@ -155,6 +160,11 @@ def _shared_state_rules(lib: Any, ctx: int) -> None:
         _rule(lib, ctx, _ACT_ERRNO | errno.EINVAL, name, _ArgCmp(1, _CMP_EQ, _F_NOTIFY, 0))
     nowait = _ArgCmp(_PREADV2_FLAGS_ARG, _CMP_MASKED_EQ, _RWF_NOWAIT, _RWF_NOWAIT)
     _rule(lib, ctx, _ACT_ERRNO | errno.EOPNOTSUPP, "preadv2", nowait)
+    for name in ("fadvise64", "fadvise64_64", "arm_fadvise64_64"):
+        _rule(lib, ctx, _ACT_ERRNO | 0, name)
+    for advice in (_MADV_COLD, _MADV_PAGEOUT):
+        _rule(lib, ctx, _ACT_ERRNO | 0, "madvise",
+              _ArgCmp(_MADVISE_ADVICE_ARG, _CMP_EQ, advice, 0))
 
 
 def _rule(lib: Any, ctx: int, action: int, name: str, arg: _ArgCmp | None = None) -> None:

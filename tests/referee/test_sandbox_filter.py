@@ -83,6 +83,10 @@ iov = (ctypes.c_void_p * 2)(ctypes.addressof(buf), 16)
 print("nowait", call("syscall", 327, fd, iov, 1, 0, 0, 8))  # preadv2(..., RWF_NOWAIT)
 print("plain", call("syscall", 327, fd, iov, 1, 0, 0, 0))
 print("getfl", call("fcntl", fd, fcntl.F_GETFL))
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)  # raises on failure: succeeds unheard
+print("fadvise", 0)
+print("pageout", call("syscall", 28, 0, 4096, 21))  # madvise(0, 4096, MADV_PAGEOUT)
+print("dontneed", call("syscall", 28, 0, 4096, 4))  # MADV_DONTNEED, a real call: ENOMEM
 """
 
 
@@ -101,7 +105,7 @@ def test_what_sandboxes_would_share_is_closed(tmp_path: Path, userns: bool) -> N
     assert {name: int(code) for name, code in said.items()} == {
         "keyctl": errno.ENOSYS, "add_key": errno.ENOSYS, "inotify": errno.ENOSYS,
         "flock": 0, "setlk": 0, "notify": errno.EINVAL, "nowait": errno.EOPNOTSUPP,
-        "plain": 0, "getfl": 0}
+        "plain": 0, "getfl": 0, "fadvise": 0, "pageout": 0, "dontneed": errno.ENOMEM}
 
 
 def test_a_lock_under_the_filter_excludes_no_one(tmp_path: Path) -> None:

@@ -116,6 +116,20 @@ def test_a_watch_on_a_shared_file_sees_no_other_sandbox(tmp_path: Path) -> None:
     assert watcher["inotify"] == "watching" and watcher["events"] > 0
 
 
+def test_the_machines_load_in_proc_stands_still(tmp_path: Path) -> None:
+    """/proc/stat, /proc/loadavg, /proc/meminfo and /proc/vmstat told a sandbox the whole
+    machine's load, 6 to 16 bit/s from another sandbox (docs/sandbox.md): a sandbox reads
+    still copies of them now. Unsandboxed, they change over a game."""
+    seats = [channel("load"), RANDOM, RANDOM]
+    result, reports = play(tmp_path, seats)
+    innocent(result)
+    found = of(reports, "load")
+    assert found["steps"] > 10 and found["changed"] == []
+    assert found["loadavg"] == "0.00 0.00 0.00 1/1 1\n"
+    _, control = play(tmp_path, seats, UNSANDBOXED)
+    assert "/proc/stat" in of(control, "load")["changed"]
+
+
 def test_a_bot_remembers_nothing_from_one_game_to_the_next(tmp_path: Path) -> None:
     """The keyring channel: in the hunt a bot recalled 28 opponents' hands from other
     rotations of the same deal. Here one bot leaves a note in the user keyrings, /tmp and

@@ -15,6 +15,7 @@ hog that starved its neighbours.
   get                look for what `put` left, in the same places
   remember           `get`, then `put` a note of its own, at its first request of a game
   snoop              list its own folder; read /proc/1/cmdline and the mount table
+  load               read the machine's load in /proc; count the files that changed
   hog N              N children that spin, each in a session of its own, on every CPU
   burn SECONDS K     for its first K requests, use SECONDS of CPU before replying
 """
@@ -140,6 +141,13 @@ class ChannelBot:
         self.step_get()
         self.args = [f"seen by {self.found['id']}"]
         self.step_put()
+
+    def step_load(self) -> None:
+        files = ("/proc/stat", "/proc/loadavg", "/proc/meminfo", "/proc/vmstat")
+        seen = {name: Path(name).read_text() for name in files if os.path.exists(name)}
+        first = self.__dict__.setdefault("first_load", seen)
+        self.found["changed"] = sorted(name for name in seen if seen[name] != first[name])
+        self.found["loadavg"] = seen["/proc/loadavg"]
 
     def step_snoop(self) -> None:
         files = []  # its own folder's (a report must stay under PIPE_BUF: one write)

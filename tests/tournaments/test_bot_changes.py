@@ -54,7 +54,7 @@ def sha256(path: Path) -> str:
 
 def test_a_rewritten_script_is_refused_at_resume_naming_the_bot(tmp_path: Path) -> None:
     script, program = bot_files(tmp_path)
-    db = tmp_path / "r.sqlite"
+    db = tmp_path / "results" / "r.sqlite"  # not in the bots' folder
     assert tournament(db, script, program)[0] == 0
     old = sha256(script)
     script.write_text(PY_BOT.format(version="2.0"))
@@ -69,7 +69,7 @@ def test_a_rewritten_script_is_refused_at_resume_naming_the_bot(tmp_path: Path) 
 
 def test_a_replaced_executable_is_refused_too(tmp_path: Path) -> None:
     script, program = bot_files(tmp_path)
-    db = tmp_path / "r.sqlite"
+    db = tmp_path / "results" / "r.sqlite"  # not in the bots' folder
     assert tournament(db, script, program)[0] == 0
     old = sha256(program)
     rebuilt = tmp_path / "first.sh.new"  # a build writes the new file, then renames it
@@ -84,13 +84,13 @@ def test_a_replaced_executable_is_refused_too(tmp_path: Path) -> None:
 
 def test_restart_keeps_the_old_results_in_a_backup_that_still_opens(tmp_path: Path) -> None:
     script, program = bot_files(tmp_path)
-    db = tmp_path / "r.sqlite"
+    db = tmp_path / "results" / "r.sqlite"  # not in the bots' folder
     assert tournament(db, script, program)[0] == 0
     old = sha256(script)
     script.write_text(PY_BOT.format(version="2.0"))
     code, _, err = tournament(db, script, program, "--restart", "--format", "json")
     assert code == 0, err
-    (backup,) = [path for path in tmp_path.iterdir() if path.name.startswith("r.bak-")]
+    (backup,) = [path for path in db.parent.iterdir() if path.name.startswith("r.bak-")]
     assert f"old results are kept in {backup}/" in err
     assert sorted(path.name for path in backup.iterdir()) == ["r-logs", "r.sqlite"]
     code, out, err = run_main(["results", str(backup / "r.sqlite"), "--bot", "py",
@@ -111,7 +111,7 @@ def test_restart_keeps_the_old_results_in_a_backup_that_still_opens(tmp_path: Pa
 def test_each_record_says_which_files_seats_hellos_and_referee_played(
         tmp_path: Path) -> None:
     script, program = bot_files(tmp_path)
-    db = tmp_path / "r.sqlite"
+    db = tmp_path / "results" / "r.sqlite"  # not in the bots' folder
     assert tournament(db, script, program)[0] == 0
     with ResultStore.open_existing(db) as store:
         records, names = store.records(), store.spec.bot_names
@@ -143,7 +143,7 @@ def as_schema_1(db: Path) -> None:
 def test_a_db_of_schema_1_reads_and_resumes_recording_the_bots_then(
         tmp_path: Path) -> None:
     script, program = bot_files(tmp_path)
-    db = tmp_path / "r.sqlite"
+    db = tmp_path / "results" / "r.sqlite"  # not in the bots' folder
     assert tournament(db, script, program)[0] == 0
     with sqlite3.connect(db) as conn:  # one game left to play at the resume
         conn.execute("DELETE FROM games WHERE fixture_index = 2")

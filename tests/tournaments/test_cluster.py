@@ -302,7 +302,7 @@ def coordinator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     spec = make_spec(n_bots=3, deals=1, seed=0)
     for bot in range(3):
         (tmp_path / f"bot_{bot}.py").write_text("print('a bot')\n")
-    context = play_context(spec, tmp_path / "r.sqlite")
+    context = play_context(spec, tmp_path / "results" / "r.sqlite")
     bots = bots_provenance(spec.bots, context.bots)
     return context, bots
 

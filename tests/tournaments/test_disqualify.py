@@ -293,7 +293,7 @@ def test_the_command_line_disqualifies_and_shows_standings_every_n_games(
     done = subprocess.run(
         [sys.executable, "-m", "referee", "tournament", "rage", "--deals", "2",
          "--move-time", "5", "--jobs", "2", "--disqualify-after", "1",
-         "--standings-every", "2", "--db", str(tmp_path / "r.sqlite"),
+         "--standings-every", "2", "--db", str(tmp_path / "results" / "r.sqlite"),
          "a=stdio:bots/rage_first.sh", "b=stdio:bots/rage_first.sh",
          f"crasher={bad.command}"],
         cwd=ROOT, capture_output=True, text=True, timeout=120)

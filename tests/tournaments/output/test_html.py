@@ -109,7 +109,7 @@ def test_a_real_bot_s_hostile_line_is_shown_escaped(tmp_path: Path) -> None:
                    "print('HELLO 2', os.environ['REFEREE_TOKEN'], 'evil 1', flush=True)\n"
                    "for line in sys.stdin:\n"
                    f"    print({HOSTILE_LINE!r}, flush=True)\n")
-    db = tmp_path / "e.sqlite"
+    db = tmp_path / "results" / "e.sqlite"  # not in the bot's folder
     code, _, err = run_main(["tournament", "rage", "--db", str(db), "--table-size", "3",
                              f"alice={RANDOM}", f"carol={HEURISTIC}",
                              f"evil=stdio:python {bot}"])

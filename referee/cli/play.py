@@ -20,6 +20,7 @@ from referee.cli.options import (
 from referee.cli.errors import Stopped, quiet_stdout
 from referee.cli.exit_codes import INTERRUPTED, STDOUT_CLOSED, TERMINATED
 from referee.errors import ConfigError, Fault
+from referee.printable import printable
 from referee.matches.play import LogOptions, OutputClosed, play_game
 from referee.players.lineup import LaunchSettings, bot_specs, sandbox_view
 from referee.registry import games
@@ -109,6 +110,6 @@ def report_faults(faults: Sequence[Fault]) -> None:
     """Diagnostics: each fault on standard error, with the offending line."""
     for fault in faults:
         line = f" (line: {fault.line[:120]!r})" if fault.line is not None else ""
-        click.echo(f"referee: fault: seat {fault.seat} {fault.bot}: {fault.kind.value}: "
-                   f"{fault.detail}{line}", err=True)
+        click.echo(f"referee: fault: seat {fault.seat} {printable(fault.bot)}: "
+                   f"{fault.kind.value}: {printable(fault.detail)}{line}", err=True)
 

@@ -131,3 +131,15 @@ def test_clock_cpu_where_no_cgroup_can_be_made_is_one_error(
         assert_bad_input([*command, "--clock", "cpu", bot, bot, bot],
                          "--clock cpu", "cgroup")
     assert not marker.exists() and not (tmp_path / "r.sqlite").exists()
+
+
+def test_a_fault_line_on_the_terminal_escapes_what_a_terminal_acts_on(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The detail of a fault may quote a bot; a C1 code or a bidirectional override
+    would reach the organiser's terminal raw."""
+    from referee.cli.play import report_faults
+    from referee.errors import Fault, FaultKind
+    report_faults([Fault(1, "bot\u202e", FaultKind.PROTOCOL, "said \x9b2J\u202eevil", None)])
+    err = capsys.readouterr().err
+    assert "\x9b" not in err and "\u202e" not in err
+    assert "said \\x9b2J\\u202eevil" in err and "bot\\u202e" in err

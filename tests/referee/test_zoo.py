@@ -134,13 +134,6 @@ def marker() -> Iterator[str]:
             pass
 
 
-@pytest.fixture
-def box() -> Iterator[Path]:
-    """A folder for a bot of its own, outside /tmp (the sandbox's /tmp is private)."""
-    folder = Path(tempfile.mkdtemp(prefix="zoo-box-", dir="/var/tmp"))
-    folder.chmod(0o755)  # readable by the sandbox's user, like any bot's folder
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_bot_in_a_folder_under_tmp_can_run(tmp_path: Path) -> None:

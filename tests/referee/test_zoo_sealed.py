@@ -15,8 +15,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -181,15 +180,6 @@ def test_the_sandboxs_init_shows_no_host_path_nor_token(tmp_path: Path, box: Pat
     assert str(secret) in found["mounts"], "a folder is masked whole"
     assert not any("rage.sqlite" in point for point in found["mounts"]), "no file named"
     assert str(secret / "rage.sqlite") not in found["files"]
-
-
-@pytest.fixture
-def box() -> Iterator[Path]:
-    """A folder for a bot of its own, outside /tmp (the sandbox's /tmp is private)."""
-    folder = Path(tempfile.mkdtemp(prefix="zoo-box-", dir="/var/tmp"))
-    folder.chmod(0o755)  # readable by the sandbox's users, like any bot's folder
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def referee(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -30,9 +30,8 @@ _V1_CONTROLLERS = ("memory", "pids", "cpuacct", "freezer")
 # many processes or sessions it makes (a bot of 200 spinning processes weighs what a bot of
 # one does), and a cpuset holds all of them on the CPUs the referee runs on when it starts
 # them (a tournament worker's pin), which sched_setaffinity cannot leave.
-_V1_FAIRNESS = ("cpu", "cpuset")
+_FAIRNESS = ("cpu", "cpuset")
 _V2_CONTROLLERS = ("memory", "pids")
-_V2_FAIRNESS = ("cpu", "cpuset")
 _HELPER_PROCESSES = 2  # bwrap and the sandbox's init count against a bot's pids.max
 _KILL_ROUNDS = 20
 _REMOVE_WAIT = 2.0
@@ -44,8 +43,9 @@ class CgroupRoot:
 
     version: int
     parents: tuple[Path, ...]  # v1: one per controller in _V1_CONTROLLERS order, then
-    # those of _V1_FAIRNESS mounted apart from them; v2: one
+    # those of _FAIRNESS mounted apart from them; v2: one
     cpuset: int | None = None  # which parent holds the cpuset controller, if any
+    cpuset_mems: str = ""  # v1: the memory nodes every bot's cpuset is given (the root's)
 
     @classmethod
     def find(cls) -> CgroupRoot | None:
@@ -64,7 +64,7 @@ class CgroupRoot:
         except OSError:
             group.remove()
             raise
-        if self.cpuset is not None and not _pin(dirs[self.cpuset], self.version):
+        if self.cpuset is not None and not _pin(dirs[self.cpuset], self.cpuset_mems):
             group.leave(dirs[self.cpuset])  # no pin rather than no group
         return group
 
@@ -259,7 +259,7 @@ def _make_root() -> CgroupRoot | None:
     v1 = [_joined(mounts.get(c), own.get(c)) for c in _V1_CONTROLLERS]
     if all(path is not None for path in v1):
         required = [p / name for p in v1 if p is not None]
-        return _made(1, required, _v1_fairness(mounts, own, name, required), me)
+        return _made(1, required, _v1_fairness(mounts, own, name), me)
     unified = _joined(mounts.get(""), own.get(""))
     if unified is not None and _enable_v2(unified):
         return _made(2, [unified / name], {c: unified / name for c in _v2_fairness(unified)},
@@ -267,12 +267,12 @@ def _make_root() -> CgroupRoot | None:
     return None
 
 
-def _v1_fairness(mounts: dict[str, tuple[Path, str]], own: dict[str, str], name: str,
-                 required: list[Path]) -> dict[str, Path]:
+def _v1_fairness(mounts: dict[str, tuple[Path, str]], own: dict[str, str],
+                 name: str) -> dict[str, Path]:
     """Controller -> this referee's folder, for the fairness controllers mounted here (one
     mounted with another, as cpu with cpuacct, shares its folder)."""
     found = {}
-    for controller in _V1_FAIRNESS:
+    for controller in _FAIRNESS:
         path = _joined(mounts.get(controller), own.get(controller))
         if path is not None:
             found[controller] = path / name
@@ -297,10 +297,13 @@ def _made(version: int, required: list[Path], fairness: dict[str, Path],
             _rmdir_quietly(folder)
         return None
     atexit.register(_remove_parents, tuple(parents), os.getpid())
-    cpuset = fairness.get("cpuset")
-    if cpuset is not None and version == 1 and not _inherit_cpuset(cpuset):
-        cpuset = None  # an empty v1 cpuset would refuse every bot: no pin
-    return CgroupRoot(version, tuple(parents), None if cpuset is None else parents.index(cpuset))
+    cpuset, mems = fairness.get("cpuset"), None
+    if cpuset is not None and version == 1:
+        mems = _inherit_cpuset(cpuset)
+        if mems is None:
+            cpuset = None  # an empty v1 cpuset would refuse every bot: no pin
+    return CgroupRoot(version, tuple(parents), None if cpuset is None else parents.index(cpuset),
+                      mems or "")
 
 
 def _enable_v2(group: Path) -> bool:
@@ -309,7 +312,7 @@ def _enable_v2(group: Path) -> bool:
 
 def _v2_fairness(group: Path) -> list[str]:
     available = _v2_available(group)
-    return [c for c in _V2_FAIRNESS if c in available]
+    return [c for c in _FAIRNESS if c in available]
 
 
 def _v2_available(group: Path) -> list[str]:
@@ -319,22 +322,24 @@ def _v2_available(group: Path) -> list[str]:
         return []
 
 
-def _inherit_cpuset(folder: Path) -> bool:
-    """A new v1 cpuset has no CPUs and no memory nodes: give it its parent's."""
+def _inherit_cpuset(folder: Path) -> str | None:
+    """A new v1 cpuset has no CPUs and no memory nodes: give it its parent's. Its memory
+    nodes, which each bot's cpuset is given in turn (None where that fails)."""
     try:
         for name in ("cpuset.cpus", "cpuset.mems"):
             _write(folder / name, (folder.parent / name).read_text().strip())
+        return (folder / "cpuset.mems").read_text().strip()
     except OSError:
-        return False
-    return True
+        return None
 
 
-def _pin(folder: Path, version: int) -> bool:
-    """Hold a bot's group on the CPUs this process may run on now (a worker's pin)."""
+def _pin(folder: Path, mems: str) -> bool:
+    """Hold a bot's group on the CPUs this process may run on now (a worker's pin); `mems`:
+    the v1 memory nodes to give it first ("" on v2, where a child inherits them)."""
     cpus = ",".join(str(cpu) for cpu in sorted(os.sched_getaffinity(0)))
     try:
-        if version == 1:
-            _write(folder / "cpuset.mems", (folder.parent / "cpuset.mems").read_text().strip())
+        if mems:
+            _write(folder / "cpuset.mems", mems)
         _write(folder / "cpuset.cpus", cpus)
     except OSError:
         return False
@@ -396,7 +401,7 @@ def _cgroup_mounts() -> dict[str, tuple[Path, str]]:
             found.setdefault("", (point, root))
         elif fstype == "cgroup":
             for option in tail[2].split(","):
-                if option in _V1_CONTROLLERS or option in _V1_FAIRNESS:
+                if option in _V1_CONTROLLERS or option in _FAIRNESS:
                     found.setdefault(option, (point, root))
     return found
 

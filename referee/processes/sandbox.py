@@ -161,7 +161,7 @@ def bwrap_parts(view: View, argv: Sequence[str], proc_files: Sequence[str] = ()
                 ) -> tuple[list[str], list[str]]:
     """bwrap's options for the sandbox `view` describes, and the command it runs there
     (the privileges dropped, then `argv`). The options name host paths, the organiser's
-    masked files among them: BotProcess hands them to bwrap through a pipe (--args), as
+    masked files among them: BotProcess hands them to bwrap in a memory file (--args), as
     the sandbox's init shows its command line to the bot in /proc/1/cmdline.
     `proc_files`: options that bind still copies over /proc files (static_proc.py)."""
     binds, bind_args = _read_only_binds(view.extra_dirs, view.bot_folder)

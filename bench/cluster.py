@@ -50,7 +50,7 @@ from bench.proc_tree import (  # noqa: E402
 )
 from bench.tournament import BOTS  # noqa: E402  the same three sample bots
 from referee.processes.sandbox import SandboxMode, SandboxSettings  # noqa: E402
-from referee.registry.rage import RAGE  # noqa: E402
+from referee.games.rage.definition import RAGE  # noqa: E402
 from tournaments.session import (  # noqa: E402
     RunOptions, pinned_process_pool, run_session,
 )

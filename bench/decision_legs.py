@@ -49,8 +49,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from protocols.wire import is_request  # noqa: E402
-from referee.games.rage import RageConfig  # noqa: E402
-from referee.matches.rage_match import RageMatch  # noqa: E402
+from referee.games.rage.rules import RageConfig  # noqa: E402
+from referee.games.rage.match import RageMatch  # noqa: E402
 from referee.players.lineup import LaunchSettings, Lineup, bot_specs  # noqa: E402
 from referee.processes.sandbox import SandboxMode, SandboxSettings  # noqa: E402
 from referee.transport.zmq_channel import ZmqChannel  # noqa: E402

@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from referee.games.rage import Phase, RageConfig, RageState, cards_in_round  # noqa: E402
-from referee.games.rage_cards import DECK  # noqa: E402
+from referee.games.rage.rules import Phase, RageConfig, RageState, cards_in_round  # noqa: E402
+from referee.games.rage.cards import DECK  # noqa: E402
 
 ANCHOR = ROOT / ".." / "shared" / "anchors" / "openspiel_ohhell.py"
 ANCHOR_ARGS = ("4", "50")

@@ -66,10 +66,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from referee.matches.game import Options  # noqa: E402
-from referee.matches.game_log import GameLog  # noqa: E402
+from referee.logs.writer import GameLog  # noqa: E402
 from referee.matches.play import write_header  # noqa: E402
 from referee.players.lineup import LaunchSettings, Lineup, bot_specs  # noqa: E402
-from referee.registry.rage import RAGE  # noqa: E402
+from referee.games.rage.definition import RAGE  # noqa: E402
 
 ANCHOR = ROOT.parent / "shared" / "anchors" / "zmq_floor.py"
 ANCHOR_PYTHON = os.environ.get("ANCHOR_PYTHON", "/tmp/anchors/bin/python")

@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from referee.matches import rage_match  # noqa: E402
+from referee.games.rage import match as rage_match  # noqa: E402
 from referee.processes.bot_command import parse_bot_command  # noqa: E402
-from referee.games.rage import RageConfig  # noqa: E402
+from referee.games.rage.rules import RageConfig  # noqa: E402
 from referee.players.lineup import BotSpec, LaunchSettings, Lineup  # noqa: E402
 from referee.processes.sandbox import SandboxMode, SandboxSettings, sandbox_problem  # noqa: E402
 from referee.settings import TimeLimits  # noqa: E402

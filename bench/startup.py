@@ -33,8 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from referee.games.rage import RageConfig  # noqa: E402
-from referee.matches import rage_match  # noqa: E402
+from referee.games.rage.rules import RageConfig  # noqa: E402
+from referee.games.rage import match as rage_match  # noqa: E402
 from referee.players.lineup import BotSpec, LaunchSettings, Lineup  # noqa: E402
 from referee.players.player import Player  # noqa: E402
 from referee.processes import tagged_kill  # noqa: E402

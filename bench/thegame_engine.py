@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from referee.games.thegame import (  # noqa: E402
+from referee.games.thegame.rules import (  # noqa: E402
     TheGameConfig,
     TheGameState,
     Turn,
@@ -98,9 +98,9 @@ def measure_search(players: int, recorded: list[list[Turn]], seed: int) -> tuple
 
 
 def rage_player() -> Callable[[int, random.Random], int] | None:
-    """The Rage playout function, or None while referee.games.rage is not importable."""
+    """The Rage playout function, or None while referee.games.rage.rules is not importable."""
     try:
-        from referee.games.rage import Phase, RageConfig, RageState
+        from referee.games.rage.rules import Phase, RageConfig, RageState
     except ImportError:
         return None
     config = RageConfig(RAGE_PLAYERS)
@@ -143,7 +143,7 @@ def main() -> None:
     thegame_decisions = figures[1]
     rage = rage_player()
     if rage is None:
-        print("rage: referee.games.rage is not importable")
+        print("rage: referee.games.rage.rules is not importable")
         print("ratio thegame_vs_rage_decisions n/a")
         return
     rage_figures = measure(rage, max(1, args.games // 10), args.seed)

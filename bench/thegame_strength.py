@@ -28,11 +28,11 @@ if str(ROOT) not in sys.path:
 from bots.thegame_heuristic import HeuristicBot  # noqa: E402
 from bots.thegame_random import RandomBot  # noqa: E402
 from bots.thegame_sdk import TheGameBot  # noqa: E402
-from protocols.thegame import TURN_REQUEST, Hint  # noqa: E402
-from referee.games.thegame import MAX_PLAYERS, MIN_PLAYERS, TheGameConfig  # noqa: E402
+from referee.games.thegame.codec import TURN_REQUEST, Hint  # noqa: E402
+from referee.games.thegame.rules import MAX_PLAYERS, MIN_PLAYERS, TheGameConfig  # noqa: E402
 from referee.players.player import FunctionPlayer  # noqa: E402
 from referee.settings import TimeLimits  # noqa: E402
-from referee.matches.thegame_match import TheGameMatch  # noqa: E402
+from referee.games.thegame.match import TheGameMatch  # noqa: E402
 
 
 

@@ -54,10 +54,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from referee.games.rage import cards_in_round  # noqa: E402
+from referee.games.rage.rules import cards_in_round  # noqa: E402
 from referee.players.lineup import Lineup  # noqa: E402
 from referee.processes.sandbox import sandbox_problem  # noqa: E402
-from referee.registry.rage import RAGE  # noqa: E402
+from referee.games.rage.definition import RAGE  # noqa: E402
 from tournaments.spec import BotEntry, TournamentSpec  # noqa: E402
 from tournaments.session import RunOptions, run_session  # noqa: E402
 from tournaments.store import ResultStore  # noqa: E402

@@ -16,8 +16,8 @@ if not __package__:  # run as a file: the repository's root holds bots/ and prot
 
 from bots.rage_sdk import RageBot  # noqa: E402
 from bots.sdk import run_bot  # noqa: E402
-from referee.games.rage import trick_winner  # noqa: E402
-from referee.games.rage_cards import Card, Kind, Play  # noqa: E402
+from referee.games.rage.rules import trick_winner  # noqa: E402
+from referee.games.rage.cards import Card, Kind, Play  # noqa: E402
 
 
 class HeuristicBot(RageBot):

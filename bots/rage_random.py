@@ -22,7 +22,7 @@ if not __package__:  # run as a file: the repository's root holds bots/ and prot
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 from bots.sdk import MessageBot, run_bot  # noqa: E402
-from protocols import rage as codec  # noqa: E402
+from referee.games.rage import codec  # noqa: E402
 
 
 class RandomBot(MessageBot):

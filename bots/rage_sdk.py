@@ -1,7 +1,7 @@
 """Rage for Python bots: state tracking from the referee's lines, and the legal-move helper.
 
 Subclass RageBot and implement `choose_bid` and `choose_play`; the tracker keeps
-`self.game` up to date from every line the referee sends, decoded by protocols/rage.py.
+`self.game` up to date from every line the referee sends, decoded by referee/games/rage/codec.py.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from bots.sdk import MessageBot
-from protocols import rage as codec
+from referee.games.rage import codec
 from protocols.wire import WireError
-from referee.games.rage import Variant, legal_plays_for
-from referee.games.rage_cards import COLOURS, DECK, Card, Colour, Kind, Play
+from referee.games.rage.rules import Variant, legal_plays_for
+from referee.games.rage.cards import COLOURS, DECK, Card, Colour, Kind, Play
 
 
 @dataclass

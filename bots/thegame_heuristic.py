@@ -25,8 +25,8 @@ if not __package__:
 
 from bots.sdk import run_bot  # noqa: E402
 from bots.thegame_sdk import TheGameBot, TurnRequest  # noqa: E402
-from protocols.thegame import Hint, HintKind  # noqa: E402
-from referee.games.thegame import (  # noqa: E402
+from referee.games.thegame.codec import Hint, HintKind  # noqa: E402
+from referee.games.thegame.rules import (  # noqa: E402
     PILE_COUNT,
     PILE_NAMES,
     REVERSE_STEP,
@@ -38,7 +38,7 @@ from referee.games.thegame import (  # noqa: E402
     is_legal_turn_at,
     shortest_legal_turns_at,
 )
-from referee.games.thegame_commands import Command  # noqa: E402
+from referee.games.thegame.commands import Command  # noqa: E402
 
 
 @dataclass(frozen=True)

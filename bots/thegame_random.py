@@ -17,8 +17,8 @@ if not __package__:
 
 from bots.sdk import run_bot  # noqa: E402
 from bots.thegame_sdk import TheGameBot, TurnRequest  # noqa: E402
-from protocols.thegame import Hand  # noqa: E402
-from referee.games.thegame import Turn  # noqa: E402
+from referee.games.thegame.codec import Hand  # noqa: E402
+from referee.games.thegame.rules import Turn  # noqa: E402
 
 
 class RandomBot(TheGameBot):

@@ -2,7 +2,7 @@
 
 Subclass TheGameBot and implement `choose_turn` (and `choose_hints` to talk); the tracker
 keeps `self.game` up to date from every line the referee sends, decoded by
-protocols/thegame.py. The legal-move helpers run the engine's own Position functions, so a
+referee/games/thegame/codec.py. The legal-move helpers run the engine's own Position functions, so a
 bot judges turns exactly as the referee does.
 """
 
@@ -12,10 +12,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from bots.sdk import MessageBot
-from protocols import thegame as codec
-from protocols.thegame import End, Hint, HintKind
-from protocols.thegame import TurnRequest as TurnRequest  # what choose_turn is given
-from referee.games.thegame import (
+from referee.games.thegame import codec
+from referee.games.thegame.codec import End, Hint, HintKind
+from referee.games.thegame.codec import TurnRequest as TurnRequest  # what choose_turn is given
+from referee.games.thegame.rules import (
     ASCENDING_START,
     DESCENDING_START,
     PILE_COUNT,
@@ -31,7 +31,7 @@ from referee.games.thegame import (
     min_cards_for,
     shortest_legal_turns_at,
 )
-from referee.games.thegame_commands import (
+from referee.games.thegame.commands import (
     HIGHEST_CARD,
     LOWEST_CARD,
     Command,

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Self, TypeVar
 
 from protocols.wire import PROTOCOL_VERSION, WireError, error_line, key_values, quote
-from referee.errors import FaultKind
-from referee.settings import Clock
+from protocols.faults import FaultKind
+from protocols.clock import Clock
 
 # One spelling per number (no leading zeros, no -0), in ASCII digits (int() also reads
 # '٣'), and at most 9 digits: no number on the wire is larger, and int() of a huge text is slow.

@@ -2,21 +2,9 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
-
-class FaultKind(enum.Enum):
-    """What a bot did wrong. The value is the word used in logs, tables and the wire."""
-
-    TIMEOUT = "timeout"
-    CRASH = "crash"
-    PROTOCOL = "protocol"
-    ILLEGAL = "illegal"
-    FLOOD = "flood"
-    # A tournament's --disqualify-after: the bot faulted in too many games to be seated,
-    # so its process was not started for this one.
-    DISQUALIFIED = "disqualified"
+from protocols.faults import FaultKind
 
 
 class BotFault(Exception):

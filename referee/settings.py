@@ -6,20 +6,13 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
+from protocols.clock import Clock
+
 # --clock cpu: a request may take at most this many times its CPU allowance in wall-clock
 # time, and at least this many seconds more: generous for a machine loaded tenfold, yet
 # bounded for a bot that sleeps (sleep costs no CPU).
 WALL_CAP_FACTOR = 10.0
 WALL_CAP_MARGIN = 5.0
-
-
-class Clock(enum.Enum):
-    """What a request's time limit counts (`--clock`): the referee's wall clock, or the
-    CPU time of all the bot's processes (its cgroup's accounting), so that a bot is not
-    charged for time it waited for a CPU."""
-
-    WALL = "wall"
-    CPU = "cpu"
 
 
 def wall_cap(cpu_allowance: float) -> float:

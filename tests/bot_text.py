@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from protocols.wire import MAX_QUOTE_CHARS
-from referee.games.rage_cards import COLOURS
-from referee.games.thegame_commands import Command
+from referee.games.rage.cards import COLOURS
+from referee.games.thegame.commands import Command
 
 # The longest fixed wording of any WireError, plus the quoted bot text cut short.
 DETAIL_BOUND = 120 + MAX_QUOTE_CHARS + len("...")

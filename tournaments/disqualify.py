@@ -13,7 +13,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from referee.errors import BotDisqualified, FaultKind
+from referee.errors import BotDisqualified
+from protocols.faults import FaultKind
 from referee.players.lineup import FaultedPlayer
 from tournaments.records import GameRecord
 from tournaments.schedule import Fixture

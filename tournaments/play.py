@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Collection, Sequence
 
 from referee import __version__
-from referee.matches.game_log import GameLog
+from referee.logs.writer import GameLog
 from referee.matches.play import write_header
 from referee.players.lineup import (
     BotLaunch, BotSpec, LaunchSettings, Lineup, bot_specs, close_all, safe_word,

@@ -7,7 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from referee.errors import Fault, FaultKind
+from referee.errors import Fault
+from protocols.faults import FaultKind
 from referee.matches.game import Contest
 from referee.registry.games import AnyGame
 from tournaments.records import GameRecord

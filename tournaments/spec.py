@@ -21,7 +21,8 @@ from referee.bounds import Bound
 from referee.errors import ConfigError
 from referee.matches.game import Contest, GameOption, OptionError, OptionKind, Options
 from referee.registry.games import AnyGame, lookup
-from referee.settings import Clock, FaultPolicy, ResourceLimits, TimeLimits
+from referee.settings import FaultPolicy, ResourceLimits, TimeLimits
+from protocols.clock import Clock
 
 _TIME_BOUNDS = {"startup": bounds.STARTUP_SECONDS, "move": bounds.MOVE_SECONDS,
                 "bank": bounds.BANK_SECONDS, "tolerance": bounds.TOLERANCE_SECONDS}

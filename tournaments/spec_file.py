@@ -17,7 +17,8 @@ from referee.errors import ConfigError
 from referee.matches.game import GameOption, OptionKind
 from referee.registry import games
 from referee.registry.games import AnyGame
-from referee.settings import Clock, ResourceLimits, TimeLimits
+from referee.settings import ResourceLimits, TimeLimits
+from protocols.clock import Clock
 from referee.toml_text import parse_toml, read_text
 from tournaments.spec import (
     CLOCK_RULE, SIZE_KEY, BotEntry, SpecError, TournamentSpec,

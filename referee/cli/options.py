@@ -13,7 +13,8 @@ from referee.matches.game import GameDefinition, GameOption, OptionError, Option
 from referee.players.lineup import LaunchSettings
 from referee.processes.sandbox import (
     SandboxMode, SandboxSettings, auto_warning, weakness_warning)
-from referee.settings import Clock, ResourceLimits, TimeLimits
+from referee.settings import ResourceLimits, TimeLimits
+from protocols.clock import Clock
 from referee.writable import check_writable_file
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]

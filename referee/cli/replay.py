@@ -8,7 +8,7 @@ import click
 
 from referee.cli.errors import Stopped
 from referee.cli.exit_codes import CUT_SHORT
-from referee.matches.replay import CutShort, ReplayMismatch, replay
+from referee.logs.replay import CutShort, ReplayMismatch, replay
 from referee.registry import games
 
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from protocols.thegame import NUMBERS_IN_HINT
 from referee.conformance.recording import Reply
 from referee.conformance.verdict import Status, Verdict, fault_verdict, percentile
-from referee.errors import Fault, FaultKind
+from referee.errors import Fault
+from protocols.faults import FaultKind
 from referee.players.remote_player import UNSOLICITED
-from referee.settings import Clock, TimeLimits
+from referee.registry.games import AnyGame
+from referee.settings import TimeLimits
+from protocols.clock import Clock
 
 REPLY_TIMES = "reply times"
 
@@ -24,27 +26,37 @@ class FaultRule:
     name: str
     kind: FaultKind
     phrase: str | None = None  # the detail starts with it (None: any detail)
-    games: tuple[str, ...] = ()  # the games whose protocol has such faults (empty: all)
 
     def matches(self, fault: Fault) -> bool:
         return fault.kind is self.kind and (
             self.phrase is None or fault.detail.startswith(self.phrase))
 
 
-RULES = (
+_FIRST = (
     FaultRule("replies in time", FaultKind.TIMEOUT),
     FaultRule("no crash", FaultKind.CRASH),
     FaultRule("legal moves only", FaultKind.ILLEGAL),
     FaultRule("no unsolicited lines", FaultKind.PROTOCOL, UNSOLICITED),
-    FaultRule("no numeric hint", FaultKind.PROTOCOL, NUMBERS_IN_HINT, ("thegame",)),
+)
+# A game's own protocol checks go between: before "well-formed lines", which takes every
+# other protocol fault.
+_LAST = (
     FaultRule("well-formed lines", FaultKind.PROTOCOL),
     FaultRule("no flood", FaultKind.FLOOD),
 )
 
 
-def rule_verdicts(game: str, faults: Sequence[tuple[str, Fault]], games: int) -> list[Verdict]:
+def rules_of(game: AnyGame) -> tuple[FaultRule, ...]:
+    """The rules every game's faults are judged by, with `game`'s own protocol checks."""
+    own = tuple(FaultRule(name, FaultKind.PROTOCOL, phrase)
+                for name, phrase in game.protocol_checks)
+    return (*_FIRST, *own, *_LAST)
+
+
+def rule_verdicts(game: AnyGame, faults: Sequence[tuple[str, Fault]],
+                  games: int) -> list[Verdict]:
     """One verdict per rule of `game`, from the (check name, fault) pairs of all games."""
-    rules = [rule for rule in RULES if not rule.games or game in rule.games]
+    rules = rules_of(game)
     charged: dict[str, list[tuple[str, Fault]]] = {rule.name: [] for rule in rules}
     for where, fault in faults:
         rule = next((r for r in rules if r.matches(fault)), None)

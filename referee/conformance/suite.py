@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from referee.conformance.bye import BYE_CHECK, LEFTOVER_CHECK, ROW_CHECK, bye_session
-from referee.conformance.judging import REPLY_TIMES, RULES, reply_verdict, rule_verdicts
+from referee.conformance.judging import REPLY_TIMES, reply_verdict, rule_verdicts, rules_of
 from referee.conformance.sessions import Bench, GameRun, Pool, Started, play_setup
 from referee.conformance.setups import Setup, full_setups, quick_setups
 from referee.conformance.verdict import Status, Verdict, fault_verdict, skipped
@@ -70,7 +70,7 @@ def _bye_and_totals(bench: Bench, setups: Sequence[Setup], quick: bool,
     for verdict in bye_session(bench, setups[0], 1 if quick else ROW_GAMES):
         judged(verdict)
     games = len(setups) + (1 if quick else ROW_GAMES)
-    for verdict in rule_verdicts(bench.game.name, bench.faults, games):
+    for verdict in rule_verdicts(bench.game, bench.faults, games):
         judged(verdict)
     judged(reply_verdict(bench.replies, bench.launch.times))
 
@@ -78,7 +78,7 @@ def _bye_and_totals(bench: Bench, setups: Sequence[Setup], quick: bool,
 def later_checks(bench: Bench, setups: Sequence[Setup], quick: bool) -> list[str]:
     """The names of the checks after HELLO, for skipping them."""
     row = [] if quick else [ROW_CHECK]
-    rules = [r.name for r in RULES if not r.games or bench.game.name in r.games]
+    rules = [r.name for r in rules_of(bench.game)]
     return [*(s.name for s in setups), *row, BYE_CHECK, LEFTOVER_CHECK, *rules, REPLY_TIMES]
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from referee.errors import ConfigError, Fault
-from referee.matches.game_log import GameLog
+from referee.logs.writer import GameLog
 from referee.players.player import Player
 from referee.settings import FaultPolicy, TimeLimits
 
@@ -134,6 +134,9 @@ class GameDefinition(ABC, Generic[C, R]):
     contest: Contest
     fault_policy: FaultPolicy  # what a fault costs; read by the game's match loop
     options: tuple[GameOption, ...] = ()
+    # Faults of the game's own protocol that `referee check` judges as checks of their own:
+    # (the check's name, the first words of such a fault's detail).
+    protocol_checks: tuple[tuple[str, str], ...] = ()
 
     def __reduce__(self) -> str:
         """Pickled as a reference to the module-level object it is (by name, the way

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Generic, Sequence, TypeVar
 
-from referee.matches.game_log import DecidedBy, GameLog
+from referee.logs.writer import DecidedBy, GameLog
 from referee.players.player import Player
 from referee.settings import TimeLimits
 from referee.matches.table import Table

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence, TypeVar
 
 from referee.matches.game import Echo, GameDefinition
-from referee.matches.game_log import GameLog
+from referee.logs.writer import GameLog
 from referee.players.lineup import BotSpec, LaunchSettings, Lineup
 from referee.players.player import Player
 from referee.players.remote_player import RemotePlayer

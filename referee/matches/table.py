@@ -16,7 +16,7 @@ from typing import Any, Callable, Container, Mapping, Sequence, TypeVar
 
 from protocols.wire import WireError, error_line
 from referee.errors import BotFault, Fault, IllegalMove, ProtocolError, RuleError
-from referee.matches.game_log import GameLog
+from referee.logs.writer import GameLog
 from referee.players.player import Player
 
 T = TypeVar("T")

@@ -26,7 +26,8 @@ from referee.processes.sandbox import (
 )
 from referee.players.remote_player import BYE_GRACE, RemotePlayer
 from referee.players.sdk_bytecode import ensure_sdk_bytecode
-from referee.settings import Clock, ResourceLimits, TimeLimits
+from referee.settings import ResourceLimits, TimeLimits
+from protocols.clock import Clock
 from referee.transport.zmq_channel import ZmqHub
 
 

@@ -32,7 +32,8 @@ from referee.players.player import LineListener, Player
 from referee.players.request_clock import CpuClock, wall_missed
 from referee.players.token_redaction import redact_fault
 from referee.processes.sandbox import INSIDE_SOCKET_DIR, View, package_root
-from referee.settings import Clock, ResourceLimits, TimeLimits
+from referee.settings import ResourceLimits, TimeLimits
+from protocols.clock import Clock
 from referee.transport.channel import Channel
 from referee.transport.stdio_channel import StdioChannel
 from referee.transport.zmq_channel import SOCKET_NAME, ZmqChannel, ZmqHub

@@ -1,12 +1,12 @@
 """The one reader of game logs, with the registry's games to derive what a log leaves out
-(referee.matches.log_rederive): what every command and tool that reads a log calls."""
+(referee.logs.derive): what every command and tool that reads a log calls."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from referee.matches import log_rederive
+from referee.logs import derive as log_rederive
 from referee.registry.games import lookup
 
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from referee.errors import ConfigError
 from referee.matches.game import GameDefinition
-from referee.registry.rage import RAGE
-from referee.registry.thegame import THEGAME
+from referee.games.rage.definition import RAGE
+from referee.games.thegame.definition import THEGAME
 
 AnyGame = GameDefinition[Any, Any]
 _GAMES: dict[str, AnyGame] = {game.name: game for game in (RAGE, THEGAME)}

@@ -13,13 +13,13 @@ from bots.rage_random import RandomBot
 from bots.rage_sdk import RageBot
 from bots.sdk import Bot
 from protocols.message import decode_as
-from protocols.rage import PlayRequest
+from referee.games.rage.codec import PlayRequest
 from protocols.wire import WireError
-from referee.games.rage import RageConfig, Variant
-from referee.games.rage_cards import Play
+from referee.games.rage.rules import RageConfig, Variant
+from referee.games.rage.cards import Play
 from tests.games.views import rage_view as view
 from referee.players.player import FunctionPlayer
-from referee.matches.rage_match import RageMatch, RageResult
+from referee.games.rage.match import RageMatch, RageResult
 from referee.settings import TimeLimits
 
 VARIANT_SETS = [frozenset(), frozenset({Variant.PLUS_MINUS_ONE}),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bots.sdk import MessageBot, line_taker, take_each
-from protocols import rage
+from referee.games.rage import codec as rage
 from protocols.message import Message
 from protocols.wire import WireError
 

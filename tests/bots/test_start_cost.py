@@ -21,13 +21,13 @@ def modules_loaded_by(module: str) -> set[str]:
 
 def test_the_random_bot_starts_without_the_rules_engine() -> None:
     loaded = modules_loaded_by("bots.rage_random")
-    assert "protocols.rage" in loaded  # it has its codec, and the cards that holds
-    assert "referee.games.rage_cards" in loaded
-    assert "referee.games.rage" not in loaded
+    assert "referee.games.rage.codec" in loaded  # it has its codec, and the cards that holds
+    assert "referee.games.rage.cards" in loaded
+    assert "referee.games.rage.rules" not in loaded
 
 
 def test_the_sdk_bot_has_the_rules_engine_for_its_legal_move_helper() -> None:
-    assert "referee.games.rage" in modules_loaded_by("bots.rage_heuristic")
+    assert "referee.games.rage.rules" in modules_loaded_by("bots.rage_heuristic")
 
 
 def test_the_sdks_zeromq_connection_loads_no_zeromq_library() -> None:

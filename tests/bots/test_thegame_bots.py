@@ -13,9 +13,9 @@ from pathlib import Path
 from bots.thegame_heuristic import HeuristicBot, Planner
 from bots.thegame_random import RandomBot
 from bots.thegame_sdk import TheGameBot
-from protocols import thegame as codec
-from protocols.thegame import Hint, HintKind
-from referee.games.thegame import (
+from referee.games.thegame import codec
+from referee.games.thegame.codec import Hint, HintKind
+from referee.games.thegame.rules import (
     Event,
     Placement,
     TheGameConfig,
@@ -23,11 +23,11 @@ from referee.games.thegame import (
     check_turn_at,
     shortest_legal_turns_at,
 )
-from referee.games.thegame_commands import DEFAULT_COMMANDS, Command
+from referee.games.thegame.commands import DEFAULT_COMMANDS, Command
 from tests.games.views import thegame_view as view
 from referee.players.player import FunctionPlayer
 from referee.settings import TimeLimits
-from referee.matches.thegame_match import TheGameMatch, TheGameResult
+from referee.games.thegame.match import TheGameMatch, TheGameResult
 
 BOTS_DIR = Path(__file__).resolve().parents[2] / "bots"
 Handler = Callable[[str], str | None]

@@ -8,12 +8,15 @@ from pathlib import Path
 from junitparser import Failure, JUnitXml
 
 from referee.conformance.judging import reply_verdict, rule_verdicts
+from referee.games.thegame.codec import NUMBERS_IN_HINT
+from referee.registry import games
 from referee.conformance.recording import Reply
 from referee.conformance.reports import summary_line, to_json, write_junit
 from referee.conformance.setups import full_setups, quick_setups
 from referee.conformance.suite import Report
 from referee.conformance.verdict import Status, Verdict, percentile
-from referee.errors import Fault, FaultKind
+from referee.errors import Fault
+from protocols.faults import FaultKind
 from referee.registry.games import lookup
 from referee.settings import TimeLimits
 
@@ -56,10 +59,17 @@ def test_reply_times_pass_warn_and_fail_against_the_move_time() -> None:
 def test_each_fault_fails_exactly_one_rule() -> None:
     faults = [("game 3 seats", Fault(0, "b", FaultKind.PROTOCOL, "bad HELLO: x", "x")),
               ("game 4 seats", Fault(1, "b", FaultKind.ILLEGAL, "no", "r5"))]
-    found = {v.name: v.status for v in rule_verdicts("rage", faults, 2)}
+    found = {v.name: v.status for v in rule_verdicts(games.lookup("rage"), faults, 2)}
     assert [n for n, s in found.items() if s is Status.FAIL] == \
         ["legal moves only", "well-formed lines"]
     assert "no numeric hint" not in found  # The Game's only
+
+
+def test_a_games_own_protocol_check_takes_its_faults_before_well_formed_lines() -> None:
+    hint = Fault(0, "b", FaultKind.PROTOCOL, f"{NUMBERS_IN_HINT}: 37", "HINT 37")
+    found = {v.name: v.status for v in rule_verdicts(games.lookup("thegame"),
+                                                     [("game 1", hint)], 1)}
+    assert [n for n, s in found.items() if s is Status.FAIL] == ["no numeric hint"]
 
 
 def test_bot_text_is_quoted_in_the_summary_and_the_xml(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from referee.errors import RuleError
-from referee.games.rage import (BidMade, Phase, RageConfig, RageState, Variant,
+from referee.games.rage.rules import (BidMade, Phase, RageConfig, RageState, Variant,
                                 legal_bids_for)
 from tests.games.test_rage_deals import bid_all, deal, events_of
 

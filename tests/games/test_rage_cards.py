@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from referee.games.rage_cards import (COLOURS, DECK, Card, Colour, Kind, Play, card_by_face,
+from referee.games.rage.cards import (COLOURS, DECK, Card, Colour, Kind, Play, card_by_face,
                                       cards_from_faces, parse_play)
 
 

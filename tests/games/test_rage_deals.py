@@ -11,9 +11,9 @@ from typing import TypeVar
 import pytest
 
 from referee.errors import ConfigError
-from referee.games.rage import (Event, Flipped, HandDealt, Phase, RageConfig, RageState,
+from referee.games.rage.rules import (Event, Flipped, HandDealt, Phase, RageConfig, RageState,
                                 RoundStarted, TrickWon, TrumpReason, TrumpSet, Variant)
-from referee.games.rage_cards import DECK, Colour, cards_from_faces, parse_play
+from referee.games.rage.cards import DECK, Colour, cards_from_faces, parse_play
 
 E = TypeVar("E", bound=Event)
 

@@ -3,9 +3,9 @@ the same colour again (R7), and the stock running out."""
 
 from __future__ import annotations
 
-from referee.games.rage import (Flipped, RageState, RoundScored, TrickWon, TrumpReason,
+from referee.games.rage.rules import (Flipped, RageState, RoundScored, TrickWon, TrumpReason,
                                 TrumpSet)
-from referee.games.rage_cards import Card, Colour
+from referee.games.rage.cards import Card, Colour
 from tests.games.test_rage_deals import bid_all, deal, events_of, play, tricks_won_events
 
 

@@ -7,8 +7,8 @@ import random
 import pytest
 
 from referee.errors import RuleError
-from referee.games.rage import Phase, RageConfig, RageState, legal_plays_for
-from referee.games.rage_cards import COLOURS, DECK, Colour, Play, cards_from_faces
+from referee.games.rage.rules import Phase, RageConfig, RageState, legal_plays_for
+from referee.games.rage.cards import COLOURS, DECK, Colour, Play, cards_from_faces
 from tests.games.test_rage_deals import bid_all, deal, play, tricks_won_events
 
 

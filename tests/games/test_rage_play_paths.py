@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.errors import RuleError
-from referee.games.rage import CardPlayed, Phase, RageConfig, RageState, legal_plays_for
-from referee.games.rage_cards import COLOURS, DECK, Card, Colour, Play
+from referee.games.rage.rules import CardPlayed, Phase, RageConfig, RageState, legal_plays_for
+from referee.games.rage.cards import COLOURS, DECK, Card, Colour, Play
 
 Move = int | Play
 

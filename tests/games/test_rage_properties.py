@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.errors import ConfigError
-from referee.games.rage import (BidMade, GameOver, HandDealt, Phase, RageConfig, RageState,
+from referee.games.rage.rules import (BidMade, GameOver, HandDealt, Phase, RageConfig, RageState,
                                 RoundStarted, TrickWon, Variant)
-from referee.games.rage_cards import Card
+from referee.games.rage.cards import Card
 from tests.games.views import RageView, rage_view as view
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from referee.games.rage import (GameOver, Phase, RageConfig, RageState, RoundScored,
+from referee.games.rage.rules import (GameOver, Phase, RageConfig, RageState, RoundScored,
                                 SeatRoundResult, Variant, action_points, rank_places,
                                 score_seat)
-from referee.games.rage_cards import cards_from_faces
+from referee.games.rage.cards import cards_from_faces
 from tests.games.test_rage_deals import (bid_all, deal, events_of, play,
                                          play_fallback_to_end)
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from referee.games.rage import Phase, trick_winner
-from referee.games.rage_cards import Colour, Play, cards_from_faces, parse_play
+from referee.games.rage.rules import Phase, trick_winner
+from referee.games.rage.cards import Colour, Play, cards_from_faces, parse_play
 from tests.games.test_rage_deals import bid_all, deal, play, tricks_won_events
 
 

@@ -5,7 +5,7 @@ Plus-minus-one is tested with bidding, durchmarsch with scoring, R10 with the co
 
 from __future__ import annotations
 
-from referee.games.rage import (BidMade, BidsRevealed, CardPlayed, Event, RoundScored,
+from referee.games.rage.rules import (BidMade, BidsRevealed, CardPlayed, Event, RoundScored,
                                 TrickWon, Variant)
 from tests.games.test_rage_deals import bid_all, deal, play
 

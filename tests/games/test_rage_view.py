@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from referee.games.rage import (BidMade, BidsRevealed, CardPlayed, HandDealt, Phase,
+from referee.games.rage.rules import (BidMade, BidsRevealed, CardPlayed, HandDealt, Phase,
                                 RageConfig, RageState, Variant)
-from referee.games.rage_cards import Colour
+from referee.games.rage.cards import Colour
 from tests.games.views import rage_view as view
 from tests.games.test_rage_deals import bid_all, deal, play
 

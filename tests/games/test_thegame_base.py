@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from referee.errors import ConfigError, RuleError
-from referee.games.thegame import (
+from referee.games.thegame.rules import (
     PILE_NAMES,
     Dealt,
     Drew,

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from referee.errors import ConfigError
-from referee.games.thegame import TheGameConfig
-from referee.games.thegame_commands import (
+from referee.games.thegame.rules import TheGameConfig
+from referee.games.thegame.commands import (
     DEFAULT_COMMANDS,
     Command,
     CommandMap,

@@ -7,13 +7,13 @@ no talking 27, no reverse 15 30, one pile 18 33, draw one 21 36, Stop 39.
 
 from __future__ import annotations
 
-from referee.games.thegame import (
+from referee.games.thegame.rules import (
     Drew,
     EndReason,
     Outcome,
     is_legal_turn_at,
 )
-from referee.games.thegame_commands import DEFAULT_COMMANDS, Command
+from referee.games.thegame.commands import DEFAULT_COMMANDS, Command
 from tests.games.thegame_support import deal, pos, solo, t, why
 
 NO_TALKING = 27

@@ -6,14 +6,14 @@ Stop 39 56, Skull 42 59, 3! 45 62 (pinned in test_thegame_commands).
 
 from __future__ import annotations
 
-from referee.games.thegame import (
+from referee.games.thegame.rules import (
     Drew,
     EndReason,
     GameEnded,
     Outcome,
     is_legal_turn_at,
 )
-from referee.games.thegame_commands import DEFAULT_COMMANDS, Command
+from referee.games.thegame.commands import DEFAULT_COMMANDS, Command
 from tests.games.thegame_support import pos, solo, t, why
 
 STOP, STOP2 = 39, 56

@@ -10,7 +10,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.games.thegame import (
+from referee.games.thegame.rules import (
     PRIVATE_EVENTS,
     Dealt,
     DrewCards,
@@ -28,7 +28,7 @@ from referee.games.thegame import (
     legal_turns_at,
     shortest_legal_turns_at,
 )
-from referee.games.thegame_commands import DEFAULT_COMMANDS
+from referee.games.thegame.commands import DEFAULT_COMMANDS
 from tests.games.views import thegame_view as view
 
 COMMAND_NUMBERS = sorted(DEFAULT_COMMANDS.by_number)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.games.thegame import (
+from referee.games.thegame.rules import (
     Dealt,
     Drew,
     DrewCards,
@@ -16,7 +16,7 @@ from referee.games.thegame import (
     TheGameState,
     TurnPlayed,
 )
-from referee.games.thegame_commands import DEFAULT_COMMANDS, Command
+from referee.games.thegame.commands import DEFAULT_COMMANDS, Command
 from tests.games.views import thegame_view as view
 
 

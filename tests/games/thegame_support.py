@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pytest
 
 from referee.errors import RuleError
-from referee.games.thegame import (
+from referee.games.thegame.rules import (
     PILE_NAMES,
     Placement,
     Position,
@@ -16,7 +16,7 @@ from referee.games.thegame import (
     Turn,
     check_turn_at,
 )
-from referee.games.thegame_commands import DEFAULT_COMMANDS, CommandMap
+from referee.games.thegame.commands import DEFAULT_COMMANDS, CommandMap
 
 
 def t(text: str) -> Turn:

@@ -10,14 +10,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from referee.games.rage import Event as RageEvent, Phase, RageState, Variant
-from referee.games.rage_cards import Card, Colour, Play
-from referee.games.rage_view import private_to as rage_private_to
-from referee.games.thegame import (
+from referee.games.rage.rules import Event as RageEvent, Phase, RageState, Variant
+from referee.games.rage.cards import Card, Colour, Play
+from referee.games.rage.view import private_to as rage_private_to
+from referee.games.thegame.rules import (
     EndReason, Event, Outcome, Position, TheGameState,
 )
-from referee.games.thegame_commands import Command, CommandMap
-from referee.games.thegame_view import private_to
+from referee.games.thegame.commands import Command, CommandMap
+from referee.games.thegame.view import private_to
 
 
 @dataclass(frozen=True)

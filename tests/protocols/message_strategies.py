@@ -12,14 +12,16 @@ from typing import Any
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from protocols import rage, thegame
+from referee.games.rage import codec as rage
+
+from referee.games.thegame import codec as thegame
 from protocols.message import Bye, Error, Message
-from referee.errors import FaultKind
-from referee.games.rage import TrumpReason, Variant
-from referee.games.rage_cards import COLOURS, DECK, Card, Colour, Kind, Play, cards_from_faces
-from referee.games.thegame import PILE_COUNT, EndReason, Outcome, Placement
-from referee.games.thegame_commands import HIGHEST_CARD, LOWEST_CARD, Command, CommandMap
-from referee.settings import Clock
+from protocols.faults import FaultKind
+from referee.games.rage.rules import TrumpReason, Variant
+from referee.games.rage.cards import COLOURS, DECK, Card, Colour, Kind, Play, cards_from_faces
+from referee.games.thegame.rules import PILE_COUNT, EndReason, Outcome, Placement
+from referee.games.thegame.commands import HIGHEST_CARD, LOWEST_CARD, Command, CommandMap
+from protocols.clock import Clock
 from tests.bot_text import HINT_WORDS, TRICKY
 
 Strategies = dict[type[Message], st.SearchStrategy[Any]]

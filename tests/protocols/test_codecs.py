@@ -17,18 +17,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bots.thegame_random import RandomBot
-from protocols import rage, thegame
+from referee.games.rage import codec as rage
+from referee.games.thegame import codec as thegame
 from protocols.message import Error, Message
-from protocols.thegame import Hint
+from referee.games.thegame.codec import Hint
 from protocols.wire import WireError, decode_line, error_line
-from referee.errors import FaultKind
-from referee.games.rage import RageConfig, Variant
-from referee.games.rage_cards import Play, find_play
-from referee.games.thegame import TheGameConfig, Turn
-from referee.matches.rage_match import RageMatch
-from referee.matches.thegame_match import TheGameMatch
+from protocols.faults import FaultKind
+from referee.games.rage.rules import RageConfig, Variant
+from referee.games.rage.cards import Play, find_play
+from referee.games.thegame.rules import TheGameConfig, Turn
+from referee.games.rage.match import RageMatch
+from referee.games.thegame.match import TheGameMatch
 from referee.players.player import FunctionPlayer
-from referee.settings import Clock, TimeLimits
+from referee.settings import TimeLimits
+from protocols.clock import Clock
 from tests.bot_text import BOT_TEXT, DETAIL_BOUND
 from tests.protocols.message_strategies import (
     HINTS, PLAY, RAGE, THEGAME, TURN, Strategies, mutated,

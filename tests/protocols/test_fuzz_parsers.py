@@ -10,12 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocols import rage, thegame
+from referee.games.rage import codec as rage
+
+from referee.games.thegame import codec as thegame
 from protocols.wire import (
     MAX_LINE_BYTES, MAX_QUOTE_CHARS, PROTOCOL_VERSION, WireError, decode_line, error_line,
     format_hello, parse_hello, parse_key_values, quote,
 )
-from referee.errors import FaultKind
+from protocols.faults import FaultKind
 from referee.transport.channel import encode_line
 from tests.bot_text import (
     BOT_TEXT, DETAIL_BOUND, HINT_TEXT, PILES, PLAY_WORDS, TRICKY, is_ascii_number,

@@ -1,4 +1,4 @@
-"""The referee encodes Rage's events from the engine's raw records (protocols/rage.py,
+"""The referee encodes Rage's events from the engine's raw records (referee/games/rage/codec.py,
 record_encoders): every record's line must be the line of its built event."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from protocols import rage as codec
-from referee.games.rage import GameOver, RageConfig, RageState, Variant
+from referee.games.rage import codec
+from referee.games.rage.rules import GameOver, RageConfig, RageState, Variant
 
 
 def played_out(variants: frozenset[Variant], seed: int) -> RageState:

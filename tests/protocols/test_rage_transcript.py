@@ -1,15 +1,15 @@
 """The example transcript in protocols/rage.md is a test vector.
 
 A scripted seat replays the bot lines (`<`) of the transcript; every referee line (`>`)
-it receives must match the spec byte for byte, and decode with protocols/rage.py.
+it receives must match the spec byte for byte, and decode with referee/games/rage/codec.py.
 """
 
 from __future__ import annotations
 
-from protocols import rage
-from referee.games.rage import RageConfig, RageState
-from referee.games.rage_cards import cards_from_faces
-from referee.matches.rage_match import RageMatch
+from referee.games.rage import codec as rage
+from referee.games.rage.rules import RageConfig, RageState
+from referee.games.rage.cards import cards_from_faces
+from referee.games.rage.match import RageMatch
 from referee.players.player import FunctionPlayer
 from referee.settings import TimeLimits
 from tests.protocols.transcript_support import (

@@ -1,18 +1,18 @@
 """The example transcript in protocols/thegame.md is a test vector.
 
 Seat 0 replays the bot lines (`<`) of the transcript; every referee line (`>`) it receives
-must match the spec byte for byte, and decode with protocols/thegame.py. Seat 1 is a small
+must match the spec byte for byte, and decode with referee/games/thegame/codec.py. Seat 1 is a small
 closest-card test double.
 """
 
 from __future__ import annotations
 
-from protocols import thegame
-from protocols.thegame import placements_text
-from referee.games.thegame import (
+from referee.games.thegame import codec as thegame
+from referee.games.thegame.codec import placements_text
+from referee.games.thegame.rules import (
     PILE_NAMES, Turn, TheGameConfig, TheGameState, is_ascending, shortest_legal_turns_at,
 )
-from referee.matches.thegame_match import TheGameMatch
+from referee.games.thegame.match import TheGameMatch
 from referee.players.player import FunctionPlayer
 from referee.settings import TimeLimits
 from tests.protocols.transcript_support import (

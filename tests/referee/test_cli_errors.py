@@ -84,7 +84,7 @@ def test_a_writable_log_check_leaves_no_file_when_bots_cannot_start(tmp_path: Pa
 def test_an_os_error_while_playing_is_one_line_and_exit_1(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Machine trouble during a game (here the game log's disk fills up) is no traceback."""
-    from referee.matches.game_log import GameLog
+    from referee.logs.writer import GameLog
 
     def full_disk(self: GameLog) -> None:
         raise OSError(28, "No space left on device", "game.jsonl")
@@ -138,7 +138,8 @@ def test_a_fault_line_on_the_terminal_escapes_what_a_terminal_acts_on(
     """The detail of a fault may quote a bot; a C1 code or a bidirectional override
     would reach the organiser's terminal raw."""
     from referee.cli.play import report_faults
-    from referee.errors import Fault, FaultKind
+    from referee.errors import Fault
+    from protocols.faults import FaultKind
     report_faults([Fault(1, "bot\u202e", FaultKind.PROTOCOL, "said \x9b2J\u202eevil", None)])
     err = capsys.readouterr().err
     assert "\x9b" not in err and "\u202e" not in err

@@ -16,14 +16,16 @@ from typing import Protocol
 
 import pytest
 
-from referee.errors import BotTimeout, ConfigError, FaultKind
+from referee.errors import BotTimeout, ConfigError
+from protocols.faults import FaultKind
 from referee.players.lineup import BotSpec, LaunchSettings, Lineup
 from referee.players.remote_player import RemotePlayer
 from referee.processes.bot_command import parse_bot_command
 from referee.processes.cgroups import CgroupRoot
 from referee.processes.live_bots import live_processes
 from referee.processes.sandbox import SandboxMode, SandboxSettings, sandbox_problem
-from referee.settings import Clock, TimeLimits, wall_cap
+from referee.settings import TimeLimits, wall_cap
+from protocols.clock import Clock
 
 CLOCK_BOT = Path(__file__).parent / "fault_bots" / "clock_bot.py"
 MOVE = 0.3

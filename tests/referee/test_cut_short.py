@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from referee.cli.exit_codes import CUT_SHORT, INTERRUPTED, STDOUT_CLOSED, TERMINATED
-from referee.matches.log_lines import read_records
+from referee.logs.lines import read_records
 from referee.registry.game_logs import read_log
 from tests.cli_support import run_main, running_with
 

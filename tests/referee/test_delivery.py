@@ -9,18 +9,18 @@ import pytest
 
 from bots.rage_random import RandomBot as RageRandom
 from bots.thegame_random import RandomBot as TheGameRandom
-from protocols import rage as rage_codec
-from protocols import thegame as thegame_codec
+from referee.games.rage import codec as rage_codec
+from referee.games.thegame import codec as thegame_codec
 from protocols.wire import is_request
 from referee.errors import ProtocolError
-from referee.games.rage import RageConfig, Variant
+from referee.games.rage.rules import RageConfig, Variant
 from tests.games.views import visible_events
-from referee.games.thegame import TheGameConfig
+from referee.games.thegame.rules import TheGameConfig
 from tests.games.views import thegame_view as view
 from referee.players.player import FunctionPlayer
-from referee.matches.rage_match import RageMatch
+from referee.games.rage.match import RageMatch
 from referee.settings import TimeLimits
-from referee.matches.thegame_match import TheGameMatch
+from referee.games.thegame.match import TheGameMatch
 
 Handler = Callable[[str], "str | None"]
 

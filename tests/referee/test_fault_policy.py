@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from referee.errors import ConfigError
-from referee.games.rage import RageConfig
-from referee.games.thegame import TheGameConfig
-from referee.matches.rage_match import FAULT_POLICY as RAGE_POLICY, RageMatch
-from referee.matches.thegame_match import FAULT_POLICY as THEGAME_POLICY, TheGameMatch
+from referee.games.rage.rules import RageConfig
+from referee.games.thegame.rules import TheGameConfig
+from referee.games.rage.match import FAULT_POLICY as RAGE_POLICY, RageMatch
+from referee.games.thegame.match import FAULT_POLICY as THEGAME_POLICY, TheGameMatch
 from referee.players.player import FunctionPlayer
-from referee.registry.rage import RAGE
-from referee.registry.thegame import THEGAME
+from referee.games.rage.definition import RAGE
+from referee.games.thegame.definition import THEGAME
 from referee.settings import FaultPolicy, OnFault, TimeLimits
 
 TIMES = TimeLimits(startup=5.0, move=1.0)

@@ -19,10 +19,10 @@ from referee.errors import (
     BotCrashed,
     BotStartError,
     BotTimeout,
-    FaultKind,
     OutputFlood,
     ProtocolError,
 )
+from protocols.faults import FaultKind
 from referee.players.remote_player import RemotePlayer
 from referee.settings import ResourceLimits, TimeLimits
 from referee.transport.zmq_channel import ZmqHub

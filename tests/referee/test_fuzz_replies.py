@@ -15,19 +15,20 @@ from hypothesis import strategies as st
 
 from bots.rage_random import RandomBot as RageRandom
 from bots.thegame_random import RandomBot as TheGameRandom
-from protocols import rage as rage_codec
-from protocols import thegame as thegame_codec
+from referee.games.rage import codec as rage_codec
+from referee.games.thegame import codec as thegame_codec
 from protocols.wire import PROTOCOL_VERSION, format_hello, is_log
 from referee.processes.bot_command import parse_bot_command
-from referee.errors import BotFault, BotTimeout, Fault, FaultKind
-from referee.games.rage import BidMade, CardPlayed, Event as RageEvent, RageConfig, Variant
-from referee.games.thegame import Event as TheGameEvent, TheGameConfig, TurnPlayed
+from referee.errors import BotFault, BotTimeout, Fault
+from protocols.faults import FaultKind
+from referee.games.rage.rules import BidMade, CardPlayed, Event as RageEvent, RageConfig, Variant
+from referee.games.thegame.rules import Event as TheGameEvent, TheGameConfig, TurnPlayed
 from referee.players.lineup import FaultedPlayer
 from referee.players.player import Player
-from referee.matches.rage_match import RageMatch, RageResult
+from referee.games.rage.match import RageMatch, RageResult
 from referee.players.remote_player import RemotePlayer
 from referee.settings import TimeLimits
-from referee.matches.thegame_match import TheGameMatch
+from referee.games.thegame.match import TheGameMatch
 from referee.transport.channel import encode_line
 from tests.bot_text import (
     BOT_TEXT, DETAIL_BOUND, HINT_TEXT, PILES, PLAY_WORDS, TRICKY, is_ascii_number,

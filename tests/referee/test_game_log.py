@@ -17,10 +17,11 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from referee import __version__
-from referee.errors import Fault, FaultKind
-from referee.matches.game_log import FORMAT, DecidedBy, GameLog
-from referee.matches.log_lines import read_records
-from referee.matches import log_rederive
+from referee.errors import Fault
+from protocols.faults import FaultKind
+from referee.logs.writer import FORMAT, DecidedBy, GameLog
+from referee.logs.lines import read_records
+from referee.logs import derive as log_rederive
 from referee.registry import games
 from referee.registry.game_logs import read_log
 from tests.cli_support import assert_bad_input, run_main

@@ -1,5 +1,5 @@
 """Hostile log files stay one error line: `referee show` and `referee replay` read a log as
-a stream within bounds (referee.matches.log_lines), so a decompression bomb, an endless
+a stream within bounds (referee.logs.lines), so a decompression bomb, an endless
 line, an empty file or a file with no header is refused in one line, exit 2, quickly and
 in bounded memory (docs/game-log.md, Reading).
 
@@ -24,8 +24,8 @@ from unittest import mock
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from referee.matches import log_lines
-from referee.matches.log_lines import read_records
+from referee.logs import lines as log_lines
+from referee.logs.lines import read_records
 from referee.registry.game_logs import read_log
 from tests.cli_support import assert_bad_input, run_main
 

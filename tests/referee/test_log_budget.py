@@ -1,5 +1,5 @@
 """Issue 26, part 5: a seat's LOG lines and lines found are kept up to a budget per game
-(referee/matches/log_budget.py); past it they are dropped and counted, the log says how
+(referee/logs/budget.py); past it they are dropped and counted, the log says how
 many, and it still derives, shows and replays. Target: a hostile seat adds at most 64 KB
 to a game's log."""
 
@@ -11,8 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from referee.matches.game_log import GameLog
-from referee.matches.log_budget import LOG_BUDGET
+from referee.logs.writer import GameLog
+from referee.logs.budget import LOG_BUDGET
 from tests.cli_support import run_main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,12 +14,12 @@ from hypothesis import given, settings, strategies as st
 from bots.rage_random import RandomBot as RageRandom
 from bots.thegame_random import RandomBot as TheGameRandom
 from referee.errors import BotCrashed, BotTimeout
-from referee.games.rage import RageConfig
-from referee.games.thegame import TheGameConfig
-from referee.matches.game_log import GameLog
+from referee.games.rage.rules import RageConfig
+from referee.games.thegame.rules import TheGameConfig
+from referee.logs.writer import GameLog
 from referee.registry.game_logs import read_log
-from referee.matches.rage_match import RageMatch, game_settings as rage_settings
-from referee.matches.thegame_match import TheGameMatch, game_settings as thegame_settings
+from referee.games.rage.match import RageMatch, game_settings as rage_settings
+from referee.games.thegame.match import TheGameMatch, game_settings as thegame_settings
 from referee.players.player import FunctionPlayer
 from referee.settings import TimeLimits
 

@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from referee.games.rage import RageConfig, Variant
+from referee.games.rage.rules import RageConfig, Variant
 from referee.matches.game import GameDefinition, Options
 from referee.matches.play import write_header
 from referee.players.lineup import BotSpec, LaunchSettings, Lineup
 from referee.processes.bot_command import BotCommand
 from referee.processes.sandbox import SandboxMode, SandboxSettings
-from referee.registry.rage import RAGE
-from referee.registry.thegame import THEGAME
+from referee.games.rage.definition import RAGE
+from referee.games.thegame.definition import THEGAME
 from referee.settings import TimeLimits
 from tests.referee.test_log_rederive import TeeLog, assert_same_records
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.matches import log_file
-from referee.matches.game_log import GameLog
-from referee.matches.log_file import LogFile
+from referee.logs import file as log_file
+from referee.logs.writer import GameLog
+from referee.logs.file import LogFile
 
 
 def test_the_file_is_made_at_once_and_holds_every_byte_after_close(tmp_path: Path) -> None:

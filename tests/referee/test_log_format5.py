@@ -11,16 +11,17 @@ from typing import Any, Sequence
 
 import pytest
 
-from referee.matches.game_log import GameLog, SeatLog
+from referee.logs.writer import GameLog, SeatLog
 from referee.matches.play import LogOptions, play_game
 from referee.players.lineup import BotSpec, LaunchSettings
 from referee.processes.bot_command import parse_bot_command
 from referee.processes.cgroups import CgroupRoot
 from referee.processes.sandbox import SandboxMode, SandboxSettings, sandbox_problem
-from referee.settings import Clock, TimeLimits
+from referee.settings import TimeLimits
+from protocols.clock import Clock
 from referee.registry.game_logs import read_log
-from referee.registry.rage import RAGE
-from referee.games.rage import RageConfig
+from referee.games.rage.definition import RAGE
+from referee.games.rage.rules import RageConfig
 from tests.cli_support import run_main
 from tests.referee.fault_bots.support import MISBEHAVE
 from tests.referee.test_log_rederive import FAST

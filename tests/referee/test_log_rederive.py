@@ -1,6 +1,6 @@
 """Format 5 logs hold a stream of times and lines heard, and the reader derives the rest
 (the lines out, whose lines and moves they were) by playing the game again
-(referee/matches/log_stream.py, docs/game-log.md). The oracle here: the same game logged
+(referee/logs/stream.py, docs/game-log.md). The oracle here: the same game logged
 twice at once, derived and written out, must read back as the same records, with real
 misbehaving bot processes faulting in every way a seat can (before its batch goes out,
 after, at start, never)."""
@@ -17,17 +17,17 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from referee import __version__
 from referee.errors import Fault
-from referee.games.rage import RageConfig
+from referee.games.rage.rules import RageConfig
 from referee.matches.game import Options
-from referee.matches.game_log import DecidedBy, GameLog
-from referee.matches.log_lines import read_records
+from referee.logs.writer import DecidedBy, GameLog
+from referee.logs.lines import read_records
 from referee.matches.play import LogOptions, play_game
 from referee.players.lineup import BotSpec, LaunchSettings
 from referee.processes.bot_command import parse_bot_command
 from referee.processes.sandbox import SandboxMode, SandboxSettings
 from referee.registry.game_logs import read_log
-from referee.registry.rage import RAGE
-from referee.registry.thegame import THEGAME
+from referee.games.rage.definition import RAGE
+from referee.games.thegame.definition import THEGAME
 from referee.settings import TimeLimits
 from tests.cli_support import assert_bad_input, run_main
 from tests.referee.fault_bots.support import MISBEHAVE

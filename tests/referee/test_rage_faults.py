@@ -13,21 +13,22 @@ from pathlib import Path
 import pytest
 
 from bots.rage_random import RandomBot as RageRandom
-from referee.matches.game_log import GameLog
-from referee.matches.replay import replay
+from referee.logs.writer import GameLog
+from referee.logs.replay import replay
 from referee.players.player import FunctionPlayer
 from referee.registry.games import lookup
 
 from referee.processes.bot_command import parse_bot_command
 from referee.processes.live_bots import live_processes
-from referee.errors import BotCrashed, FaultKind
+from referee.errors import BotCrashed
+from protocols.faults import FaultKind
 from referee.registry.game_logs import read_log
-from referee.games.rage import RageConfig
+from referee.games.rage.rules import RageConfig
 from referee.players.lineup import BotSpec, LaunchSettings
 from referee.matches.play import LogOptions, play_game
-from referee.registry.rage import RAGE
+from referee.games.rage.definition import RAGE
 from referee.processes.sandbox import SandboxMode, SandboxSettings
-from referee.matches.rage_match import RageMatch, RageResult, game_settings as rage_settings
+from referee.games.rage.match import RageMatch, RageResult, game_settings as rage_settings
 from referee.settings import TimeLimits
 from tests.referee.fault_bots.support import MISBEHAVE, alive, wait_until
 

@@ -22,8 +22,8 @@ def test_a_lineup_leaves_the_sample_bots_imports_compiled() -> None:
     with Lineup(LaunchSettings(sandbox=SandboxSettings(SandboxMode.OFF))):
         pass
     root = package_root()
-    for module in ("bots/sdk.py", "bots/rage_sdk.py", "protocols/rage.py",
-                   "referee/errors.py", "referee/games/rage.py"):
+    for module in ("bots/sdk.py", "bots/rage_sdk.py", "referee/games/rage/codec.py",
+                   "referee/errors.py", "referee/games/rage/rules.py"):
         source = root / module
         assert cached(source).is_file(), module
         assert cached(source).stat().st_mtime >= source.stat().st_mtime, module

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from referee.matches.game_log import GameLog
+from referee.logs.writer import GameLog
 from referee.registry.game_logs import read_log
 from tests.cli_support import assert_bad_input, run_main
 

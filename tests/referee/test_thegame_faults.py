@@ -12,12 +12,12 @@ import pytest
 
 from referee.processes.bot_command import parse_bot_command
 from referee.processes.live_bots import live_processes
-from referee.errors import FaultKind
+from protocols.faults import FaultKind
 from referee.registry.game_logs import read_log
-from referee.games.thegame import TheGameConfig
+from referee.games.thegame.rules import TheGameConfig
 from referee.players.lineup import BotSpec, LaunchSettings
 from referee.matches.play import LogOptions, play_game
-from referee.registry.thegame import THEGAME
+from referee.games.thegame.definition import THEGAME
 from referee.settings import TimeLimits
 from tests.referee.fault_bots.support import MISBEHAVE
 

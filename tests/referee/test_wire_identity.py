@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from bots.rage_random import RandomBot
-from referee.games.rage import RageConfig, Variant
-from referee.matches.rage_match import RageMatch
+from referee.games.rage.rules import RageConfig, Variant
+from referee.games.rage.match import RageMatch
 from referee.players.lineup import LaunchSettings, Lineup, bot_specs
 from referee.players.player import FunctionPlayer
 from referee.processes.sandbox import SandboxMode, SandboxSettings

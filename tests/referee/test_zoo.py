@@ -27,16 +27,17 @@ import pytest
 
 from referee.processes.bot_command import parse_bot_command
 from referee.processes.live_bots import live_processes
-from referee.errors import Fault, FaultKind
+from referee.errors import Fault
+from protocols.faults import FaultKind
 from referee.registry.game_logs import read_log
-from referee.games.rage import RageConfig
+from referee.games.rage.rules import RageConfig
 from referee.players.lineup import BotSpec, LaunchSettings
 from referee.matches.play import LogOptions, play_game
-from referee.registry.rage import RAGE
+from referee.games.rage.definition import RAGE
 from referee.processes.cgroups import CgroupRoot
 from referee.processes.box_uids import FIRST_UID, UID_COUNT
 from referee.processes.sandbox import sandbox_problem
-from referee.matches.rage_match import RageResult
+from referee.games.rage.match import RageResult
 from referee.settings import ResourceLimits, TimeLimits
 from tests.referee.fault_bots.support import wait_until
 

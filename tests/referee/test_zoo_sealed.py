@@ -22,15 +22,15 @@ from typing import Any
 
 import pytest
 
-from referee.games.rage import RageConfig
+from referee.games.rage.rules import RageConfig
 from referee.matches.play import LogOptions, play_game
-from referee.matches.rage_match import RageResult
+from referee.games.rage.match import RageResult
 from referee.players.lineup import BotSpec, LaunchSettings
 from referee.processes.bot_command import parse_bot_command
 from referee.processes.cgroups import CgroupRoot
 from referee.processes.live_bots import live_processes
 from referee.processes.sandbox import SandboxMode, SandboxSettings, sandbox_problem
-from referee.registry.rage import RAGE
+from referee.games.rage.definition import RAGE
 from referee.settings import TimeLimits
 
 ROOT = Path(__file__).resolve().parents[2]

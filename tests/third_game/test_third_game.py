@@ -14,13 +14,14 @@ import pytest
 
 from referee.errors import BotCrashed
 from referee.matches.game import Options
-from referee.matches.game_log import GameLog
-from referee.matches.replay import replay
+from referee.logs.writer import GameLog
+from referee.logs.replay import replay
 from referee.players.player import FunctionPlayer
 from referee.registry import games
 from referee.settings import TimeLimits
 from tests.cli_support import run_main
-from tests.third_game.high_card import HIGH_CARD, deal
+from tests.third_game.high_card.cards import deal
+from tests.third_game.high_card.definition import HIGH_CARD
 
 BOT = Path(__file__).with_name("high_card_bot.py")
 HIGH = f"stdio:{shlex.quote(sys.executable)} {shlex.quote(str(BOT))}"

@@ -7,10 +7,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from referee.errors import Fault, FaultKind
+from referee.errors import Fault
+from protocols.faults import FaultKind
 from referee.registry.games import AnyGame
-from referee.registry.rage import RAGE
-from referee.registry.thegame import THEGAME
+from referee.games.rage.definition import RAGE
+from referee.games.thegame.definition import THEGAME
 from tournaments.spec import BotEntry, TournamentSpec
 from tournaments.records import GameRecord
 from tournaments.schedule import Fixture

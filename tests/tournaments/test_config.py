@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from referee.errors import ConfigError
-from referee.settings import Clock, ResourceLimits, TimeLimits
+from referee.settings import ResourceLimits, TimeLimits
+from protocols.clock import Clock
 from referee.registry.games import AnyGame
-from referee.registry.rage import RAGE
-from referee.registry.thegame import THEGAME
+from referee.games.rage.definition import RAGE
+from referee.games.thegame.definition import THEGAME
 from tournaments.spec_file import load_tournament_file
 from tournaments.spec import BotEntry, SpecError, TournamentSpec, spec_from_json
 from tests.load_support import loading_error

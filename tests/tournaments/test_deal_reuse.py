@@ -15,8 +15,8 @@ import pytest
 
 from referee.processes.live_bots import live_processes
 from referee.processes.sandbox import SandboxMode, SandboxSettings, sandbox_problem
-from referee.registry.rage import RAGE
-from referee.registry.thegame import THEGAME
+from referee.games.rage.definition import RAGE
+from referee.games.thegame.definition import THEGAME
 from referee.settings import TimeLimits
 from tests.tournaments.db_support import unplayed_copy
 from tests.tournaments.fakes import TEST_SECRET

@@ -17,11 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from referee.errors import Fault, FaultKind
+from referee.errors import Fault
+from protocols.faults import FaultKind
 from referee.processes.live_bots import live_processes
 from referee.processes.sandbox import SandboxMode, SandboxSettings
-from referee.registry.rage import RAGE
-from referee.registry.thegame import THEGAME
+from referee.games.rage.definition import RAGE
+from referee.games.thegame.definition import THEGAME
 from referee.settings import TimeLimits
 from tournaments.disqualify import Disqualification
 from tournaments.play import close_worker_pool

@@ -19,7 +19,7 @@ from referee.registry.game_logs import read_log
 from referee.processes.live_bots import live_processes
 from referee.processes.sandbox import SandboxMode, SandboxSettings
 from referee.processes.stderr_sink import DEFAULT_TAIL
-from referee.registry.rage import RAGE
+from referee.games.rage.definition import RAGE
 from referee.settings import TimeLimits
 from tests.cli_support import run_main
 from tests.tournaments.fakes import TEST_SECRET

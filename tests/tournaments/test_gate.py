@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from referee.errors import ConfigError, Fault, FaultKind
+from referee.errors import ConfigError, Fault
+from protocols.faults import FaultKind
 from referee.matches.game import Contest, Options
 from referee.players.lineup import LaunchSettings
 from referee.processes.sandbox import SandboxMode, SandboxSettings
-from referee.registry.rage import RAGE
-from referee.registry.thegame import THEGAME
+from referee.games.rage.definition import RAGE
+from referee.games.thegame.definition import THEGAME
 from tournaments.gate import (
     GateBots, GatePlan, GateState, Verdict, gate_context, gate_table, run_gate,
 )

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from referee.registry.games import AnyGame
-from referee.registry.rage import RAGE
-from referee.registry.thegame import THEGAME
+from referee.games.rage.definition import RAGE
+from referee.games.thegame.definition import THEGAME
 from tests.cli_support import assert_bad_input, run_main
 from tests.tournaments.fakes import TEST_SECRET
 from tournaments.schedule import FixtureKind, fixtures_for

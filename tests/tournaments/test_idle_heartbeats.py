@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from referee.processes.live_bots import live_processes
-from referee.registry.rage import RAGE
+from referee.games.rage.definition import RAGE
 from referee.settings import TimeLimits
 from tests.tournaments.fakes import TEST_SECRET
 from tournaments.play import close_worker_pool, play_context, play_fixture, worker_pool

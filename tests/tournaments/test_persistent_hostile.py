@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from referee.errors import FaultKind
+from protocols.faults import FaultKind
 from referee.processes.live_bots import live_processes
 from referee.processes.sandbox import SandboxMode, SandboxSettings
-from referee.registry.rage import RAGE
+from referee.games.rage.definition import RAGE
 from referee.settings import TimeLimits
 from tests.cli_support import running_with
 from tests.referee.fault_bots.support import wait_until

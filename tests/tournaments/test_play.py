@@ -16,11 +16,11 @@ import pytest
 
 from referee.processes.sandbox import SandboxMode, SandboxSettings, sandbox_problem
 from referee.processes.live_bots import live_processes
-from referee.errors import FaultKind
+from protocols.faults import FaultKind
 from referee.registry.game_logs import read_log
 from referee.settings import TimeLimits
-from referee.registry.rage import RAGE
-from referee.registry.thegame import THEGAME
+from referee.games.rage.definition import RAGE
+from referee.games.thegame.definition import THEGAME
 from tournaments.spec import BotEntry, TournamentSpec
 from tournaments.idle_bots import IDLE_TABLES, SeatKey
 from tournaments.play import (

@@ -22,7 +22,7 @@ from tournaments.schedule import (
 from tournaments.spec import BotEntry, TournamentSpec
 from tournaments.store import ResultStore
 from referee.matches.game import Contest
-from referee.registry.rage import RAGE
+from referee.games.rage.definition import RAGE
 from tests.tournaments.fakes import TEST_SECRET
 
 

@@ -6,7 +6,8 @@ import io
 
 import pytest
 
-from referee.errors import Fault, FaultKind
+from referee.errors import Fault
+from protocols.faults import FaultKind
 from tournaments.progress import StandingsEvery, StderrProgress, format_duration
 from tournaments.records import GameRecord
 

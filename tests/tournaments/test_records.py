@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from referee.errors import Fault, FaultKind
+from referee.errors import Fault
+from protocols.faults import FaultKind
 from tournaments.records import GameRecord
 
 

@@ -6,9 +6,10 @@ import re
 
 import pytest
 
-from referee.errors import Fault, FaultKind
-from referee.registry.rage import RAGE
-from referee.registry.thegame import THEGAME
+from referee.errors import Fault
+from protocols.faults import FaultKind
+from referee.games.rage.definition import RAGE
+from referee.games.thegame.definition import THEGAME
 from tournaments.records import GameRecord
 from tournaments.report import FaultCounts, Interval, Table, build_tables
 

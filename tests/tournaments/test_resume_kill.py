@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from referee.registry.rage import RAGE
+from referee.games.rage.definition import RAGE
 from tournaments.output.json_doc import tables_json
 from tournaments.output.text import text_report
 from tournaments.report import build_tables

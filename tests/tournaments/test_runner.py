@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from referee.errors import ConfigError
-from referee.registry.rage import RAGE
-from referee.registry.thegame import THEGAME
+from referee.games.rage.definition import RAGE
+from referee.games.thegame.definition import THEGAME
 from tournaments.records import GameRecord
 from tournaments.output.json_doc import tables_json
 from tournaments.report import build_tables

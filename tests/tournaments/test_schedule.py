@@ -8,8 +8,8 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.registry.rage import RAGE
-from referee.registry.thegame import THEGAME
+from referee.games.rage.definition import RAGE
+from referee.games.thegame.definition import THEGAME
 from tournaments.schedule import (
     Fixture, FixtureKind, deal_seed, fixture_ids, fixtures_for, groups, competitive_fixtures,
     cooperative_fixtures,

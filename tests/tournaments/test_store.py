@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from referee.errors import ConfigError
-from referee.registry.thegame import THEGAME
+from referee.games.thegame.definition import THEGAME
 from tournaments.schedule import fixtures_for
 from tournaments.store import ResultStore, default_db_path, logs_dir
 from tests.tournaments.fakes import TEST_SECRET, FakeContext, fake_play, make_spec

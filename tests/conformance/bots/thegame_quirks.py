@@ -15,7 +15,7 @@ if not __package__:
 
 from bots.sdk import run_bot  # noqa: E402
 from bots.thegame_random import RandomBot  # noqa: E402
-from protocols import thegame as codec  # noqa: E402
+from referee.games.thegame import codec  # noqa: E402
 
 
 class NumericHints(RandomBot):

@@ -7,9 +7,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from referee.errors import Fault, FaultKind
+from referee.errors import Fault
+from protocols.faults import FaultKind
 from referee.registry.games import AnyGame
-from referee.registry.rage import RAGE
+from referee.games.rage.definition import RAGE
 from tests.tournaments.fakes import FakeContext, fake_play, make_spec
 from tournaments.spec import TournamentSpec
 from tournaments.records import GameRecord

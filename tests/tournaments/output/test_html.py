@@ -7,7 +7,7 @@ from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
-from referee.registry.thegame import THEGAME
+from referee.games.thegame.definition import THEGAME
 from referee.settings import ResourceLimits
 from tests.cli_support import run_main
 from tests.tournaments.fakes import make_spec

@@ -10,10 +10,10 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped, unused-ignore]
 import pytest
 
-from referee.errors import FaultKind
+from protocols.faults import FaultKind
 from referee.registry.games import AnyGame
-from referee.registry.rage import RAGE
-from referee.registry.thegame import THEGAME
+from referee.games.rage.definition import RAGE
+from referee.games.thegame.definition import THEGAME
 from tests.cli_support import run_main
 from tests.tournaments.output.stored import fake_db
 

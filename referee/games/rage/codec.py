@@ -8,8 +8,8 @@ the messages below in order); its example transcript is a test vector. Decoding 
 Each message's static `line` formats it from plain values: the referee calls it, and
 builds no message objects.
 
-Only the codec's cards (referee/games/rage_cards.py) are imported with it: the rules
-engine (referee/games/rage.py) is imported when a line first needs one of its types (a
+Only the codec's cards (referee/games/rage/cards.py) are imported with it: the rules
+engine (referee/games/rage/rules.py) is imported when a line first needs one of its types (a
 GAME line's variants, a TRUMP line's reason, the referee's events), so that a bot which
 never reads those starts without it (a fresh sandboxed bot starts for every game).
 """
@@ -26,11 +26,11 @@ from protocols.message import (
     settings, small_number,
 )
 from protocols.wire import WireError, ascii_number, key_values, quote
-from referee.games.rage_cards import COLOURS, DECK, Card, Colour, Kind, Play, cards_from_faces
-from referee.settings import Clock
+from referee.games.rage.cards import COLOURS, DECK, Card, Colour, Kind, Play, cards_from_faces
+from protocols.clock import Clock
 
 if TYPE_CHECKING:
-    from referee.games.rage import Event, RoundScored, TrumpReason, Variant
+    from referee.games.rage.rules import Event, RoundScored, TrumpReason, Variant
 
 GAME = "rage"
 BID_REQUEST = "BID?"
@@ -65,7 +65,7 @@ def _variants(word: str) -> frozenset[Variant]:
     """`none` or names, each once and in variants_word's order."""
     if word == "none":
         return frozenset()
-    from referee.games.rage import Variant
+    from referee.games.rage.rules import Variant
 
     variants = frozenset(member(Variant, name, "variant") for name in word.split(","))
     if variants_word(variants) != word:
@@ -206,7 +206,7 @@ class Trump(Message):
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
         colour, reason = fields(words, 2, cls.KEYWORD)
-        from referee.games.rage import TrumpReason
+        from referee.games.rage.rules import TrumpReason
 
         return cls(None if colour == "none" else member(Colour, colour, "colour"),
                    member(TrumpReason, reason, "trump reason"))
@@ -374,7 +374,7 @@ _ENCODERS: dict[type, Callable[[Any], str]] = {}
 
 
 def _event_encoders() -> dict[type, Callable[[Any], str]]:
-    from referee.games.rage import (
+    from referee.games.rage.rules import (
         BidMade, BidsRevealed, CardPlayed, Flipped, HandDealt, RoundScored, RoundStarted,
         TrickWon, TrumpSet,
     )
@@ -409,7 +409,7 @@ def record_encoders() -> dict[type, Callable[[Any], str]]:
     """Event type -> the line of a raw record of that type (None: no line, GameOver)."""
     if _RECORD_ENCODERS:
         return _RECORD_ENCODERS
-    from referee.games.rage import (
+    from referee.games.rage.rules import (
         BidMade, BidsRevealed, CardPlayed, Flipped, HandDealt, RoundScored, RoundStarted,
         TrickWon, TrumpSet,
     )

@@ -7,8 +7,8 @@ from typing import Callable, Sequence
 from tabulate import tabulate
 
 from referee.errors import Fault
-from referee.games.rage import Event, RoundResult, RoundScored, TrumpReason, TrumpSet
-from referee.games.rage_cards import Colour
+from referee.games.rage.rules import Event, RoundResult, RoundScored, TrumpReason, TrumpSet
+from referee.games.rage.cards import Colour
 
 
 def _nums(values: Sequence[int]) -> str:

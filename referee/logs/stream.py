@@ -30,9 +30,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocols.wire import is_log
-from referee.errors import BotFault, Fault, FaultKind
+from referee.errors import BotFault, Fault
+from protocols.faults import FaultKind
 from referee.matches.game import GameDefinition
-from referee.matches.game_log import SENT_DIGEST, DecidedBy, GameLog, sent_digest
+from referee.logs.writer import SENT_DIGEST, DecidedBy, GameLog, sent_digest
 from referee.players.player import Player
 from referee.settings import TimeLimits
 

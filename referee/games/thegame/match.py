@@ -11,13 +11,13 @@ import enum
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from protocols import thegame as codec
+from referee.games.thegame import codec
 from referee.errors import Fault
-from referee.matches.game_log import GameLog
-from referee.games.thegame import (
+from referee.logs.writer import GameLog
+from referee.games.thegame.rules import (
     EndReason, Event, Outcome, TheGameConfig, TheGameState, Turn,
 )
-from referee.games.thegame_view import commands_audience, hint_audience, private_to
+from referee.games.thegame.view import commands_audience, hint_audience, private_to
 from referee.players.player import Player
 from referee.settings import FaultPolicy, OnFault, TimeLimits
 from referee.matches.match import Match

@@ -9,9 +9,9 @@ from typing import Callable, Sequence
 
 from tabulate import tabulate
 
-from protocols.thegame import placements_text
-from referee.games.thegame import PILE_NAMES, Event, TheGameState, TurnPlayed
-from referee.matches.thegame_match import TheGameResult
+from referee.games.thegame.codec import placements_text
+from referee.games.thegame.rules import PILE_NAMES, Event, TheGameState, TurnPlayed
+from referee.games.thegame.match import TheGameResult
 
 
 def turn_line(number: int, event: TurnPlayed, names: Sequence[str],

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable, Mapping, Sequence
 
-from referee.matches.game_log import DecidedBy
+from referee.logs.writer import DecidedBy
 
 ARRAY_FORMATS = (3, 4)  # those whose exchanges are arrays (3 writes every line out)
 

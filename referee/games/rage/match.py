@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Callable, Sequence
 
-from protocols import rage as codec
+from referee.games.rage import codec
 from referee.errors import Fault, RuleError
-from referee.matches.game_log import DecidedBy, GameLog
-from referee.games.rage import (
+from referee.logs.writer import DecidedBy, GameLog
+from referee.games.rage.rules import (
     Event, Phase, RageConfig, RageState, RoundResult, SeatRoundResult,
 )
-from referee.games.rage_cards import Play, find_play, parse_play
-from referee.games.rage_view import private_kinds, private_to
+from referee.games.rage.cards import Play, find_play, parse_play
+from referee.games.rage.view import private_kinds, private_to
 from referee.players.player import Player
 from referee.settings import FaultPolicy, OnFault, TimeLimits
 from referee.matches.match import Match

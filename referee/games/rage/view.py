@@ -6,7 +6,7 @@ reaches a bot; so hands and hidden bids stay with their seats.
 
 from __future__ import annotations
 
-from referee.games.rage import BidMade, Event, HandDealt, RageConfig, RageState, Variant
+from referee.games.rage.rules import BidMade, Event, HandDealt, RageConfig, RageState, Variant
 
 _BID_HIDING = frozenset({Variant.HIDDEN_BID, Variant.SECRET_BID})
 _HAND: frozenset[type] = frozenset({HandDealt})

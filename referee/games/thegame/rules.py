@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from referee.errors import ConfigError, RuleError
-from referee.games.thegame_commands import (
+from referee.games.thegame.commands import (
     DEFAULT_COMMANDS,
     HIGHEST_CARD,
     LOWEST_CARD,

@@ -9,18 +9,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from protocols import thegame as codec
+from referee.games.thegame import codec
 from referee.errors import ConfigError
-from referee.games.thegame import Outcome as Ending, TheGameConfig, TheGameState
-from referee.games.thegame_commands import (
+from referee.games.thegame.rules import Outcome as Ending, TheGameConfig, TheGameState
+from referee.games.thegame.commands import (
     DEFAULT_COMMANDS, Command, CommandMap, load_command_map,
 )
-from referee.matches import thegame_render
+from referee.games.thegame import render
 from referee.matches.game import (
     Contest, Echo, GameDefinition, GameOption, OptionError, OptionKind, Options, Outcome,
 )
-from referee.matches.game_log import GameLog
-from referee.matches.thegame_match import (
+from referee.logs.writer import GameLog
+from referee.games.thegame.match import (
     FAULT_POLICY, TheGameMatch, TheGameMove, TheGameResult, game_settings,
 )
 from referee.players.player import Player
@@ -33,6 +33,7 @@ class TheGame(GameDefinition[TheGameConfig, TheGameResult]):
     seats = range(1, 6)
     contest = Contest.COOPERATIVE
     fault_policy = FAULT_POLICY
+    protocol_checks = (("no numeric hint", codec.NUMBERS_IN_HINT),)
     options = (
         GameOption("no_commands", "--no-commands", OptionKind.FLAG,
                    "Play the original The Game (no command cards)."),
@@ -78,7 +79,7 @@ class TheGame(GameDefinition[TheGameConfig, TheGameResult]):
             times: TimeLimits, log: GameLog | None,
             echo: Echo | None = None) -> TheGameResult:
         names = [player.name for player in players]
-        printer = None if echo is None else thegame_render.TurnPrinter(names, echo)
+        printer = None if echo is None else render.TurnPrinter(names, echo)
         match = TheGameMatch(players, config, seed, times, log, printer,
                              policy=self.fault_policy)
         if printer is not None:
@@ -86,7 +87,7 @@ class TheGame(GameDefinition[TheGameConfig, TheGameResult]):
         return match.run()
 
     def closing(self, names: Sequence[str], result: TheGameResult) -> list[str]:
-        return ["", thegame_render.summary(result)]
+        return ["", render.summary(result)]
 
     def outcome(self, result: TheGameResult) -> Outcome:
         seats = len(result.names)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import ConfigError
-from referee.matches.log_rederive import Lookup, load_log
+from referee.logs.derive import Lookup, load_log
 
 
 class ReplayMismatch(Exception):

@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from protocols import rage as codec
+from referee.games.rage import codec
 from referee.errors import ConfigError
-from referee.games.rage import RageConfig, RageState, Variant, check_variants
-from referee.games.rage_cards import Play, find_play
-from referee.matches import rage_render
+from referee.games.rage.rules import RageConfig, RageState, Variant, check_variants
+from referee.games.rage.cards import Play, find_play
+from referee.games.rage import render
 from referee.matches.game import (
     Contest, Echo, GameDefinition, GameOption, OptionError, OptionKind, Options, Outcome,
 )
-from referee.matches.game_log import GameLog
-from referee.matches.rage_match import (
+from referee.logs.writer import GameLog
+from referee.games.rage.match import (
     FAULT_POLICY, RageMatch, RageMove, RageResult, game_settings,
 )
 from referee.players.player import Player
@@ -53,13 +53,13 @@ class Rage(GameDefinition[RageConfig, RageResult]):
 
     def run(self, players: Sequence[Player], config: RageConfig, seed: int,
             times: TimeLimits, log: GameLog | None, echo: Echo | None = None) -> RageResult:
-        printer = None if echo is None else rage_render.RoundPrinter(config.players, echo)
+        printer = None if echo is None else render.RoundPrinter(config.players, echo)
         return RageMatch(players, config, seed, times, log, printer,
                          policy=self.fault_policy).run()
 
     def closing(self, names: Sequence[str], result: RageResult) -> list[str]:
-        return ["", rage_render.score_sheet(names, result.rounds), "",
-                rage_render.standings(names, result.totals, result.places, result.faults)]
+        return ["", render.score_sheet(names, result.rounds), "",
+                render.standings(names, result.totals, result.places, result.faults)]
 
     def outcome(self, result: RageResult) -> Outcome:
         return Outcome(result.totals, result.places, result.faults)

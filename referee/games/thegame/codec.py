@@ -22,12 +22,12 @@ from protocols.message import (
 )
 from protocols.wire import WireError, key_values, quote
 from referee.errors import ConfigError
-from referee.games import thegame as engine
-from referee.games.thegame import (
+from referee.games.thegame import rules as engine
+from referee.games.thegame.rules import (
     ASCENDING_START, DESCENDING_START, PILE_NAMES, EndReason, Outcome, Placement, Turn,
 )
-from referee.games.thegame_commands import HIGHEST_CARD, LOWEST_CARD, Command, CommandMap
-from referee.settings import Clock
+from referee.games.thegame.commands import HIGHEST_CARD, LOWEST_CARD, Command, CommandMap
+from protocols.clock import Clock
 
 GAME = "thegame"
 TURN_REQUEST = "TURN?"

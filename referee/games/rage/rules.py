@@ -18,7 +18,7 @@ from itertools import repeat, starmap
 from typing import Any, TypeAlias
 
 from referee.errors import ConfigError, RuleError
-from referee.games.rage_cards import (COLOUR_CARDS, COLOURS, DECK, VALUES_PER_COLOUR, Card, Colour,
+from referee.games.rage.cards import (COLOUR_CARDS, COLOURS, DECK, VALUES_PER_COLOUR, Card, Colour,
                                       Kind, Play)
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 8

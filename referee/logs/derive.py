@@ -24,12 +24,13 @@ from typing import Any
 
 from protocols.wire import is_log
 from referee import __version__
-from referee.errors import BotFault, ConfigError, FaultKind
+from referee.errors import BotFault, ConfigError
+from protocols.faults import FaultKind
 from referee.matches.game import GameDefinition
-from referee.matches.game_log import FORMAT
-from referee.matches.log_lines import read_records
-from referee.matches.log_formats import counted_out, exchange_fields, expand
-from referee.matches.log_stream import BatchedPlayer, LoggedGame, read_stream
+from referee.logs.writer import FORMAT
+from referee.logs.lines import read_records
+from referee.logs.formats import counted_out, exchange_fields, expand
+from referee.logs.stream import BatchedPlayer, LoggedGame, read_stream
 
 Lookup = Callable[[str], GameDefinition[Any, Any]]
 COUNTED = 4  # the format whose exchanges count their lines out

@@ -7,7 +7,7 @@ every seat (`commands_audience`). Nothing else reaches a bot.
 
 from __future__ import annotations
 
-from referee.games.thegame import PRIVATE_EVENTS, Event
+from referee.games.thegame.rules import PRIVATE_EVENTS, Event
 
 
 def private_to(event: Event) -> int | None:

@@ -37,8 +37,8 @@ from typing import Any, Protocol, Sequence
 from protocols.wire import is_log
 from referee import __version__
 from referee.errors import Fault
-from referee.matches.log_budget import LOG_BUDGET, SeatBudget
-from referee.matches.log_file import LogFile
+from referee.logs.budget import LOG_BUDGET, SeatBudget
+from referee.logs.file import LogFile
 
 FORMAT = 5  # the header's "format"
 SENT_DIGEST = "sent_sha256"  # the result record's digest of the lines sent (sent_digest)

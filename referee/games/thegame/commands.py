@@ -16,7 +16,7 @@ from referee.toml_text import parse_toml, read_text
 LOWEST_CARD = 2
 HIGHEST_CARD = 99
 CARDS_PER_COMMAND = 4
-DEFAULT_COMMANDS_RESOURCE = "thegame_default_commands.toml"
+DEFAULT_COMMANDS_RESOURCE = "default_commands.toml"
 
 
 class Command(enum.Enum):
@@ -157,7 +157,7 @@ def _is_int(value: object) -> bool:
 
 
 def _load_default() -> CommandMap:
-    resource = resources.files(__package__ or "referee.games") / DEFAULT_COMMANDS_RESOURCE
+    resource = resources.files(__package__ or "referee.games.thegame") / DEFAULT_COMMANDS_RESOURCE
     return parse_command_map(resource.read_text(encoding="utf-8"), DEFAULT_COMMANDS_RESOURCE)
 
 

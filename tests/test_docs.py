@@ -26,7 +26,8 @@ OUTSIDE = re.compile(r"\.\./shared|shared/|RULINGS|DESIGN\.md")
 # The benchmarks compare with reference anchors that by design stay outside the project.
 BENCH_ANCHORS = re.compile(r"(?:\.\./)?shared/anchors")
 POINT_TO_RULES = ("README.md", "protocols/README.md", "protocols/rage.md",
-                  "protocols/thegame.md", "referee/games/README.md")
+                  "protocols/thegame.md", "referee/games/README.md",
+                  "referee/games/rage/README.md", "referee/games/thegame/README.md")
 
 
 def project_files() -> list[Path]:

@@ -1,4 +1,4 @@
-"""The one reader of game logs, every format: format 5 through log_stream.py, and here
+"""The one reader of game logs, every format: format 5 through stream.py, and here
 what format 4 leaves out, derived again: the lines out, which it only counts, and the
 parts of the result that follow from the moves (Rage's scores per round).
 

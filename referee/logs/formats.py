@@ -2,7 +2,7 @@
 no longer writes: each as one record per line.
 
 Format 4 and 3 write an exchange as an array, [seat, (us, us_taken,) out, in(, kind(,
-move))], format 4 with `out` only counting the lines out (log_rederive derives them),
+move))], format 4 with `out` only counting the lines out (derive.py derives them),
 format 3 with the lines; format 2 as an object; format 1 (no `format`) a record per line.
 """
 

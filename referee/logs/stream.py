@@ -1,4 +1,4 @@
-"""Reading a format 5 log (game_log.py): the stream it holds, played again.
+"""Reading a format 5 log (writer.py): the stream it holds, played again.
 
 The log holds, in order, when each batch of lines went out, each line heard while a
 seat's reply was awaited and when the reply came, each line found while none was, and

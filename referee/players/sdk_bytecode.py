@@ -16,8 +16,9 @@ import threading
 from pathlib import Path
 
 # What the sample bots and the SDK import (python -X importtime bots/rage_heuristic.py,
-# bots/thegame_heuristic.py): folders taken whole, without their subfolders.
-SDK_FOLDERS = ("bots", "protocols", "referee", "referee/games")
+# bots/thegame_heuristic.py), with how deep to go: the folders taken whole, and for the
+# games every game's folder, whose codec and rules the SDK imports.
+SDK_FOLDERS = (("bots", 0), ("protocols", 0), ("referee", 0), ("referee/games", 1))
 
 _lock = threading.Lock()
 _done = False
@@ -30,7 +31,7 @@ def ensure_sdk_bytecode(root: Path) -> None:
         if _done:
             return
         _done = True
-        for folder in SDK_FOLDERS:
+        for folder, depth in SDK_FOLDERS:
             if (root / folder).is_dir():
                 # quiet=2: nothing printed; a folder we may not write is simply skipped.
-                compileall.compile_dir(root / folder, maxlevels=0, quiet=2)
+                compileall.compile_dir(root / folder, maxlevels=depth, quiet=2)

@@ -32,7 +32,7 @@ def test_a_lineup_leaves_the_sample_bots_imports_compiled() -> None:
 def test_only_the_sdk_folders_are_compiled_and_a_read_only_one_is_skipped(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for module in ("bots/a.py", "protocols/b.py", "referee/games/c.py",
-                   "referee/cli/d.py", "tournaments/e.py"):
+                   "referee/games/some_game/f.py", "referee/cli/d.py", "tournaments/e.py"):
         (tmp_path / module).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / module).write_text("X = 1\n")
     (tmp_path / "protocols").chmod(0o555)
@@ -43,6 +43,7 @@ def test_only_the_sdk_folders_are_compiled_and_a_read_only_one_is_skipped(
         (tmp_path / "protocols").chmod(0o755)
     assert cached(tmp_path / "bots/a.py").is_file()
     assert cached(tmp_path / "referee/games/c.py").is_file()
+    assert cached(tmp_path / "referee/games/some_game/f.py").is_file()  # a game's folder
     assert not cached(tmp_path / "referee/cli/d.py").exists()  # bots never import it
     assert not cached(tmp_path / "tournaments/e.py").exists()
     # root writes through a read-only folder; anyone else's compile skips it quietly

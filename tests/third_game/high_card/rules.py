@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from referee.errors import RuleError
 from tests.third_game.high_card.cards import deal
@@ -16,18 +17,9 @@ class Config:
     players: int
 
 
-@dataclass(frozen=True)
-class Dealt:
-    seat: int
-    hand: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Played:
-    seat: int
-    card: int
-
-
+# The events, as every seat's view and the codec see them.
+Dealt = NamedTuple("Dealt", [("seat", int), ("hand", tuple[int, ...])])
+Played = NamedTuple("Played", [("seat", int), ("card", int)])
 Event = Dealt | Played
 
 

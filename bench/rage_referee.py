@@ -67,7 +67,7 @@ sys.path.insert(0, str(ROOT))
 
 from referee.matches.game import Options  # noqa: E402
 from referee.logs.writer import GameLog  # noqa: E402
-from referee.matches.play import write_header  # noqa: E402
+from referee.matches.logged_game import write_header  # noqa: E402
 from referee.players.lineup import LaunchSettings, Lineup, bot_specs  # noqa: E402
 from referee.games.rage.definition import RAGE  # noqa: E402
 

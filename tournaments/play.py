@@ -37,7 +37,7 @@ from typing import Collection, Sequence
 
 from referee import __version__
 from referee.logs.writer import GameLog
-from referee.matches.play import write_header
+from referee.matches.logged_game import write_header
 from referee.players.lineup import (
     BotLaunch, BotSpec, LaunchSettings, Lineup, bot_specs, close_all, safe_word,
     sandbox_view,

@@ -21,7 +21,7 @@ from referee.cli.errors import Stopped, quiet_stdout
 from referee.cli.exit_codes import INTERRUPTED, STDOUT_CLOSED, TERMINATED
 from referee.errors import ConfigError, Fault
 from referee.printable import printable
-from referee.matches.play import LogOptions, OutputClosed, play_game
+from referee.matches.logged_game import LogOptions, OutputClosed, play_game
 from referee.players.lineup import LaunchSettings, bot_specs, sandbox_view
 from referee.registry import games
 from referee.registry.games import AnyGame

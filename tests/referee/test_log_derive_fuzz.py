@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from referee.games.rage.rules import RageConfig, Variant
 from referee.matches.game import GameDefinition, Options
-from referee.matches.play import write_header
+from referee.matches.logged_game import write_header
 from referee.players.lineup import BotSpec, LaunchSettings, Lineup
 from referee.processes.bot_command import BotCommand
 from referee.processes.sandbox import SandboxMode, SandboxSettings

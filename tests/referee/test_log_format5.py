@@ -12,7 +12,7 @@ from typing import Any, Sequence
 import pytest
 
 from referee.logs.writer import GameLog, SeatLog
-from referee.matches.play import LogOptions, play_game
+from referee.matches.logged_game import LogOptions, play_game
 from referee.players.lineup import BotSpec, LaunchSettings
 from referee.processes.bot_command import parse_bot_command
 from referee.processes.cgroups import CgroupRoot

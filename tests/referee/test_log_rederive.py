@@ -21,7 +21,7 @@ from referee.games.rage.rules import RageConfig
 from referee.matches.game import Options
 from referee.logs.writer import DecidedBy, GameLog
 from referee.logs.lines import read_records
-from referee.matches.play import LogOptions, play_game
+from referee.matches.logged_game import LogOptions, play_game
 from referee.players.lineup import BotSpec, LaunchSettings
 from referee.processes.bot_command import parse_bot_command
 from referee.processes.sandbox import SandboxMode, SandboxSettings

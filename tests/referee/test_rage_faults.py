@@ -25,7 +25,7 @@ from protocols.faults import FaultKind
 from referee.registry.game_logs import read_log
 from referee.games.rage.rules import RageConfig
 from referee.players.lineup import BotSpec, LaunchSettings
-from referee.matches.play import LogOptions, play_game
+from referee.matches.logged_game import LogOptions, play_game
 from referee.games.rage.definition import RAGE
 from referee.processes.sandbox import SandboxMode, SandboxSettings
 from referee.games.rage.match import RageMatch, RageResult, game_settings as rage_settings

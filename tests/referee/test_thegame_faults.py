@@ -16,7 +16,7 @@ from protocols.faults import FaultKind
 from referee.registry.game_logs import read_log
 from referee.games.thegame.rules import TheGameConfig
 from referee.players.lineup import BotSpec, LaunchSettings
-from referee.matches.play import LogOptions, play_game
+from referee.matches.logged_game import LogOptions, play_game
 from referee.games.thegame.definition import THEGAME
 from referee.settings import TimeLimits
 from tests.referee.fault_bots.support import MISBEHAVE

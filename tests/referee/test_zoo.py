@@ -32,7 +32,7 @@ from protocols.faults import FaultKind
 from referee.registry.game_logs import read_log
 from referee.games.rage.rules import RageConfig
 from referee.players.lineup import BotSpec, LaunchSettings
-from referee.matches.play import LogOptions, play_game
+from referee.matches.logged_game import LogOptions, play_game
 from referee.games.rage.definition import RAGE
 from referee.processes.cgroups import CgroupRoot
 from referee.processes.box_uids import FIRST_UID, UID_COUNT

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from referee.games.rage.rules import RageConfig
-from referee.matches.play import LogOptions, play_game
+from referee.matches.logged_game import LogOptions, play_game
 from referee.games.rage.match import RageResult
 from referee.players.lineup import BotSpec, LaunchSettings
 from referee.processes.bot_command import parse_bot_command

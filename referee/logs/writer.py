@@ -17,8 +17,8 @@ move the fallback made for a faulted seat, a batch written out (what a seat is s
 after its fault, its ERROR line), the lines a seat sent past its budget, dropped
 (log_budget.py), the result, or instead of it the game's interruption.
 
-A remote player appends to the stream itself, without a call (LineListener.stream):
-the log's whole cost per decision is three appends. The stream is encoded by the json
+A player tells each seat's SeatLog (its LineListener) what it sent and heard, and when:
+two calls per decision, each an append or two. The stream is encoded by the json
 module's C encoder, in one call per stretch between two records, and gzip-compressed
 when the file name ends in ".gz" (as every tournament log is).
 """
@@ -135,12 +135,15 @@ class GameLog:
         return self._seats[seat]
 
     def sent(self, seat: int, lines: Sequence[str]) -> None:
-        """Lines sent to a seat in one batch."""
-        self._seat_log(seat).sent(lines)
+        """Lines sent to a seat in one batch, now."""
+        self._seat_log(seat).sent(lines, monotonic())
 
     def heard(self, seat: int, line: str) -> None:
-        """A line from a seat while its reply was awaited."""
-        self._seat_log(seat).heard(line)
+        """A line from a seat while its reply was awaited: a LOG line, or the reply."""
+        if is_log(line):
+            self._seat_log(seat).heard(line)
+        else:
+            self._seat_log(seat).replied(line, monotonic())
 
     def found(self, seat: int, line: str) -> None:
         """A line from a seat while no reply was awaited."""
@@ -281,9 +284,10 @@ def _found(item: Any, start: float | None) -> list[Any]:
 
 
 class SeatLog:
-    """One seat's lines into a GameLog: the seat's LineListener. `stream` is the log's
-    while the seat's batches are derived, None once they are written out (after its
-    fault, or in a log that derives nothing)."""
+    """One seat's lines into a GameLog: the seat's LineListener, which turns what the
+    player says happened into the log's stream. `stream` is the log's while the seat's
+    batches are derived, None once they are written out (after its fault, or in a log
+    that derives nothing)."""
 
     __slots__ = ("_log", "_seat", "stream", "budget")
 
@@ -294,28 +298,29 @@ class SeatLog:
         self.stream = stream
         self.budget = budget  # for its LOG lines and lines found, not its replies
 
-    def sent(self, lines: Sequence[str]) -> None:
+    def sent(self, lines: Sequence[str], at: float) -> None:
         """Lines sent to the seat in one batch: when, or the lines themselves."""
         if not lines:
             return
         if self.stream is not None:
-            self.stream.append(monotonic())
+            self.stream.append(at)
         else:
             self._log._add({"type": "sent", "seat": self._seat, "lines": list(lines)})
 
     def heard(self, line: str) -> None:
-        """A line heard while the seat's reply was awaited; after the reply, its time."""
-        log = self._log
-        if not is_log(line):  # a reply: the reader derives the game from it, kept
-            log._stream.append(line)
-            log._stream.append(monotonic())
-        elif self.budget.keeps(line):
-            log._stream.append(line)
-            log._held(len(line) + _ITEM_CHARS)
+        """A LOG line heard while the seat's reply was awaited, kept within the budget."""
+        if self.budget.keeps(line):
+            self._log._stream.append(line)
+            self._log._held(len(line) + _ITEM_CHARS)
+
+    def replied(self, line: str, at: float) -> None:
+        """The reply (the reader derives the game from it) and when it came."""
+        stream = self._log._stream
+        stream.append(line)
+        stream.append(at)
 
     def found(self, line: str) -> None:
         """A line heard while no reply was awaited."""
         if self.budget.keeps(line):
             self._log._stream.append((self._seat, line, monotonic()))
             self._log._held(len(line) + _ITEM_CHARS)
-

@@ -6,6 +6,7 @@ in-process test double and the fallback all look the same from here.
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from typing import Callable, Protocol, Sequence
 
@@ -13,23 +14,19 @@ from referee.errors import ProtocolError
 
 
 class LineListener(Protocol):
-    """Told of every line sent and every line received, LOG lines included: the single
-    choke point the game log hangs on. Lines sent together come as one batch.
+    """Told of every line a player sends and hears, and when (time.monotonic()): the
+    single choke point the game log hangs on. What it keeps, and in what form, is the
+    listener's business; a player only says what happened. Lines sent together come as
+    one batch."""
 
-    `stream`, if not None, is the same told for less, the way a remote player tells an
-    ask (its every decision): the time the batch went out (a float from
-    time.monotonic()) appended for sent(batch), each line heard while waiting for the
-    reply for heard(line), and after the reply the time it came (what heard() appends
-    itself after a line that is no LOG line). None: call the methods.
-    """
-
-    stream: list[object] | None
-
-    def sent(self, lines: Sequence[str]) -> None:
-        """A batch of lines sent to the bot."""
+    def sent(self, lines: Sequence[str], at: float) -> None:
+        """A batch of lines sent to the bot at `at`."""
 
     def heard(self, line: str) -> None:
-        """A line heard while waiting for the bot's reply (a LOG line, or the reply)."""
+        """A LOG line heard while the bot's reply was awaited."""
+
+    def replied(self, line: str, at: float) -> None:
+        """The bot's reply to a request, taken at `at`."""
 
     def found(self, line: str) -> None:
         """A line heard while no reply was awaited (sent late, or unasked)."""
@@ -71,11 +68,11 @@ class Player(ABC):
 
     def _sent(self, lines: Sequence[str]) -> None:
         if self.listener is not None:
-            self.listener.sent(lines)
+            self.listener.sent(lines, time.monotonic())
 
-    def _heard(self, line: str) -> None:
+    def _replied(self, line: str) -> None:
         if self.listener is not None:
-            self.listener.heard(line)
+            self.listener.replied(line, time.monotonic())
 
     def _found(self, line: str) -> None:
         if self.listener is not None:
@@ -112,5 +109,5 @@ class FunctionPlayer(Player):
         reply = self._handler(line)
         if reply is None:
             raise ProtocolError("no reply to a request", None)
-        self._heard(reply)
+        self._replied(reply)
         return reply

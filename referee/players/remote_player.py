@@ -142,6 +142,7 @@ class RemotePlayer(Player):
                 if now < self.hello_deadline:
                     return False
                 raise self._no_hello(self._channel)
+            self._replied(line)  # the HELLO: its reply to being started
             self._accept_hello(line, self._token)
         except BotFault as fault:
             self.close()
@@ -185,6 +186,7 @@ class RemotePlayer(Player):
         line = self._next_line(self.hello_deadline)
         if line is None:
             raise self._no_hello(channel)
+        self._replied(line)  # the HELLO: its reply to being started
         self._accept_hello(line, token)
 
     def _no_hello(self, channel: Channel | None) -> BotTimeout:
@@ -249,48 +251,39 @@ class RemotePlayer(Player):
         channel = self._channel
         if channel.pending():  # mostly not: then there is nothing to look at
             self._check_unsolicited()
-        listener = self.listener
-        stream = None if listener is None else listener.stream
         # The clock starts as the request is handed to the transport: the referee's own
         # work (the check above, the log) is never charged to the bot.
         if self._cpu_clock:
-            return self._ask_by_cpu(line, batch, stream)
+            return self._ask_by_cpu(line, batch)
         # --clock wall, inline (every decision would pay for a clock object and its
         # calls): one wait, until move + bank + tolerance seconds have passed.
-        times = self._times
+        times, listener = self._times, self.listener
         start = time.monotonic()
-        if stream is not None:  # LineListener.stream: appends, not calls, per decision
-            stream.append(start)
-        elif listener is not None:
-            listener.sent(batch)
+        if listener is not None:
+            listener.sent(batch, start)
         deadline = start + times.move + self._bank + times.tolerance
         channel.send_lines(batch, deadline)
-        reply = self._next_line(deadline, stream)
+        reply = self._next_line(deadline)
         if reply is None:
             raise self._timed_out(line, wall_missed)
         now = time.monotonic()
-        if stream is not None:
-            stream.append(now)
+        if listener is not None:
+            listener.replied(reply, now)
         self._spend(now - start - times.move)
         return reply
 
-    def _ask_by_cpu(self, line: str, batch: Sequence[str], stream: list[object] | None
-                    ) -> str:
+    def _ask_by_cpu(self, line: str, batch: Sequence[str]) -> str:
         """ask() by --clock cpu: the reply is waited for slice by slice, each slice ending
         with a look at the bot's CPU time."""
         cgroup = self._process.cgroup
         assert cgroup is not None  # launch() refuses a bot without one
         clock = CpuClock(cgroup, self._times.move + self._bank + self._times.tolerance)
-        if stream is not None:
-            stream.append(time.monotonic())
-        else:
-            self._sent(batch)
+        self._sent(batch)
         self._channel.send_lines(batch, clock.deadline)
         while (deadline := clock.next_wait()) is not None:
-            reply = self._next_line(deadline, stream)
+            reply = self._next_line(deadline)
             if reply is not None:
-                if stream is not None:
-                    stream.append(time.monotonic())
+                self._replied(reply)
                 self._spend(clock.overrun(self._times.move))
                 return reply
         raise self._timed_out(line, clock.missed)
@@ -340,11 +333,10 @@ class RemotePlayer(Player):
         self._sent(lines)
         self._channel.send_lines(lines, deadline)
 
-    def _next_line(self, deadline: float, stream: list[object] | None = None
-                   ) -> str | None:
-        """The next non-LOG line, or None at the deadline. Each line goes to the
-        listener: the reply appended to `stream` if given (the caller appends when it
-        came), LOG lines told, so that the log can bound what a flood makes it hold."""
+    def _next_line(self, deadline: float) -> str | None:
+        """The next non-LOG line, or None at the deadline. LOG lines go to the listener
+        as they come, so that the log can bound what a flood makes it hold; the reply is
+        the caller's to tell, with when it came."""
         recv = self._channel.recv
         while True:
             try:
@@ -353,10 +345,6 @@ class RemotePlayer(Player):
                 return None
             if line[:3] != "LOG" or not is_log(line):  # the common reply costs no call
                 self._logs = 0
-                if stream is not None:
-                    stream.append(line)
-                elif self.listener is not None:
-                    self.listener.heard(line)
                 return line
             if self.listener is not None:
                 self.listener.heard(line)

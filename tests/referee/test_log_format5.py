@@ -7,11 +7,10 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pytest
 
-from referee.logs.writer import GameLog, SeatLog
 from referee.matches.logged_game import LogOptions, play_game
 from referee.players.lineup import BotSpec, LaunchSettings
 from referee.processes.bot_command import parse_bot_command
@@ -19,6 +18,8 @@ from referee.processes.cgroups import CgroupRoot
 from referee.processes.sandbox import SandboxMode, SandboxSettings, sandbox_problem
 from referee.settings import TimeLimits
 from protocols.clock import Clock
+from referee.logs.replay import replay
+from referee.registry import games
 from referee.registry.game_logs import read_log
 from referee.games.rage.definition import RAGE
 from referee.games.rage.rules import RageConfig
@@ -68,29 +69,6 @@ def test_a_format_4_log_reads_as_it_did_and_replays(name: str) -> None:
     assert code == 0 and "result reproduced" in out, err
 
 
-class CallsOnly:
-    """A seat's listener with no stream: every batch and line told by call."""
-
-    stream = None
-
-    def __init__(self, seat: SeatLog) -> None:
-        self._seat = seat
-
-    def sent(self, lines: Sequence[str]) -> None:
-        self._seat.sent(lines)
-
-    def heard(self, line: str) -> None:
-        self._seat.heard(line)
-
-    def found(self, line: str) -> None:
-        self._seat.found(line)
-
-
-class CalledLog(GameLog):
-    def seat(self, seat: int) -> Any:
-        return CallsOnly(super().seat(seat))
-
-
 CPU_CLOCK = LaunchSettings(TimeLimits(startup=10.0, move=1.0, bank=0.0, clock=Clock.CPU),
                            sandbox=SandboxSettings(SandboxMode.ON))
 NO_CPU_CLOCK = sandbox_problem() is not None or CgroupRoot.find() is None
@@ -108,27 +86,21 @@ def case(culprit: str, stdio: bool, cpu: bool) -> Any:
     *[case(culprit, stdio, False) for culprit in CULPRITS for stdio in (False, True)],
     *[case(culprit, stdio, True) for culprit in ("logs 1", "twice 2", "garbage 2")
       for stdio in (False, True)]])
-def test_a_players_appends_to_the_stream_write_what_the_calls_write(
+def test_a_misbehaving_bots_game_logs_its_fault_and_replays(
         culprit: str, stdio: bool, launch: LaunchSettings, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """RemotePlayer appends to LineListener.stream itself on every ask (the fast path):
-    the file must be byte for byte the one the listener's calls write for the same game,
-    with real misbehaving bots over ZeroMQ and stdio, by the wall clock and by the CPU
-    clock (its own branch of ask)."""
+    """What a RemotePlayer tells its seat's listener on every ask makes a log that reads
+    back and replays, with real misbehaving bots over ZeroMQ and stdio, by the wall clock
+    and by the CPU clock (its own branch of ask)."""
     monkeypatch.setenv("FAULT_LOGS", "2")
     prefix = "stdio:" if stdio else ""
     commands = ["python bots/rage_random.py", f"{prefix}python {MISBEHAVE} {culprit}",
                 "python bots/rage_random.py"]
     specs = [BotSpec(parse_bot_command(c), f"bot{seat}") for seat, c in enumerate(commands)]
-    written = {}
-    for kind in (GameLog, CalledLog):
-        path = tmp_path / f"{kind.__name__}.jsonl"
-        monkeypatch.setattr(LogOptions, "open",
-                            lambda self, kind=kind, path=path: kind.open(path, False))
-        play_game(RAGE, specs, RageConfig(3, rounds=3), 5, launch, LogOptions(path),
-                  lambda _: None)
-        written[kind] = path.read_bytes()
-    assert written[GameLog] == written[CalledLog]
-    records = read_log(tmp_path / "GameLog.jsonl")
+    path = tmp_path / "game.jsonl"
+    play_game(RAGE, specs, RageConfig(3, rounds=3), 5, launch, LogOptions(path),
+              lambda _: None)
+    records = read_log(path)
     assert sum(r["type"] == "fault" for r in records) == (
         0 if culprit.startswith(("good", "logs")) else 1)
+    assert "result reproduced" in replay(path, games.lookup)

@@ -37,20 +37,22 @@ FAST = LaunchSettings(TimeLimits(startup=3.0, move=1.0, bank=0.0),
 
 
 class TeeSeat:
-    """A seat's listener that tells both logs (by call: no stream)."""
-
-    stream = None
+    """A seat's listener that tells both logs."""
 
     def __init__(self, *seats: Any) -> None:
         self._seats = seats
 
-    def sent(self, lines: Sequence[str]) -> None:
+    def sent(self, lines: Sequence[str], at: float) -> None:
         for seat in self._seats:
-            seat.sent(lines)
+            seat.sent(lines, at)
 
     def heard(self, line: str) -> None:
         for seat in self._seats:
             seat.heard(line)
+
+    def replied(self, line: str, at: float) -> None:
+        for seat in self._seats:
+            seat.replied(line, at)
 
     def found(self, line: str) -> None:
         for seat in self._seats:

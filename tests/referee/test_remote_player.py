@@ -36,17 +36,18 @@ def heard() -> list[tuple[str, str]]:
 
 
 class Heard:
-    """A LineListener keeping every line as (direction, line); by call (no stream)."""
-
-    stream = None
+    """A LineListener keeping every line as (direction, line)."""
 
     def __init__(self, lines: list[tuple[str, str]]) -> None:
         self.lines = lines
 
-    def sent(self, lines: Sequence[str]) -> None:
+    def sent(self, lines: Sequence[str], at: float) -> None:
         self.lines.extend(("out", line) for line in lines)
 
     def heard(self, line: str) -> None:
+        self.lines.append(("in", line))
+
+    def replied(self, line: str, at: float) -> None:
         self.lines.append(("in", line))
 
     def found(self, line: str) -> None:

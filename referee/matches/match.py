@@ -1,8 +1,9 @@
 """What every game's match shares: the table of players, the log, the observer, and the
 delivery of each new engine event to the seats that may see it.
 
-A game's match (rage_match, thegame_match) adds its loop: view -> request -> parse ->
-check -> apply, and its fault policy.
+A game's match (referee/games/<game>/match.py) adds its loop: deliver -> request ->
+parse -> the engine judges and applies; and its fault policy. Every game delivers and
+logs its moves through this class alone.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ E = TypeVar("E")
 
 
 class Match(Generic[E]):
-    """The shared half of a refereed game; E is the game's event type."""
+    """The shared half of a refereed game; E is what the game delivers: its engine's
+    events (or raw records of them, as Rage's engine keeps them, unbuilt)."""
 
     def __init__(self, players: Sequence[Player], seats: int, times: TimeLimits,
                  log: GameLog | None, observer: Callable[[E], None] | None) -> None:

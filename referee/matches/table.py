@@ -12,7 +12,7 @@ of lines each seat receives is unchanged.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Container, Mapping, Sequence, TypeVar
+from typing import Callable, Sequence, TypeVar
 
 from protocols.wire import WireError, error_line
 from referee.errors import BotFault, Fault, IllegalMove, ProtocolError, RuleError
@@ -97,26 +97,6 @@ class Table:
                     held.append(line)
             elif only not in faults:
                 self._held[only].append(line)
-
-    def deliver_records(self, records: Sequence[tuple[Any, ...]], private: Container[type],
-                        encoders: Mapping[type, Callable[[Any], str]]) -> None:
-        """deliver() for an engine's raw records, (event type, *fields), in order: a record
-        whose type is `private` goes only to the seat its first field names; a type without
-        an encoder has no line. Per record a lookup and a call: it runs every decision."""
-        faults, everyone, held = self.faults, self._open_held, self._held
-        encoder_of = encoders.get
-        for record in records:
-            kind = record[0]
-            encoder = encoder_of(kind)
-            if encoder is None:
-                continue
-            line = encoder(record)
-            if kind in private:
-                if record[1] not in faults:
-                    held[record[1]].append(line)
-            else:
-                for lines in everyone:
-                    lines.append(line)
 
     def ask(self, seat: int, request: str, decode: Callable[[str], T]) -> T | None:
         """The decoded reply, or None if the seat has faulted (now or before)."""

@@ -101,6 +101,12 @@ def _play(notation: str) -> Play:
     return play
 
 
+def play_of_notation(notation: str) -> Play:
+    """The play `notation` writes, with the deck's first card of that face (whoever holds
+    it); WireError if it writes none."""
+    return _play(notation)
+
+
 def _plays(notations: Sequence[str]) -> tuple[Play, ...]:
     try:  # once per decision, so one lookup per word and no call
         return tuple([_PLAY_OF_NOTATION[notation] for notation in notations])
@@ -430,7 +436,7 @@ def record_encoders() -> dict[type, Callable[[Any], str]]:
 
 def encode_record(record: tuple[Any, ...]) -> str | None:
     """The line announcing the event of a raw record, or None (GameOver)."""
-    encoder = record_encoders().get(record[0])
+    encoder = (_RECORD_ENCODERS or record_encoders()).get(record[0])
     return None if encoder is None else encoder(record)
 
 

@@ -1,4 +1,5 @@
-"""One refereed game of Rage: view -> request -> parse -> check -> apply, until the end.
+"""One refereed game of Rage: view -> request -> parse -> the engine judges and applies,
+until the end.
 
 Fault policy (docs/rules.md, Faults): a faulty bot is out of the game and places last; a
 deterministic fallback plays its seat so the other bots' game is not spoiled.
@@ -12,13 +13,13 @@ from functools import partial
 from typing import Callable, Sequence
 
 from referee.games.rage import codec
-from referee.errors import Fault, RuleError
+from referee.errors import Fault
 from referee.logs.writer import DecidedBy, GameLog
 from referee.games.rage.rules import (
-    Event, Phase, RageConfig, RageState, RoundResult, SeatRoundResult,
+    Event, Phase, RageConfig, RageState, Record, RoundResult, SeatRoundResult, event_of,
 )
 from referee.games.rage.cards import Play, find_play, parse_play
-from referee.games.rage.view import private_kinds, private_to
+from referee.games.rage.view import record_private_to
 from referee.players.player import Player
 from referee.settings import FaultPolicy, OnFault, TimeLimits
 from referee.matches.match import Match
@@ -82,7 +83,7 @@ def game_settings(config: RageConfig, times: TimeLimits) -> dict[str, object]:
             "variants": sorted(v.value for v in config.variants), "times": times.to_json()}
 
 
-class RageMatch(Match[Event]):
+class RageMatch(Match[Record]):
     """Runs one game on a Table of players."""
 
     def __init__(self, players: Sequence[Player], config: RageConfig, seed: int,
@@ -90,14 +91,12 @@ class RageMatch(Match[Event]):
                  observer: Observer | None = None, state: RageState | None = None,
                  policy: FaultPolicy = FAULT_POLICY) -> None:
         """`state` replaces the seeded deal with a prepared one (tests, transcripts)."""
-        super().__init__(players, config.players, times, log, observer)
+        super().__init__(players, config.players, times, log, _of_records(observer))
         policy.require("Rage", OnFault.FALLBACK)
         self.policy = policy
         self.state = state if state is not None else RageState.new_game(config, seed)
         self.seed = seed
-        self._private_to = partial(private_to, self.state)  # rage_view's judge, made once
-        self._private_kinds = private_kinds(self.state.config)  # the same, for raw records
-        self._encoders = codec.record_encoders()
+        self._private_to = record_private_to(self.state.config)  # the view's judge, made once
 
     def run(self) -> RageResult:
         """Play the game to the end and return its result."""
@@ -121,44 +120,40 @@ class RageMatch(Match[Event]):
             for seat in range(config.players)])
 
     def _deliver(self) -> None:
-        """Queue for every seat the new events it may see (decided by rage_view alone).
-        Without an observer no Event is built: the lines come from the engine's records."""
-        if self.observer is not None:
-            self.deliver(self.state.events_since(self.delivered), self._private_to,
-                         codec.encode_event)
-            return
-        records = self.state.records_since(self.delivered)
-        self.table.deliver_records(records, self._private_kinds, self._encoders)
-        self.delivered += len(records)
+        """Queue for every seat the new events it may see (decided by the view alone),
+        from the engine's raw records: no Event is built but for an observer."""
+        self.deliver(self.state.records_since(self.delivered), self._private_to,
+                     codec.encode_record)
 
     def _bid(self) -> None:
         state = self.state
         seat, legal = state.current_seat, state.legal_bids()
         assert seat is not None, "a decision is due only while the game is on"
-        # partials, not lambdas: a decision's decoder costs no frame of its own; and
-        # positional: a partial with keywords takes the slow path of every call
-        bid = self.table.ask(seat, codec.bid_request(legal), partial(_checked_bid, legal))
+        # The engine judges and applies the bid as the reply is decoded (_judged_bid).
+        bid = self.table.ask(seat, codec.bid_request(legal), self._judged_bid)
         by = _BY_BOT
         if bid is None:
             bid, by = state.fallback_bid(), _BY_FALLBACK
-        state.bid(bid)
-        log = self.log  # log_move(), inline: a bot's move is mostly derived, not written
-        if log is not None and (by is not _BY_BOT or log.bot_moves):
-            log.move(seat, _MOVE_BID, str(bid), by)
+            state.bid(bid)
+        self.log_move(seat, _MOVE_BID, str(bid), by)
 
     def _play(self) -> None:
         state = self.state
         seat, legal = state.current_seat, state.legal_plays()
         assert seat is not None, "a decision is due only while the game is on"
+        # partial, not a lambda: a decision's decoder costs no frame of its own
         play = self.table.ask(seat, codec.play_request(legal),
-                              partial(_checked_play, legal, state, seat))
+                              partial(_judged_play, legal, state, seat))
         by = _BY_BOT
         if play is None:
             play, by = state.fallback_play(), _BY_FALLBACK
-        state.play(play)
-        log = self.log  # log_move(), inline
-        if log is not None and (by is not _BY_BOT or log.bot_moves):
-            log.move(seat, _MOVE_PLAY, play.notation, by)
+            state.play(play)
+        self.log_move(seat, _MOVE_PLAY, play.notation, by)
+
+    def _judged_bid(self, reply: str) -> int:
+        bid = codec.parse_bid(reply)
+        self.state.bid(bid)  # RuleError with the engine's reason: an illegal move
+        return bid
 
     def _finish(self) -> RageResult:
         totals = self.state.totals()
@@ -176,25 +171,26 @@ class RageMatch(Match[Event]):
         return self.state.places(faulted if self.policy.faulted_place_last else frozenset())
 
 
-def _checked_bid(legal: list[int], reply: str) -> int:
-    bid = codec.parse_bid(reply)
-    if bid not in legal:
-        raise RuleError(f"bid {bid} is not allowed now (legal: {' '.join(map(str, legal))})")
-    return bid
+def _judged_play(legal: list[Play], state: RageState, seat: int, reply: str) -> Play:
+    """The play the reply names, played: the engine judges it (RuleError with its
+    reason). The play offered in PLAY? is taken as named; otherwise the card of that
+    face in the seat's hand, or if it holds none, the deck's, which the engine refuses."""
+    play = _named_play(legal, state, seat, reply)
+    state.play(play)
+    return play
 
 
-def _checked_play(legal: list[Play], state: RageState, seat: int, reply: str) -> Play:
-    """The legal play the reply names; the seat's hand is looked at only to explain a
-    refusal."""
+def _named_play(legal: list[Play], state: RageState, seat: int, reply: str) -> Play:
     for play in legal:  # find_play(), inline: the common reply is one of PLAY?'s words
         if play.notation == reply:
             return play
-    text = codec.check_play_syntax(reply)
-    found = find_play(legal, text)
-    if found is not None:
-        return found
-    face = text.split(":", 1)[0]
-    if parse_play(text, state.hand(seat)) is None:
-        raise RuleError(f"{face} is not in your hand")
-    raise RuleError(f"{text} is not a legal play now (legal: "
-                    f"{' '.join(p.notation for p in legal)})")
+    text = codec.check_play_syntax(reply)  # WireError: not a card in the notation
+    return find_play(legal, text) or parse_play(text, state.hand(seat)) or \
+        codec.play_of_notation(text)
+
+
+def _of_records(observer: Observer | None) -> Callable[[Record], None] | None:
+    """The observer of events, told of each delivered record's event (built for it)."""
+    if observer is None:
+        return None
+    return lambda record: observer(event_of(record))

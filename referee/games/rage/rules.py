@@ -413,6 +413,12 @@ _BIDDING, _PLAYING, _OVER = Phase.BID, Phase.PLAY, Phase.OVER
 
 # ---------------------------------------------------------------- the state
 
+def event_of(record: Record) -> Event:
+    """The event a raw record (RageState.records_since) stands for."""
+    kind: Callable[..., Event] = record[0]
+    return _BUILDERS.get(kind, kind)(*record[1:])
+
+
 class RageState:
     """A whole game of Rage, advanced one decision (bid or play) at a time.
 
@@ -637,7 +643,8 @@ class RageState:
         seat = self._current
         if (type(value) is not int or not 0 <= value <= self._cards
                 or (self._plus_minus_one and value not in self.legal_bids())):
-            raise RuleError(self._bad_bid_reason(seat, value))
+            raise RuleError(f"{self._bad_bid_reason(seat, value)} (legal: "
+                            f"{' '.join(map(str, self.legal_bids()))})")
         self._bids[seat] = value
         self._bids_made += 1
         self._log.append((BidMade, seat, value))
@@ -689,10 +696,7 @@ class RageState:
 
     def _build_events(self) -> None:
         """Build the events of the records not built yet."""
-        events, builders = self._events, _BUILDERS
-        for record in self._log[len(events):]:
-            kind: Callable[..., Event] = record[0]
-            events.append(builders.get(kind, kind)(*record[1:]))
+        self._events.extend(map(event_of, self._log[len(self._events):]))
 
     def _made_bids(self) -> list[int]:
         return [b for b in self._bids if b is not None]
@@ -704,6 +708,10 @@ class RageState:
         return (f"plus-minus-one: the dealer (seat {seat}) may not bid {value}, "
                 f"which would make the bids sum to {cards}, the number of cards")
 
+    def _legal_said(self) -> str:
+        """The legal plays, as a refusal tells them to the seat."""
+        return f" (legal: {' '.join(p.notation for p in self.legal_plays())})"
+
     def _checked_position(self, seat: int, hand: list[int], play: Play) -> int:
         """Index of the played card in the sorted hand, after checking the play is legal."""
         card = play.card
@@ -712,7 +720,7 @@ class RageState:
         cid = card.id
         pos = bisect_left(hand, cid)
         if pos == len(hand) or hand[pos] != cid:
-            raise RuleError(f"seat {seat} does not hold {card.face}")
+            raise RuleError(f"seat {seat} does not hold {card.face}{self._legal_said()}")
         if _KIND[cid] is Kind.JOKER:
             if not isinstance(play.declared, Colour):
                 raise RuleError("a Joker must be played with a declared colour")
@@ -722,7 +730,7 @@ class RageState:
         if lead is not None and _reneges(hand, cid, lead):
             name = COLOURS[lead].name.lower()
             raise RuleError(f"seat {seat} must follow {name}: it holds {name} cards, "
-                            f"so {play.notation} is not allowed")
+                            f"so {play.notation} is not allowed{self._legal_said()}")
         return pos
 
     def _start_round(self, round_no: int, dealer: int, hands: list[list[int]],

@@ -128,16 +128,16 @@ class TheGameMatch(Match[Event]):
         seat = state.current_seat
         request = codec.turn_request(state.min_cards(), len(state.draw_pile),
                                      [state.top(p) for p in range(4)])
-        turn = self.table.ask(seat, request, self._checked_turn)
+        # The engine judges and applies the turn as the reply is decoded (_judged_turn).
+        turn = self.table.ask(seat, request, self._judged_turn)
         if turn is None:
             self._charge_faults()
             return
         self.log_move(seat, TheGameMove.TURN, codec.placements_text(turn))
-        state.apply_turn(turn)
 
-    def _checked_turn(self, reply: str) -> Turn:
+    def _judged_turn(self, reply: str) -> Turn:
         turn = codec.parse_turn(reply)
-        self.state.check_turn(turn)
+        self.state.apply_turn(turn)  # RuleError with the engine's reason: an illegal move
         return turn
 
     def _charge_faults(self) -> bool:

@@ -32,10 +32,11 @@ class Match(Generic[E]):
         self.observer = observer
         self.delivered = 0  # events of the engine already sent to the seats
 
-    def deliver(self, new: Sequence[E], private_to: Callable[[E], int | None],
-                encode: Callable[[E], str | None]) -> None:
-        """Send the seats the `new` events (visibility decided by the game's view)."""
-        self.table.deliver(new, private_to, encode)
+    def deliver(self, new: Sequence[E], route: Callable[[E], tuple[int | None, str] | None]
+                ) -> None:
+        """Send the seats the `new` events: `route` gives each event's line and the seat
+        that alone may see it (Table.deliver), from the game's view and codec."""
+        self.table.deliver(new, route)
         if self.observer is not None:
             for event in new:
                 self.observer(event)

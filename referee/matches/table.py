@@ -78,25 +78,26 @@ class Table:
         for seat in range(len(self.players)):
             self.tell(seat, line)
 
-    def deliver(self, events: Sequence[E], private_to: Callable[[E], int | None],
-                encode: Callable[[E], str | None]) -> None:
-        """Queue for the seats the lines of the new `events`, in order.
+    def deliver(self, items: Sequence[E], route: Callable[[E], tuple[int | None, str] | None]
+                ) -> None:
+        """Queue for the seats the lines of the new `items` (a game's events), in order.
 
-        `private_to(event)` comes from the game's view module, the only judge of
-        visibility: the one seat that may see the event, or None for every seat. Each
-        event is encoded once, whoever receives it.
+        `route(item)`: the item's line and the one seat that may see it (None: every
+        seat), or None for an item with no line. The game makes it from its view module,
+        the only judge of visibility, and its codec; each item is encoded once, whoever
+        receives it.
         """
-        faults, everyone = self.faults, self._open_held
-        for event in events:
-            line = encode(event)
-            if line is None:
+        faults, everyone, held = self.faults, self._open_held, self._held
+        for item in items:
+            routed = route(item)
+            if routed is None:
                 continue
-            only = private_to(event)
+            only, line = routed
             if only is None:
-                for held in everyone:
-                    held.append(line)
+                for lines in everyone:
+                    lines.append(line)
             elif only not in faults:
-                self._held[only].append(line)
+                held[only].append(line)
 
     def ask(self, seat: int, request: str, decode: Callable[[str], T]) -> T | None:
         """The decoded reply, or None if the seat has faulted (now or before)."""

@@ -19,7 +19,7 @@ from referee.games.rage.rules import (
     Event, Phase, RageConfig, RageState, Record, RoundResult, SeatRoundResult, event_of,
 )
 from referee.games.rage.cards import Play, find_play, parse_play
-from referee.games.rage.view import record_private_to
+from referee.games.rage.view import private_kinds
 from referee.players.player import Player
 from referee.settings import FaultPolicy, OnFault, TimeLimits
 from referee.matches.match import Match
@@ -96,7 +96,7 @@ class RageMatch(Match[Record]):
         self.policy = policy
         self.state = state if state is not None else RageState.new_game(config, seed)
         self.seed = seed
-        self._private_to = record_private_to(self.state.config)  # the view's judge, made once
+        self._route = _record_route(self.state.config)  # made once a game
 
     def run(self) -> RageResult:
         """Play the game to the end and return its result."""
@@ -122,8 +122,7 @@ class RageMatch(Match[Record]):
     def _deliver(self) -> None:
         """Queue for every seat the new events it may see (decided by the view alone),
         from the engine's raw records: no Event is built but for an observer."""
-        self.deliver(self.state.records_since(self.delivered), self._private_to,
-                     codec.encode_record)
+        self.deliver(self.state.records_since(self.delivered), self._route)
 
     def _bid(self) -> None:
         state = self.state
@@ -175,18 +174,39 @@ def _judged_play(legal: list[Play], state: RageState, seat: int, reply: str) -> 
     """The play the reply names, played: the engine judges it (RuleError with its
     reason). The play offered in PLAY? is taken as named; otherwise the card of that
     face in the seat's hand, or if it holds none, the deck's, which the engine refuses."""
-    play = _named_play(legal, state, seat, reply)
+    for play in legal:  # find_play(), inline: the common reply is one of PLAY?'s words
+        if play.notation == reply:
+            break
+    else:
+        play = _named_play(legal, state, seat, reply)
     state.play(play)
     return play
 
 
 def _named_play(legal: list[Play], state: RageState, seat: int, reply: str) -> Play:
-    for play in legal:  # find_play(), inline: the common reply is one of PLAY?'s words
-        if play.notation == reply:
-            return play
     text = codec.check_play_syntax(reply)  # WireError: not a card in the notation
     return find_play(legal, text) or parse_play(text, state.hand(seat)) or \
         codec.play_of_notation(text)
+
+
+Route = Callable[[Record], tuple[int | None, str] | None]
+
+
+def _record_route(config: RageConfig) -> Route:
+    """Each raw record's line (the codec's) and the one seat that may see it (the view's
+    private_kinds), or None for a record with no line: by record type, from a table of
+    both made once a game."""
+    private = private_kinds(config)
+    routes = {kind: (encoder, kind in private)
+              for kind, encoder in codec.record_encoders().items()}
+
+    def route(record: Record) -> tuple[int | None, str] | None:
+        entry = routes.get(record[0])
+        if entry is None:
+            return None
+        encoder, alone = entry
+        return (record[1] if alone else None), encoder(record)
+    return route
 
 
 def _of_records(observer: Observer | None) -> Callable[[Record], None] | None:

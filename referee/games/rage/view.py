@@ -6,11 +6,7 @@ reaches a bot; so hands and hidden bids stay with their seats.
 
 from __future__ import annotations
 
-from typing import Callable
-
-from referee.games.rage.rules import (
-    BidMade, Event, HandDealt, RageConfig, RageState, Record, Variant,
-)
+from referee.games.rage.rules import BidMade, Event, HandDealt, RageConfig, RageState, Variant
 
 _BID_HIDING = frozenset({Variant.HIDDEN_BID, Variant.SECRET_BID})
 _HAND: frozenset[type] = frozenset({HandDealt})
@@ -31,13 +27,3 @@ def private_to(state: RageState, event: Event) -> int | None:
         return event.seat
     return None
 
-
-def record_private_to(config: RageConfig) -> Callable[[Record], int | None]:
-    """private_to for the engine's raw records (RageState.records_since), which the
-    referee delivers without building events: the seat a private record names (its
-    first field), or None if every seat may see it."""
-    kinds = private_kinds(config)
-
-    def private(record: Record) -> int | None:
-        return record[1] if record[0] in kinds else None
-    return private

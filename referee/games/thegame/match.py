@@ -104,7 +104,7 @@ class TheGameMatch(Match[Event]):
 
     def _deliver(self) -> None:
         """Queue for every seat the new events it may see (decided by thegame_view alone)."""
-        self.deliver(self.state.events_since(self.delivered), private_to, codec.encode_event)
+        self.deliver(self.state.events_since(self.delivered), _route)
 
     def _collect_hints(self) -> bool:
         """Ask every other seat for hints and pass them on; False if someone faulted."""
@@ -163,3 +163,9 @@ class TheGameMatch(Match[Event]):
         if self.log is not None:
             self.log.result(result.to_json())
         return result
+
+
+def _route(event: Event) -> tuple[int | None, str] | None:
+    """The event's line (the codec's) and the one seat that may see it (the view's)."""
+    line = codec.encode_event(event)
+    return None if line is None else (private_to(event), line)

@@ -41,7 +41,7 @@ class HighCardMatch(Match[Event]):
         n = len(self.state.hands)
         self.table.start([codec.game_line(seat, n) for seat in range(n)])
         while (seat := self.state.to_play) is not None:
-            self.deliver(self.state.events[self.delivered:], private_to, codec.encode)
+            self.deliver(self.state.events[self.delivered:], _route)
             hand = self.state.legal_plays()
             card = self.table.ask(seat, codec.play_request(hand), self._judged)
             by = DecidedBy.BOT if card is not None else DecidedBy.FALLBACK
@@ -49,7 +49,7 @@ class HighCardMatch(Match[Event]):
                 card = min(hand)
                 self.state.play(card)
             self.log_move(seat, "card", str(card), by)
-        self.deliver(self.state.events[self.delivered:], private_to, codec.encode)
+        self.deliver(self.state.events[self.delivered:], _route)
         played = self.state.played
         faulted = self.tell_end(lambda faulted: codec.end_line(
             scores_and_places(played, faulted)[1]))
@@ -72,3 +72,7 @@ def _echoing(echo: Echo) -> Callable[[Event], None]:
         if line is not None:
             echo(line)
     return observe
+
+
+def _route(event: Event) -> tuple[int | None, str]:
+    return private_to(event), codec.encode(event)

@@ -16,6 +16,9 @@ from referee.settings import TimeLimits
 from referee.matches.table import Table
 
 E = TypeVar("E")
+# Read once: on Python 3.11 every read of an enum class's attribute goes through
+# EnumType.__getattr__, and log_move reads it at every decision.
+_BY_BOT = DecidedBy.BOT
 
 
 class Match(Generic[E]):
@@ -57,5 +60,6 @@ class Match(Generic[E]):
         """A decision applied to the game (`kind`: one of the game's move kinds). A bot's
         move is written only where the log wants it (GameLog.bot_moves): mostly, the log's
         reader derives it from the reply."""
-        if self.log is not None and (by is not DecidedBy.BOT or self.log.bot_moves):
-            self.log.move(seat, kind, move, by)
+        log = self.log
+        if log is not None and (by is not _BY_BOT or log.bot_moves):
+            log.move(seat, kind, move, by)

@@ -4,7 +4,7 @@
 
 Plays the same Rage tournament (random, heuristic, first at a table of 3: 3 games a
 deal, reused bots, no sandbox: the bots' start is not what is compared) through
-`tournaments.session.run_session`, as `referee tournament` does, with `--jobs 2` and with
+`tournaments.run.session.run_session`, as `referee tournament` does, with `--jobs 2` and with
 `--cluster local:2`, each time into a new results db copied from one unplayed db (so
 every run plays the same deals). The cluster's wall time includes starting and stopping
 it, as a user's run would. Setups alternate within each repeat and the medians are
@@ -16,7 +16,7 @@ ratio of the extra time each setup takes for the extra games: the speed once run
 Wall-clock figures: run it on an otherwise idle machine. Each run's CPU seconds (the
 bench's process tree: coordinator, workers, bots; bench/proc_tree.py) are printed too:
 on a loaded machine the CPU a setup spends beyond the games is the steadier figure.
-`--games-per-task N` plays N games a Dask task (tournaments/cluster.py GAMES_PER_TASK).
+`--games-per-task N` plays N games a Dask task (tournaments/run/cluster.py GAMES_PER_TASK).
 
 The steadiest figure is `running CPU ms/game`: the CPU each kind of process used from
 the first game submitted to the last one done (neither start nor stop), per game:
@@ -44,18 +44,18 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import tournaments.cluster  # noqa: E402
+import tournaments.run.cluster  # noqa: E402
 from bench.proc_tree import (  # noqa: E402
     PROC, TICKS, cpu_seconds, descendants, process_ticks,
 )
 from bench.tournament import BOTS  # noqa: E402  the same three sample bots
 from referee.processes.sandbox import SandboxMode, SandboxSettings  # noqa: E402
 from referee.games.rage.definition import RAGE  # noqa: E402
-from tournaments.session import (  # noqa: E402
+from tournaments.run.session import (  # noqa: E402
     RunOptions, pinned_process_pool, run_session,
 )
-from tournaments.spec import TournamentSpec  # noqa: E402
-from tournaments.store import ResultStore  # noqa: E402
+from tournaments.spec.definition import TournamentSpec  # noqa: E402
+from tournaments.store.results_db import ResultStore  # noqa: E402
 
 NOTED: list[dict[str, int]] = []  # each run's running CPU by role, and wall (Running)
 SETUPS: dict[str, dict[str, Any]] = {"jobs 2": {"jobs": 2}, "cluster local:2": {"cluster": "local:2"}}
@@ -103,12 +103,12 @@ class Running(Executor):
 
 def noting_running_cpu(noted: list[dict[str, int]]) -> None:
     """Have both setups' executors note their running CPU into `noted`."""
-    cluster_executor = tournaments.cluster.Cluster.executor
+    cluster_executor = tournaments.run.cluster.Cluster.executor
 
-    def executor(cluster: tournaments.cluster.Cluster, jobs: int) -> Executor:
+    def executor(cluster: tournaments.run.cluster.Cluster, jobs: int) -> Executor:
         return Running(cluster_executor(cluster, jobs), noted)
 
-    setattr(tournaments.cluster.Cluster, "executor", executor)
+    setattr(tournaments.run.cluster.Cluster, "executor", executor)
     SETUPS["jobs 2"]["executor_factory"] = (
         lambda jobs: Running(pinned_process_pool(jobs), noted))
 
@@ -134,9 +134,9 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--games-per-task", type=int,
-                        default=tournaments.cluster.GAMES_PER_TASK)
+                        default=tournaments.run.cluster.GAMES_PER_TASK)
     args = parser.parse_args()
-    tournaments.cluster.GAMES_PER_TASK = args.games_per_task
+    tournaments.run.cluster.GAMES_PER_TASK = args.games_per_task
     noting_running_cpu(NOTED)
     small = max(1, args.deals // 4)
     full, short = measure(args.deals, args.repeats), measure(small, args.repeats)

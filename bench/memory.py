@@ -14,7 +14,7 @@ After N games have begun (a few hundred: past the bots' first start, into the st
 state in which each worker swaps bots in and out) it stops the run with Ctrl-C (SIGINT),
 as a user would, and prints the peaks.
 
-The design's bound (tournaments/play.py, BotPool): a worker keeps at most two tables'
+The design's bound (tournaments/run/fixture_play.py, BotPool): a worker keeps at most two tables'
 worth of idle bots (IDLE_TABLES), so with the table it seats at most 3 x table size bot
 processes, however many bots the class has: jobs x 3 x 4 bots in all. That holds for
 sandboxed bots too (the default), which are reused for deals they have not played, each
@@ -46,8 +46,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.proc_tree import Memory, descendants, memory  # noqa: E402
-from tournaments.idle_bots import IDLE_TABLES  # noqa: E402
-from tournaments.play import LOG_SUFFIX  # noqa: E402
+from tournaments.run.idle_bots import IDLE_TABLES  # noqa: E402
+from tournaments.run.fixture_play import LOG_SUFFIX  # noqa: E402
 
 BOTS = 30
 TABLE = 4  # Rage's default table for 30 bots
@@ -184,7 +184,7 @@ def report(args: argparse.Namespace, peaks: Peaks, seconds: float, begun: int,
         print("by quarter of the run, median PSS (MiB) and processes: " + ", ".join(
             f"{statistics.median(s[1] for s in part):.0f} and "
             f"{statistics.median(s[2] for s in part):.0f}" for part in quarters))
-    tables = IDLE_TABLES + 1  # workers keep bots between games (tournaments/idle_bots.py)
+    tables = IDLE_TABLES + 1  # workers keep bots between games (tournaments/run/idle_bots.py)
     bound = args.jobs * tables * TABLE
     print(f"peak PSS {peaks.pss_kib / 1024:.0f} MiB, peak RSS {peaks.rss_kib / 1024:.0f} "
           f"MiB, peak processes {peaks.processes} (bots {peaks.bots}; the design's bound "

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Decisions per second through the whole referee: 4 sample random bots over ZeroMQ ipc.
 
-Each game is played as tournaments play it (tournaments/play.py): the game's definition
+Each game is played as tournaments play it (tournaments/run/fixture_play.py): the game's definition
 runs it with its game log on (gzip, timestamps too: docs/game-log.md), the log opened and its header
 written per game. The same games without a log are measured beside it, so the log's
 overhead per game is printed: the referee process's CPU and the log's bytes.

@@ -4,13 +4,13 @@
 
 Plays the same Rage tournament (random, heuristic, first at tables of 4: 12 games a deal;
 34 deals by default, 408 games, so each setting's figure rests on at least 400 games)
-through `tournaments.session.run_session`, as `referee tournament` does, each time into
+through `tournaments.run.session.run_session`, as `referee tournament` does, each time into
 a new results db (copied from one unplayed db, so every run has its deal secret and plays
 the same deals). Settings:
 
 - the default: `referee tournament` as it runs with no options: one worker per core,
   sandboxed bots reused, but no process for two games of a deal (tournaments/
-  idle_bots.py), the games in play order (tournaments/play_order.py: windows of at least
+  idle_bots.py), the games in play order (tournaments/schedule/play_order.py: windows of at least
   16 deals per worker, so on 2 cores the 34 deals here are one window); where there is
   no sandbox, the pool reuses bots for any game: the first line says which;
 - --persistent-bots, one worker per core, and with one worker (jobs 1);
@@ -58,9 +58,9 @@ from referee.games.rage.rules import cards_in_round  # noqa: E402
 from referee.players.lineup import Lineup  # noqa: E402
 from referee.processes.sandbox import sandbox_problem  # noqa: E402
 from referee.games.rage.definition import RAGE  # noqa: E402
-from tournaments.spec import BotEntry, TournamentSpec  # noqa: E402
-from tournaments.session import RunOptions, run_session  # noqa: E402
-from tournaments.store import ResultStore  # noqa: E402
+from tournaments.spec.definition import BotEntry, TournamentSpec  # noqa: E402
+from tournaments.run.session import RunOptions, run_session  # noqa: E402
+from tournaments.store.results_db import ResultStore  # noqa: E402
 
 BOTS = (BotEntry("random", "python bots/rage_random.py"),
         BotEntry("heuristic", "python bots/rage_heuristic.py"),

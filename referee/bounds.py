@@ -1,6 +1,6 @@
 """The allowed range of every number a user sets, for the command line and tournament files.
 
-Both `referee.cli` (click option types) and `tournaments.spec` (TOML values, checked in
+Both `referee.cli` (click option types) and `tournaments.spec.definition` (TOML values, checked in
 `TournamentSpec`) take their limits from here, so a value refused in one is refused in
 the other, with the same words.
 """

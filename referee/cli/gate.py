@@ -1,6 +1,6 @@
 """`referee gate`: is NEW weaker than BASELINE? A sequential test on paired deals.
 
-A thin command over tournaments.gate: the running line goes to standard error after each
+A thin command over tournaments.gate.runner: the running line goes to standard error after each
 deal, the verdict to standard output, and the exit code says it (0 not weaker, 1 weaker,
 3 undecided, 2 bad usage). docs/gate.md explains the test.
 """
@@ -27,12 +27,12 @@ from referee.errors import ConfigError
 from referee.matches.game import Options
 from referee.registry import games
 from referee.registry.games import AnyGame
-from tournaments.gate import (
+from tournaments.gate.runner import (
     GateBots, GatePlan, GateState, Progress, gate_context, gate_table, run_gate,
 )
-from tournaments.gate_report import gate_json, running_line, verdict_lines
-from tournaments.secret import new_secret
-from tournaments.sprt import SprtSettings
+from tournaments.gate.report import gate_json, running_line, verdict_lines
+from tournaments.schedule.secret import new_secret
+from tournaments.stats.sprt import SprtSettings
 
 # Keys the deal seeds when --seed is given: such deals are reproducible, not secret.
 _PUBLIC_KEY = b"referee gate: deals of a given --seed"

@@ -1,4 +1,4 @@
-"""`referee tournament` and `referee results`: thin commands over tournaments.session."""
+"""`referee tournament` and `referee results`: thin commands over tournaments.run.session."""
 
 from __future__ import annotations
 
@@ -22,15 +22,15 @@ from referee.matches.game import GameOption
 from referee.players.lineup import bot_specs, named
 from referee.registry import games
 from referee.registry.games import AnyGame
-from tournaments.spec import SIZE_KEY, BotEntry, SpecError, TournamentSpec
-from tournaments.spec_file import load_tournament_file
+from tournaments.spec.definition import SIZE_KEY, BotEntry, SpecError, TournamentSpec
+from tournaments.spec.toml_file import load_tournament_file
 from tournaments.output.formats import OutputFormat
-from tournaments.rerun import rerun
-from tournaments.runner import Interrupted, PlayFailed, WorkersKeepDying
-from tournaments.session import (
+from tournaments.run.rerun import rerun
+from tournaments.run.runner import Interrupted, PlayFailed, WorkersKeepDying
+from tournaments.run.session import (
     DEFAULT_MAX_GAMES, FaultsFound, RunOptions, default_jobs, results_tables, run_session,
 )
-from tournaments.store import StoreFailure
+from tournaments.store.results_db import StoreFailure
 
 # Options that define a tournament beside the games' own: set in a file, not beside it.
 _DEFINING = ("references", "deals", "seed", "table_size", "team_size", "startup_time",

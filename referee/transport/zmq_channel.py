@@ -54,7 +54,7 @@ class ZmqHub:
     sandbox is shown, so reaching the endpoint is the credential; or, without a sandbox,
     a loopback tcp port. A hub and its channels are used by one thread at a time: run one
     hub per match worker (whose keep-alive thread serves it between games, never during
-    one: tournaments/idle_keep_alive.py).
+    one: tournaments/run/idle_keep_alive.py).
     """
 
     def __init__(self, transport: str = "ipc") -> None:

@@ -15,7 +15,7 @@ from referee.cli.options import Bounded, bot_limit_options
 from referee.cli.tournament import tournament_command
 from referee.errors import ConfigError
 from tests.cli_support import assert_bad_input
-from tournaments.spec_file import load_tournament_file
+from tournaments.spec.toml_file import load_tournament_file
 
 RANDOM = "python bots/rage_random.py"
 TWO_BOTS = '[[bots]]\nname = "a"\ncommand = "x"\n[[bots]]\nname = "b"\ncommand = "y"\n'

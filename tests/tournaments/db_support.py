@@ -8,7 +8,7 @@ import time
 from contextlib import closing
 from pathlib import Path
 
-from tournaments.store import logs_dir
+from tournaments.store.results_db import logs_dir
 
 
 def unplayed_copy(db: Path, to: Path) -> None:

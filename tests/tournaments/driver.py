@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 
 from tests.tournaments.fakes import FakeContext, fake_play, make_spec
-from tournaments.runner import run_tournament
-from tournaments.schedule import fixtures_for
-from tournaments.store import ResultStore
+from tournaments.run.runner import run_tournament
+from tournaments.schedule.fixtures import fixtures_for
+from tournaments.store.results_db import ResultStore
 
 DRIVER_SPEC = make_spec(n_bots=5, deals=2, seed=11)  # 5 tables x 4 rotations x 2 deals
 

@@ -12,9 +12,9 @@ from protocols.faults import FaultKind
 from referee.registry.games import AnyGame
 from referee.games.rage.definition import RAGE
 from referee.games.thegame.definition import THEGAME
-from tournaments.spec import BotEntry, TournamentSpec
-from tournaments.records import GameRecord
-from tournaments.schedule import Fixture
+from tournaments.spec.definition import BotEntry, TournamentSpec
+from tournaments.store.records import GameRecord
+from tournaments.schedule.fixtures import Fixture
 
 
 TEST_SECRET = bytes(range(32))  # a fixed deal secret, for fixtures made without a store

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import referee
 from tests.cli_support import run_main
-from tournaments.store import ResultStore
+from tournaments.store.results_db import ResultStore
 
 RANDOM = "python bots/rage_random.py"
 # A deterministic stdio bot: the first legal answer to every request.

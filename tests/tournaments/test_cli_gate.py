@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_support import assert_bad_input, run_main
-from tournaments.sprt import MIN_SAMPLES
+from tournaments.stats.sprt import MIN_SAMPLES
 
 HEURISTIC = "python bots/rage_heuristic.py"
 RANDOM = "python bots/rage_random.py"

@@ -25,10 +25,10 @@ from tests.cli_support import assert_bad_input, run_main, running_with
 from tests.tournaments.db_support import unplayed_copy
 from referee.registry.game_logs import read_log
 from referee.players.lineup import bot_specs
-from tournaments.spec_file import load_tournament_file
-from tournaments.progress import StderrProgress
-from tournaments.schedule import fixture_ids
-from tournaments.store import ResultStore
+from tournaments.spec.toml_file import load_tournament_file
+from tournaments.run.progress import StderrProgress
+from tournaments.schedule.fixtures import fixture_ids
+from tournaments.store.results_db import ResultStore
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "tournaments" / "examples"

@@ -37,17 +37,17 @@ from tests.cli_support import assert_bad_input
 from tests.tournaments.db_support import unplayed_copy, wait_for_games
 from tests.tournaments.test_kill_resume_real import TAG, tagged_processes
 from tests.tournaments.test_runner import Played, noting_play
-from tournaments.cluster_probe import PROBE_SECONDS
-from tournaments.cluster import (
+from tournaments.run.cluster_probe import PROBE_SECONDS
+from tournaments.run.cluster import (
     GAMES_PER_TASK, Cluster, GameExecutor, open_cluster, parse_cluster,
 )
-from tournaments.cluster_worker import check_answers, run_calls, worker_problems
-from tournaments.runner import PlayFailed, run_tournament
-from tournaments.schedule import fixtures_for
-from tournaments.store import ResultStore
+from tournaments.run.cluster_worker import check_answers, run_calls, worker_problems
+from tournaments.run.runner import PlayFailed, run_tournament
+from tournaments.schedule.fixtures import fixtures_for
+from tournaments.store.results_db import ResultStore
 from referee.players.lineup import sandbox_view
-from tournaments.play import PlayContext, play_context
-from tournaments.provenance import BotProvenance, bots_provenance
+from tournaments.run.fixture_play import PlayContext, play_context
+from tournaments.store.provenance import BotProvenance, bots_provenance
 from tests.tournaments.fakes import TEST_SECRET, FakeContext, fake_play, make_spec
 
 ROOT = Path(__file__).resolve().parents[2]

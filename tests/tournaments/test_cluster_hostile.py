@@ -24,7 +24,7 @@ import pytest
 from tests.cli_support import running_with
 from tests.referee.fault_bots.support import wait_until
 from tests.tournaments.db_support import unplayed_copy
-from tournaments.store import ResultStore
+from tournaments.store.results_db import ResultStore
 
 pytest.importorskip("distributed")
 

@@ -1,4 +1,4 @@
-"""The `--cluster` probe reads a stranger's bytes (tournaments/cluster_probe.py): whatever
+"""The `--cluster` probe reads a stranger's bytes (tournaments/run/cluster_probe.py): whatever
 they are, it takes a Dask handshake or says no in one ConfigError, never another
 exception, and never reads more than it allows."""
 
@@ -12,7 +12,7 @@ import msgpack  # type: ignore[import-untyped]
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from tournaments.cluster_probe import NotDask, _greeting
+from tournaments.run.cluster_probe import NotDask, _greeting
 
 
 def greeting_of(data: bytes) -> bytes:

@@ -13,11 +13,11 @@ from protocols.clock import Clock
 from referee.registry.games import AnyGame
 from referee.games.rage.definition import RAGE
 from referee.games.thegame.definition import THEGAME
-from tournaments.spec_file import load_tournament_file
-from tournaments.spec import BotEntry, SpecError, TournamentSpec, spec_from_json
+from tournaments.spec.toml_file import load_tournament_file
+from tournaments.spec.definition import BotEntry, SpecError, TournamentSpec, spec_from_json
 from tests.load_support import loading_error
 from tests.tournaments.fakes import make_spec
-from tournaments.schedule import fixtures_for
+from tournaments.schedule.fixtures import fixtures_for
 
 EXAMPLES = Path(__file__).parents[2] / "tournaments" / "examples"
 

@@ -1,5 +1,5 @@
 """Default tournaments reuse sandboxed bots, but no bot process plays two fixtures of the
-same deal (tournaments/idle_bots.py, play_order.py), with real sandboxed bots: a bot that
+same deal (tournaments/run/idle_bots.py, play_order.py), with real sandboxed bots: a bot that
 names its process in each game's stderr is the witness."""
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from referee.games.thegame.definition import THEGAME
 from referee.settings import TimeLimits
 from tests.tournaments.db_support import unplayed_copy
 from tests.tournaments.fakes import TEST_SECRET
-from tournaments.play import close_worker_pool, play_context, play_fixture, worker_pool
-from tournaments.play_order import play_order
-from tournaments.records import GameRecord
-from tournaments.schedule import fixtures_for
-from tournaments.session import RunOptions, run_session
-from tournaments.spec import BotEntry, TournamentSpec
-from tournaments.store import ResultStore
+from tournaments.run.fixture_play import close_worker_pool, play_context, play_fixture, worker_pool
+from tournaments.schedule.play_order import play_order
+from tournaments.store.records import GameRecord
+from tournaments.schedule.fixtures import fixtures_for
+from tournaments.run.session import RunOptions, run_session
+from tournaments.spec.definition import BotEntry, TournamentSpec
+from tournaments.store.results_db import ResultStore
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMES = TimeLimits(startup=10.0, move=5.0)  # no timeouts on a busy machine

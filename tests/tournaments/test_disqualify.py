@@ -24,17 +24,17 @@ from referee.processes.sandbox import SandboxMode, SandboxSettings
 from referee.games.rage.definition import RAGE
 from referee.games.thegame.definition import THEGAME
 from referee.settings import TimeLimits
-from tournaments.disqualify import Disqualification
-from tournaments.play import close_worker_pool
-from tournaments.records import GameRecord
-from tournaments.rerun import rerun
-from tournaments.runner import run_tournament
-from tournaments.play_order import play_order
-from tournaments.schedule import Fixture, fixtures_for
-from tournaments.session import RunOptions, run_session
-from tournaments.spec import BotEntry, SpecError, TournamentSpec, spec_from_json
-from tournaments.spec_file import load_tournament_file
-from tournaments.store import ResultStore
+from tournaments.run.disqualify import Disqualification
+from tournaments.run.fixture_play import close_worker_pool
+from tournaments.store.records import GameRecord
+from tournaments.run.rerun import rerun
+from tournaments.run.runner import run_tournament
+from tournaments.schedule.play_order import play_order
+from tournaments.schedule.fixtures import Fixture, fixtures_for
+from tournaments.run.session import RunOptions, run_session
+from tournaments.spec.definition import BotEntry, SpecError, TournamentSpec, spec_from_json
+from tournaments.spec.toml_file import load_tournament_file
+from tournaments.store.results_db import ResultStore
 from tests.cli_support import assert_bad_input
 from tests.tournaments.fakes import TEST_SECRET, FakeContext, fake_play, make_spec
 from tests.tournaments.test_config import GOOD, load_error, write

@@ -24,13 +24,13 @@ from referee.settings import TimeLimits
 from tests.cli_support import run_main
 from tests.tournaments.fakes import TEST_SECRET
 from tests.tournaments.test_store_failures import SPEC, filled_db
-from tournaments.play import (
+from tournaments.run.fixture_play import (
     PlayContext, close_worker_pool, game_stderr_name, play_context, play_fixture,
     stderr_path, worker_pool,
 )
-from tournaments.records import GameRecord
-from tournaments.schedule import fixtures_for
-from tournaments.spec import BotEntry, TournamentSpec
+from tournaments.store.records import GameRecord
+from tournaments.schedule.fixtures import fixtures_for
+from tournaments.spec.definition import BotEntry, TournamentSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMES = TimeLimits(startup=10.0, move=5.0)  # no timeouts on a busy machine

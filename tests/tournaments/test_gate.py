@@ -1,4 +1,4 @@
-"""The gate's deals and runner (tournaments/gate_schedule.py, gate.py) with fake games:
+"""The gate's deals and runner (tournaments/gate/schedule.py, gate.py) with fake games:
 NEW and BASELINE meet the same deals, seats and opponents; faults end the gate."""
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ from referee.players.lineup import LaunchSettings
 from referee.processes.sandbox import SandboxMode, SandboxSettings
 from referee.games.rage.definition import RAGE
 from referee.games.thegame.definition import THEGAME
-from tournaments.gate import (
+from tournaments.gate.runner import (
     GateBots, GatePlan, GateState, Verdict, gate_context, gate_table, run_gate,
 )
-from tournaments.gate_report import gate_json, running_line
-from tournaments.gate_schedule import (
+from tournaments.gate.report import gate_json, running_line
+from tournaments.gate.schedule import (
     BASELINE, NEW, GateTable, deal_fixtures, paired_difference,
 )
-from tournaments.play import PlayContext
-from tournaments.records import GameRecord
-from tournaments.schedule import Fixture, FixtureKind
-from tournaments.sprt import MIN_SAMPLES, PairedSprt, SprtSettings
+from tournaments.run.fixture_play import PlayContext
+from tournaments.store.records import GameRecord
+from tournaments.schedule.fixtures import Fixture, FixtureKind
+from tournaments.stats.sprt import MIN_SAMPLES, PairedSprt, SprtSettings
 
 RANDOM = "python bots/rage_random.py"
 

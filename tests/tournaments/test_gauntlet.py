@@ -15,9 +15,9 @@ from referee.games.rage.definition import RAGE
 from referee.games.thegame.definition import THEGAME
 from tests.cli_support import assert_bad_input, run_main
 from tests.tournaments.fakes import TEST_SECRET
-from tournaments.schedule import FixtureKind, fixtures_for
-from tournaments.spec import BotEntry, TournamentSpec
-from tournaments.spec_file import load_tournament_file
+from tournaments.schedule.fixtures import FixtureKind, fixtures_for
+from tournaments.spec.definition import BotEntry, TournamentSpec
+from tournaments.spec.toml_file import load_tournament_file
 
 RANDOM = "python bots/rage_random.py"
 HEURISTIC = "python bots/rage_heuristic.py"

@@ -1,9 +1,9 @@
-"""The pool's reuse rules (tournaments/idle_bots.py) with strings for bots: which idle bot
+"""The pool's reuse rules (tournaments/run/idle_bots.py) with strings for bots: which idle bot
 may take a seat, which must be closed, and how many stay idle."""
 
 from __future__ import annotations
 
-from tournaments.idle_bots import IDLE_TABLES, IdleBots, SeatKey
+from tournaments.run.idle_bots import IDLE_TABLES, IdleBots, SeatKey
 
 A, B = (0, 0), (1, 0)
 

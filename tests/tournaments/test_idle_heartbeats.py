@@ -21,9 +21,9 @@ from referee.processes.live_bots import live_processes
 from referee.games.rage.definition import RAGE
 from referee.settings import TimeLimits
 from tests.tournaments.fakes import TEST_SECRET
-from tournaments.play import close_worker_pool, play_context, play_fixture, worker_pool
-from tournaments.schedule import fixtures_for
-from tournaments.spec import BotEntry, TournamentSpec
+from tournaments.run.fixture_play import close_worker_pool, play_context, play_fixture, worker_pool
+from tournaments.schedule.fixtures import fixtures_for
+from tournaments.spec.definition import BotEntry, TournamentSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 HEARTBEAT_BOT = ROOT / "tests" / "referee" / "fault_bots" / "heartbeat_bot.py"

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from tests.referee.fault_bots.support import wait_until
-from tournaments.idle_keep_alive import IdleKeepAlive
+from tournaments.run.idle_keep_alive import IdleKeepAlive
 
 
 class Served:

@@ -13,7 +13,7 @@ import uuid
 from pathlib import Path
 
 from tests.tournaments.db_support import stored_games, unplayed_copy, wait_for_games
-from tournaments.store import ResultStore
+from tournaments.store.results_db import ResultStore
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ["python bots/rage_random.py", "python bots/rage_heuristic.py",

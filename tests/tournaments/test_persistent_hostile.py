@@ -25,10 +25,10 @@ from referee.settings import TimeLimits
 from tests.cli_support import running_with
 from tests.referee.fault_bots.support import wait_until
 from tests.tournaments.fakes import TEST_SECRET
-from tournaments.play import close_worker_pool, play_context, play_fixture, worker_pool
-from tournaments.records import GameRecord
-from tournaments.schedule import fixtures_for
-from tournaments.spec import BotEntry, TournamentSpec
+from tournaments.run.fixture_play import close_worker_pool, play_context, play_fixture, worker_pool
+from tournaments.store.records import GameRecord
+from tournaments.schedule.fixtures import fixtures_for
+from tournaments.spec.definition import BotEntry, TournamentSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "referee" / "fault_bots" / "idle_hostile.py"

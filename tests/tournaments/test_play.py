@@ -21,16 +21,16 @@ from referee.registry.game_logs import read_log
 from referee.settings import TimeLimits
 from referee.games.rage.definition import RAGE
 from referee.games.thegame.definition import THEGAME
-from tournaments.spec import BotEntry, TournamentSpec
-from tournaments.idle_bots import IDLE_TABLES, SeatKey
-from tournaments.play import (
+from tournaments.spec.definition import BotEntry, TournamentSpec
+from tournaments.run.idle_bots import IDLE_TABLES, SeatKey
+from tournaments.run.fixture_play import (
     PlayContext, close_worker_pool, log_name, play_context, play_fixture, seat_keys,
     stderr_path, worker_pool,
 )
-from tournaments.records import GameRecord
-from tournaments.schedule import Fixture, fixtures_for
-from tournaments.session import RunOptions, cpu_shares, pinned_process_pool, run_session
-from tournaments.store import ResultStore
+from tournaments.store.records import GameRecord
+from tournaments.schedule.fixtures import Fixture, fixtures_for
+from tournaments.run.session import RunOptions, cpu_shares, pinned_process_pool, run_session
+from tournaments.store.results_db import ResultStore
 from tests.tournaments.db_support import unplayed_copy
 from tests.referee.fault_bots.support import expected_limits_holder
 from tests.tournaments.fakes import TEST_SECRET

@@ -1,4 +1,4 @@
-"""Play order (tournaments/play_order.py): windows of deals, rotation-major."""
+"""Play order (tournaments/schedule/play_order.py): windows of deals, rotation-major."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournaments import session
-from tournaments.idle_bots import IdleBots
-from tournaments.play import seat_keys
-from tournaments.play_order import WINDOW_DEALS, deal_windows, play_order, window_deals
-from tournaments.schedule import (
+from tournaments.run import session
+from tournaments.run.idle_bots import IdleBots
+from tournaments.run.fixture_play import seat_keys
+from tournaments.schedule.play_order import WINDOW_DEALS, deal_windows, play_order, window_deals
+from tournaments.schedule.fixtures import (
     Fixture, competitive_fixtures, cooperative_fixtures, fixtures_for, gauntlet_fixtures,
 )
-from tournaments.spec import BotEntry, TournamentSpec
-from tournaments.store import ResultStore
+from tournaments.spec.definition import BotEntry, TournamentSpec
+from tournaments.store.results_db import ResultStore
 from referee.matches.game import Contest
 from referee.games.rage.definition import RAGE
 from tests.tournaments.fakes import TEST_SECRET
@@ -89,7 +89,7 @@ def test_gauntlet_fixtures_are_ordered_too() -> None:
 
 def starts_of_one_worker(fixtures: list[Fixture]) -> int:
     """Bot processes one worker starts for `fixtures` in this order when no process may
-    play a deal twice (the pool's rules, tournaments/idle_bots.py)."""
+    play a deal twice (the pool's rules, tournaments/run/idle_bots.py)."""
     idle: IdleBots[int] = IdleBots(once_per_deal=True)
     starts = 0
     for fixture in fixtures:

@@ -8,8 +8,8 @@ import pytest
 
 from referee.errors import Fault
 from protocols.faults import FaultKind
-from tournaments.progress import StandingsEvery, StderrProgress, format_duration
-from tournaments.records import GameRecord
+from tournaments.run.progress import StandingsEvery, StderrProgress, format_duration
+from tournaments.store.records import GameRecord
 
 CLEAN = GameRecord("rage/d01/t01/r0", "rage", 1, ("a", "b", "c"), (1, 2, 3), (3, 2, 1))
 FAULTY = GameRecord("rage/d01/t01/r1", "rage", 1, ("a", "b", "c"), (1, 2, 3), (3, 2, 1),

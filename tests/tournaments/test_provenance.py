@@ -16,17 +16,17 @@ from referee.errors import ConfigError
 from referee.players.lineup import bot_specs
 from tests.cli_support import run_main
 from tests.tournaments.fakes import TEST_SECRET, FakeContext, fake_play, make_spec
-from tournaments import provenance
-from tournaments.backup import back_up
-from tournaments.bots_table import bots_table
-from tournaments.provenance import BotProvenance, bots_provenance, file_sha256
-from tournaments.records import BotHashes
+from tournaments.store import provenance
+from tournaments.store.backup import back_up
+from tournaments.output.bots_table import bots_table
+from tournaments.store.provenance import BotProvenance, bots_provenance, file_sha256
+from tournaments.store.records import BotHashes
 from tournaments.output.formats import OutputFormat
 from tournaments.output.render import render
-from tournaments.session import metadata
-from tournaments.schedule import fixtures_for
-from tournaments.spec import BotEntry, TournamentSpec
-from tournaments.store import DamagedResults, ResultStore, logs_dir
+from tournaments.run.session import metadata
+from tournaments.schedule.fixtures import fixtures_for
+from tournaments.spec.definition import BotEntry, TournamentSpec
+from tournaments.store.results_db import DamagedResults, ResultStore, logs_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,7 +6,7 @@ import json
 
 from referee.errors import Fault
 from protocols.faults import FaultKind
-from tournaments.records import GameRecord
+from tournaments.store.records import GameRecord
 
 
 def test_record_survives_json_with_every_field() -> None:

@@ -10,8 +10,8 @@ from referee.errors import Fault
 from protocols.faults import FaultKind
 from referee.games.rage.definition import RAGE
 from referee.games.thegame.definition import THEGAME
-from tournaments.records import GameRecord
-from tournaments.report import FaultCounts, Interval, Table, build_tables
+from tournaments.store.records import GameRecord
+from tournaments.output.tables import FaultCounts, Interval, Table, build_tables
 
 BOTS = ("a", "b", "c", "idle")
 

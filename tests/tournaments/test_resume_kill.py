@@ -13,9 +13,9 @@ from pathlib import Path
 from referee.games.rage.definition import RAGE
 from tournaments.output.json_doc import tables_json
 from tournaments.output.text import text_report
-from tournaments.report import build_tables
-from tournaments.schedule import fixture_ids
-from tournaments.store import ResultStore
+from tournaments.output.tables import build_tables
+from tournaments.schedule.fixtures import fixture_ids
+from tournaments.store.results_db import ResultStore
 from tests.tournaments.db_support import stored_games, unplayed_copy
 from tests.tournaments.driver import DRIVER_SPEC
 

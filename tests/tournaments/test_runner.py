@@ -12,12 +12,12 @@ import pytest
 from referee.errors import ConfigError
 from referee.games.rage.definition import RAGE
 from referee.games.thegame.definition import THEGAME
-from tournaments.records import GameRecord
+from tournaments.store.records import GameRecord
 from tournaments.output.json_doc import tables_json
-from tournaments.report import build_tables
-from tournaments.runner import Interrupted, PlayFailed, run_tournament
-from tournaments.schedule import Fixture, fixtures_for
-from tournaments.store import ResultStore
+from tournaments.output.tables import build_tables
+from tournaments.run.runner import Interrupted, PlayFailed, run_tournament
+from tournaments.schedule.fixtures import Fixture, fixtures_for
+from tournaments.store.results_db import ResultStore
 from tests.referee.test_orphans import exited_orphan, our_child_state
 from tests.tournaments.fakes import TEST_SECRET, FakeContext, fake_play, make_spec
 
@@ -73,7 +73,7 @@ def test_every_fixture_is_stored_once_in_fixture_order(tmp_path: Path) -> None:
 
 def test_games_are_played_in_the_order_given_and_stored_in_fixture_order(
         tmp_path: Path) -> None:
-    """A session gives play order (tournaments/play_order.py); the store keeps ids."""
+    """A session gives play order (tournaments/schedule/play_order.py); the store keeps ids."""
     given = list(reversed(FIXTURES))
     played = Played(CONTEXT)
     with ResultStore(tmp_path / "r.sqlite", SPEC) as store:

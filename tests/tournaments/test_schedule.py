@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 
 from referee.games.rage.definition import RAGE
 from referee.games.thegame.definition import THEGAME
-from tournaments.schedule import (
+from tournaments.schedule.fixtures import (
     Fixture, FixtureKind, deal_seed, fixture_ids, fixtures_for, groups, competitive_fixtures,
     cooperative_fixtures,
 )
-from tournaments.secret import new_secret
+from tournaments.schedule.secret import new_secret
 from tests.tournaments.fakes import TEST_SECRET, make_spec
 
 rage_shapes = st.tuples(st.integers(2, 7), st.integers(3, 6), st.integers(1, 3),

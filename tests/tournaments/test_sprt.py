@@ -1,4 +1,4 @@
-"""The gate's sequential test (tournaments/sprt.py) on hand-made samples."""
+"""The gate's sequential test (tournaments/stats/sprt.py) on hand-made samples."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from tournaments.sprt import (
+from tournaments.stats.sprt import (
     MIN_SAMPLES, Decision, PairedSprt, SprtSettings, log_likelihood_ratio, variance_floor,
 )
-from tournaments.stats import mean_ci
+from tournaments.stats.estimates import mean_ci
 
 
 STEP = 0.25  # Rage at tables of 4: a deal's difference is a multiple of 1/4

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tournaments.sprt import Decision, PairedSprt, SprtSettings
+from tournaments.stats.sprt import Decision, PairedSprt, SprtSettings
 
 RAGE_SD = 14.0  # points per deal, between the two measured spreads
 DELTA = 2.0

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from tournaments.records import GameRecord
-from tournaments.stats import (
+from tournaments.store.records import GameRecord
+from tournaments.stats.estimates import (
     competition_ranks, head_to_head, mean_ci, plackett_luce_ratings, t_975, wilson_interval,
 )
 

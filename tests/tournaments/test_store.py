@@ -9,8 +9,8 @@ import pytest
 
 from referee.errors import ConfigError
 from referee.games.thegame.definition import THEGAME
-from tournaments.schedule import fixtures_for
-from tournaments.store import ResultStore, default_db_path, logs_dir
+from tournaments.schedule.fixtures import fixtures_for
+from tournaments.store.results_db import ResultStore, default_db_path, logs_dir
 from tests.tournaments.fakes import TEST_SECRET, FakeContext, fake_play, make_spec
 
 SPEC = make_spec(n_bots=4, deals=2, seed=3)

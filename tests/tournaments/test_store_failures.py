@@ -16,10 +16,10 @@ from tests.tournaments.db_support import unplayed_copy
 
 from tests.cli_support import assert_bad_input, run_main
 from tests.tournaments.fakes import FakeContext, fake_play, make_spec
-from tournaments import store as store_module
-from tournaments.records import GameRecord
-from tournaments.schedule import fixtures_for
-from tournaments.store import DamagedResults, ResultStore, ResultsWriteError
+from tournaments.store import results_db as store_module
+from tournaments.store.records import GameRecord
+from tournaments.schedule.fixtures import fixtures_for
+from tournaments.store.results_db import DamagedResults, ResultStore, ResultsWriteError
 
 SPEC = make_spec(n_bots=5, deals=1)  # 5 tables x 4 rotations
 FIXTURES = fixtures_for(SPEC, b"s" * 32)  # any secret: these tests are of the store

@@ -21,10 +21,10 @@ from tests.referee.fault_bots.support import wait_until
 from tests.tournaments.db_support import unplayed_copy, wait_for_games
 from tests.tournaments.fakes import FakeContext, fake_play, make_spec
 from tournaments.output.json_doc import tables_json
-from tournaments.report import build_tables
-from tournaments.runner import MAX_POOL_RESTARTS, WorkersKeepDying, run_tournament
-from tournaments.schedule import Fixture, fixtures_for
-from tournaments.store import ResultStore
+from tournaments.output.tables import build_tables
+from tournaments.run.runner import MAX_POOL_RESTARTS, WorkersKeepDying, run_tournament
+from tournaments.schedule.fixtures import Fixture, fixtures_for
+from tournaments.store.results_db import ResultStore
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = make_spec(n_bots=5, deals=2, seed=3)  # 5 tables x 4 rotations x 2 deals: 40 games

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from tournaments.report import Cell, Column, FaultCounts, Interval
+from tournaments.output.tables import Cell, Column, FaultCounts, Interval
 
 JsonValue = str | int | float | None | dict[str, int] | dict[str, float | None]
 JSON_DECIMALS = 6  # enough for any statistic here; hides float noise between runs

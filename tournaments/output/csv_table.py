@@ -7,7 +7,7 @@ import csv
 import io
 
 from tournaments.output import cells
-from tournaments.report import Table
+from tournaments.output.tables import Table
 
 
 def csv_table(table: Table) -> str:

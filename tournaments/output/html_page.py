@@ -9,7 +9,7 @@ from html import escape
 
 from tournaments.output import cells
 from tournaments.output.metadata import Metadata
-from tournaments.report import Cell, Column, Table
+from tournaments.output.tables import Cell, Column, Table
 
 SHADED = "head_to_head"  # the crosstable: each cell a share from 0 to 100
 

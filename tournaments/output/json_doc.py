@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from tournaments.output import cells
 from tournaments.output.metadata import Metadata
-from tournaments.report import Table
+from tournaments.output.tables import Table
 
 
 def json_document(tables: Sequence[Table], metadata: Metadata) -> str:

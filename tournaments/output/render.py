@@ -13,7 +13,7 @@ from tournaments.output.html_page import html_page
 from tournaments.output.json_doc import json_document
 from tournaments.output.metadata import Metadata
 from tournaments.output.text import text_report
-from tournaments.report import Table
+from tournaments.output.tables import Table
 
 
 @dataclass(frozen=True)

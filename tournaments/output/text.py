@@ -13,7 +13,7 @@ from tabulate import tabulate  # type: ignore[import-untyped, unused-ignore]
 
 from referee.printable import printable
 from tournaments.output import cells
-from tournaments.report import Table
+from tournaments.output.tables import Table
 
 _STYLES = {"text": ("simple", "{}\n"), "markdown": ("github", "### {}\n\n")}
 # In markdown: a backslash (so that no text of a bot undoes the escapes below), a

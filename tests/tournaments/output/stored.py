@@ -12,10 +12,10 @@ from protocols.faults import FaultKind
 from referee.registry.games import AnyGame
 from referee.games.rage.definition import RAGE
 from tests.tournaments.fakes import FakeContext, fake_play, make_spec
-from tournaments.spec import TournamentSpec
-from tournaments.records import GameRecord
-from tournaments.schedule import fixtures_for
-from tournaments.store import ResultStore
+from tournaments.spec.definition import TournamentSpec
+from tournaments.store.records import GameRecord
+from tournaments.schedule.fixtures import fixtures_for
+from tournaments.store.results_db import ResultStore
 
 # What a hostile bot may send as its offending line: markup, quotes, an ampersand.
 HOSTILE_LINE = "<script>alert(\"x\")</script><img src=x onerror='alert(1)'> & ok"

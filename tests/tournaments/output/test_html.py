@@ -13,8 +13,8 @@ from tests.cli_support import run_main
 from tests.tournaments.fakes import make_spec
 from tests.tournaments.output.stored import HOSTILE_LINE, fake_db
 from tournaments.output.html_page import html_page, shade
-from tournaments.report import Column, Table
-from tournaments.session import metadata
+from tournaments.output.tables import Column, Table
+from tournaments.run.session import metadata
 
 RANDOM = "python bots/rage_random.py"
 HEURISTIC = "python bots/rage_heuristic.py"

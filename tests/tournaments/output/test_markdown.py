@@ -9,7 +9,7 @@ import pytest
 
 from tests.tournaments.output.stored import HOSTILE_LINE
 from tournaments.output.text import text_report
-from tournaments.report import Column, Table
+from tournaments.output.tables import Column, Table
 
 HOSTILE = ["a|b", "x | y | z", "<b>bold</b>", "<!-- c -->", "&amp;", "`code`", "a\\|b",
            "two\nlines", "csi\x9b31m", "esc\x1b[31m", "rlo\u202eoll", "iso\u2066x\u2069",

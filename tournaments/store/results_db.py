@@ -1,0 +1,411 @@
+"""The SQLite results store: one committed row per finished game, resumable after any kill.
+
+Durability: every record is its own transaction (BEGIN IMMEDIATE ... COMMIT), so a
+SIGKILL at any moment leaves either the whole row or nothing. We keep SQLite's default
+rollback journal rather than WAL: the results stay one self-contained file that can be
+copied or mailed while no run is going, and it works on network file systems, where a
+cluster executor's results may live. synchronous=FULL makes a commit survive a power cut
+too; its few fsyncs per game cost nothing next to a game between processes.
+
+Schema 2 added the bots table (tournaments/store/bots_db.py). A schema-1 db still reads, its
+bots without files or hashes; resuming it adds the table and records the bots' files as
+they are then (`claim_bots`), which cannot vouch for the games played before.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from referee.errors import ConfigError
+from referee.writable import check_writable_folder, make_folder
+from tournaments.spec.definition import TournamentSpec, canonical_json, spec_from_json
+from tournaments.store.bots_db import (
+    changed_bot, create_bots_table, insert_bot, note_hellos, read_bots,
+)
+from tournaments.store.bots_db import COLUMNS as BOTS_COLUMNS
+from tournaments.store.provenance import BotProvenance
+from tournaments.store.records import GameRecord
+from tournaments.store.record_check import record_problem
+from tournaments.schedule.fixtures import fixture_ids
+from tournaments.schedule.secret import META_KEY, new_secret, secret_from_text, secret_to_text
+
+SCHEMA_VERSION = "2"
+_SCHEMA_1 = {"meta": {"key", "value"}, "games": {"fixture_id", "fixture_index", "record"}}
+# The tables, with their columns, of each schema this tool reads.
+_SCHEMAS = {"1": _SCHEMA_1, SCHEMA_VERSION: {**_SCHEMA_1, "bots": BOTS_COLUMNS}}
+_TABLES = set(_SCHEMAS[SCHEMA_VERSION])
+_META_KEYS = {"schema", "fingerprint", "definition", "spec"}
+# Errors decoding what a row holds: bad JSON, missing keys, values of the wrong type.
+_DECODE_ERRORS = (ValueError, LookupError, TypeError, AttributeError)
+
+
+class StoreFailure(Exception):
+    """The results db cannot be used as it is: its content is damaged (DamagedResults) or
+    writing to it failed (ResultsWriteError). Not bad usage: the CLI exits with 1."""
+
+
+class DamagedResults(StoreFailure):
+    """A results db made by this tool whose tables, definition or rows are unreadable."""
+
+
+class ResultsWriteError(StoreFailure):
+    """A game could not be stored: disk full, folder no longer writable, I/O error."""
+
+
+class ResultsReadError(StoreFailure):
+    """The db could not be read: locked by another run for too long, an I/O error."""
+
+
+def default_db_path(spec: TournamentSpec) -> Path:
+    """results/<game>-<fingerprint prefix>.sqlite, relative to the working directory."""
+    return Path("results") / f"{spec.game.name}-{spec.fingerprint()[:10]}.sqlite"
+
+
+def logs_dir(db_path: Path) -> Path:
+    """The folder for game logs beside a results db: <db stem>-logs/ (not created here)."""
+    return db_path.with_name(f"{db_path.stem}-logs")
+
+
+def check_logs_dir(db_path: Path) -> Path:
+    """Make the game-logs folder of `db_path` and check a file can be written in it;
+    OSError if not. Done before any game, whose worker would otherwise fail on it."""
+    folder = logs_dir(db_path)
+    try:
+        check_writable_folder(folder)
+    except OSError as error:
+        where = f" ({error.filename})" if error.filename else ""
+        raise OSError(error.errno, f"cannot write game logs in {folder}: "
+                                   f"{error.strerror or error}{where}") from None
+    return folder
+
+
+class ResultStore:
+    """Results of one tournament definition, keyed by fixture id, read in fixture order."""
+
+    _schema: str  # the db's schema: "1" until claim_bots adds the bots table
+
+    def __init__(self, path: str | Path, spec: TournamentSpec) -> None:
+        """Open or make the store, refusing one of another tournament (ConfigError);
+        OSError or sqlite3.Error if the db or the game-logs folder beside it cannot be
+        written, found now rather than at the first game."""
+        self.path = Path(path)
+        make_folder(self.path.parent)
+        self._conn = _connect(self.path)
+        try:
+            self._claim(spec)
+            self._check_writable()
+            check_logs_dir(self.path)
+        except BaseException:
+            self._conn.close()
+            raise
+        self.spec = spec
+        self._index = _fixture_indexes(spec)
+
+    @classmethod
+    def open_existing(cls, path: str | Path) -> ResultStore:
+        """Open a store made earlier, taking the tournament definition from it."""
+        path = Path(path)
+        if not path.is_file():
+            raise ConfigError(f"{path} does not exist; give a results db made by a "
+                              "tournament run")
+        store = cls.__new__(cls)
+        store.path, store._conn = path, _connect(path)
+        try:
+            meta = _read_meta(store._conn, path)
+            if meta is None:
+                raise ConfigError(f"{path} is an empty results db: it holds no tournament")
+            # No fingerprint check here: the definition is the one stored.
+            store.spec = _stored_spec(path, meta["spec"])
+            store._schema = meta["schema"]
+        except BaseException:
+            store._conn.close()
+            raise
+        store._index = _fixture_indexes(store.spec)
+        return store
+
+    @property
+    def fingerprint(self) -> str:
+        """The fingerprint of the tournament definition this store holds."""
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+        return str(row[0])
+
+    @property
+    def deal_secret(self) -> bytes:
+        """The secret keying every deal's seed, made with the db (tournaments/schedule/secret.py)."""
+        row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+        if row is None:
+            raise ConfigError(f"{self.path} was made by an older referee: its deals follow "
+                              "from the public seed alone, so bots could know them; run the "
+                              "tournament again with another --db")
+        return secret_from_text(str(row[0]))
+
+    def bots(self) -> dict[str, BotProvenance]:
+        """The bots table by bot name: empty for a schema-1 db, which has none.
+        DamagedResults for a row that cannot be read."""
+        if self._schema == "1":
+            return {}
+        with _reading(self.path):
+            return self._stored_bots()
+
+    def claim_bots(self, bots: Sequence[BotProvenance]) -> bool:
+        """Record each bot's files, or check them against those recorded: ConfigError
+        naming a bot whose files changed since. A schema-1 db gets its bots table here.
+        True if bots were recorded only now, after games were stored: those games'
+        bots cannot be checked."""
+        with _reading(self.path), self._transaction():
+            if self._schema == "1":
+                create_bots_table(self._conn)
+                self._conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'",
+                                   (SCHEMA_VERSION,))
+            stored = self._stored_bots()
+            for bot in bots:
+                if bot.name not in stored:
+                    insert_bot(self._conn, bot)
+                elif (change := changed_bot(stored[bot.name], bot)) is not None:
+                    raise ConfigError(
+                        f"bot {bot.name!r} changed since {self.path} was made: {change}; "
+                        "--restart starts over (keeping the old results as a backup), or "
+                        "give another --db")
+            late = any(bot.name not in stored for bot in bots) and bool(self.done())
+        self._schema = SCHEMA_VERSION
+        return late
+
+    def _stored_bots(self) -> dict[str, BotProvenance]:
+        try:
+            return read_bots(self._conn)
+        except ValueError as error:
+            raise DamagedResults(f"{self.path} is a damaged results db: {error}") from None
+
+    def done(self) -> set[str]:
+        """Ids of the fixtures already stored."""
+        with _reading(self.path):
+            return {row[0] for row in self._conn.execute("SELECT fixture_id FROM games")}
+
+    def add(self, record: GameRecord) -> bool:
+        """Store one record in its own committed transaction.
+
+        Returns False, storing nothing, if that fixture already has a record.
+        """
+        index = self._index.get(record.fixture_id)
+        if index is None:
+            raise ValueError(f"{record.fixture_id!r} is not a fixture of this tournament")
+        try:
+            with self._transaction():
+                _insert(self._conn, index, record)
+                if self._schema != "1":
+                    note_hellos(self._conn, record)
+        except sqlite3.IntegrityError:
+            return False
+        except (sqlite3.OperationalError, OSError) as error:
+            # What was committed before stays: each game is its own transaction.
+            raise ResultsWriteError(
+                f"cannot store game {record.fixture_id} in {self.path}: {error}; the games "
+                "stored before are kept, and running the same command again once it can "
+                "be written resumes") from None
+        return True
+
+    def records(self) -> list[GameRecord]:
+        """Every stored record, in fixture order (not completion order); DamagedResults
+        if a row cannot be read back as a game of this tournament."""
+        with _reading(self.path):
+            rows = self._conn.execute(
+                "SELECT fixture_id, record FROM games ORDER BY fixture_index").fetchall()
+        return [self._decode(fixture_id, text) for fixture_id, text in rows]
+
+    def _decode(self, fixture_id: object, text: object) -> GameRecord:
+        try:
+            record = GameRecord.from_json(json.loads(text))  # type: ignore[arg-type]
+            problem = record_problem(record, fixture_id, self.spec, self._index)
+        except _DECODE_ERRORS as error:
+            problem = f"{type(error).__name__}: {error}"
+        if problem is not None:
+            raise DamagedResults(f"{self.path} is a damaged results db: its row for game "
+                                 f"{fixture_id!r} is unreadable ({problem:.200})")
+        return record
+
+    def close(self) -> None:
+        """Close the connection; everything added is already committed."""
+        self._conn.close()
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self._conn.execute("COMMIT")  # a full disk may fail here: roll back too
+        except BaseException:  # KeyboardInterrupt too: never leave a half transaction
+            # SQLite may have rolled back already (disk full); a failing ROLLBACK must
+            # not hide the error that caused it, and the journal undoes it on next open.
+            if self._conn.in_transaction:
+                with suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
+            raise
+
+    def _check_writable(self) -> None:
+        # A resumed db may sit in a folder that became read-only; SQLite would only find
+        # out at the first game's commit, when it creates its journal. Try that now.
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._conn.execute("INSERT OR REPLACE INTO meta (key, value) "
+                               "VALUES ('write-check', '')")
+        finally:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+
+    def _claim(self, spec: TournamentSpec) -> None:
+        # Create the tables and record the definition, or check it matches, atomically.
+        definition = canonical_json(spec.definition())
+        with self._transaction():
+            meta = _read_meta(self._conn, self.path)
+            if meta is None:
+                _create(self._conn, spec, definition)
+            elif meta["fingerprint"] != spec.fingerprint():
+                raise ConfigError(_mismatch(self.path, meta["definition"], definition))
+            self._schema = SCHEMA_VERSION if meta is None else meta["schema"]
+
+
+def _fixture_indexes(spec: TournamentSpec) -> dict[str, int]:
+    return {fixture_id: index for index, fixture_id in enumerate(fixture_ids(spec))}
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # isolation_level=None: we issue BEGIN/COMMIT ourselves (see ResultStore._transaction).
+    conn = sqlite3.connect(path, timeout=60.0, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=DELETE")
+        conn.execute("PRAGMA synchronous=FULL")
+    except sqlite3.OperationalError as error:  # locked by another run, I/O
+        conn.close()
+        raise ResultsReadError(f"cannot read {path}: {error}") from None
+    except sqlite3.DatabaseError as error:
+        conn.close()
+        if getattr(error, "sqlite_errorname", "").startswith("SQLITE_CORRUPT"):
+            raise DamagedResults(f"{path} is a damaged results db: {error}") from None
+        raise ConfigError(f"{path} is not a results db ({error})") from None
+    return conn
+
+
+def _insert(conn: sqlite3.Connection, index: int, record: GameRecord) -> None:
+    """The INSERT of one game's row (a seam for tests that fill the disk)."""
+    conn.execute("INSERT INTO games (fixture_index, fixture_id, record) VALUES (?, ?, ?)",
+                 (index, record.fixture_id, canonical_json(record.to_json())))
+
+
+@contextmanager
+def _reading(path: Path) -> Iterator[None]:
+    """SQLite's word that the file is corrupt becomes DamagedResults; a failure to read
+    it (locked, I/O), ResultsReadError."""
+    try:
+        yield
+    except sqlite3.OperationalError as error:
+        raise ResultsReadError(f"cannot read {path}: {error}") from None
+    except sqlite3.IntegrityError:
+        raise  # only writes raise it: a bug, not the file
+    except sqlite3.DatabaseError as error:
+        raise DamagedResults(f"{path} is a damaged results db: {error}") from None
+
+
+def _read_meta(conn: sqlite3.Connection, path: Path) -> dict[str, str] | None:
+    """The meta table as a dict; None for a new, empty db; ConfigError for a foreign one,
+    DamagedResults for one of ours with tables, columns or keys missing."""
+    with _reading(path):
+        tables = {row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            return None
+        if not tables & _TABLES:
+            raise ConfigError(f"{path} is not a results db made by this tool (it has tables "
+                              f"{', '.join(sorted(tables))})")
+        if "meta" not in tables:
+            raise DamagedResults(f"{path} is a damaged results db: it has tables "
+                                 f"{', '.join(sorted(tables))}, and no meta")
+        _check_columns(conn, path, "meta", _SCHEMA_1["meta"])
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        missing = _META_KEYS - meta.keys()
+        if missing or not all(isinstance(meta[key], str) for key in _META_KEYS):
+            raise DamagedResults(f"{path} is a damaged results db: its meta table lacks "
+                                 f"{', '.join(sorted(missing)) or 'text values'}")
+        if meta["schema"] not in _SCHEMAS:
+            raise ConfigError(f"{path} has results schema {meta['schema']!r}, this tool "
+                              f"reads schemas {', '.join(sorted(_SCHEMAS))}")
+        _check_tables(conn, path, tables, _SCHEMAS[meta["schema"]])
+    return meta
+
+
+def _check_tables(conn: sqlite3.Connection, path: Path, tables: set[str],
+                  schema: dict[str, set[str]]) -> None:
+    """DamagedResults unless exactly the tables of `schema` with their columns are there."""
+    if tables != set(schema):
+        raise DamagedResults(f"{path} is a damaged results db: it has tables "
+                             f"{', '.join(sorted(tables))}, not {', '.join(sorted(schema))}")
+    for table, wanted in schema.items():
+        _check_columns(conn, path, table, wanted)
+
+
+def _check_columns(conn: sqlite3.Connection, path: Path, table: str,
+                   wanted: set[str]) -> None:
+    columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+    if columns != wanted:
+        raise DamagedResults(f"{path} is a damaged results db: table {table} has "
+                             f"columns {', '.join(sorted(columns))}, not "
+                             f"{', '.join(sorted(wanted))}")
+
+
+def _stored_spec(path: Path, text: str) -> TournamentSpec:
+    """The tournament definition stored in a db; DamagedResults if it is unreadable."""
+    try:
+        return spec_from_json(json.loads(text))
+    except (*_DECODE_ERRORS, ConfigError) as error:
+        raise DamagedResults(f"{path} is a damaged results db: its tournament definition "
+                             f"is unreadable ({type(error).__name__}: {error})") from None
+
+
+def _create(conn: sqlite3.Connection, spec: TournamentSpec, definition: str) -> None:
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.execute("CREATE TABLE games (fixture_id TEXT PRIMARY KEY, "
+                 "fixture_index INTEGER NOT NULL UNIQUE, record TEXT NOT NULL)")
+    create_bots_table(conn)
+    conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", [
+        ("schema", SCHEMA_VERSION), ("fingerprint", spec.fingerprint()),
+        ("definition", definition), ("spec", canonical_json(spec.to_json())),
+        (META_KEY, secret_to_text(new_secret()))])
+
+
+def _mismatch(path: Path, stored: str, wanted: str) -> str:
+    try:
+        old: dict[str, Any] = dict(json.loads(stored))
+    except _DECODE_ERRORS as error:
+        raise DamagedResults(f"{path} is a damaged results db: its tournament definition "
+                             f"is unreadable ({type(error).__name__}: {error})") from None
+    new: dict[str, Any] = json.loads(wanted)
+    differing = sorted(key for key in old.keys() | new.keys() if old.get(key) != new.get(key))
+    return (f"{path} holds a different tournament (it differs in "
+            f"{', '.join(differing)}); use another --db or the same definition")
+
+
+def check_results_db(path: Path) -> None:
+    """ConfigError unless `path` holds results of this tool, damaged or empty ones too
+    (what `--restart` may move aside: never another file given as --db by mistake)."""
+    try:
+        conn = _connect(path)
+    except DamagedResults:
+        return
+    try:
+        _read_meta(conn, path)
+    except DamagedResults:
+        pass
+    finally:
+        conn.close()

@@ -51,9 +51,8 @@ from bench.proc_tree import (  # noqa: E402
 from bench.tournament import BOTS  # noqa: E402  the same three sample bots
 from referee.processes.sandbox import SandboxMode, SandboxSettings  # noqa: E402
 from referee.games.rage.definition import RAGE  # noqa: E402
-from tournaments.run.session import (  # noqa: E402
-    RunOptions, pinned_process_pool, run_session,
-)
+from tournaments.run.pinned_pool import pinned_process_pool  # noqa: E402
+from tournaments.run.session import RunOptions, run_session  # noqa: E402
 from tournaments.spec.definition import TournamentSpec  # noqa: E402
 from tournaments.store.results_db import ResultStore  # noqa: E402
 

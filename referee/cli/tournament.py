@@ -28,8 +28,9 @@ from tournaments.output.formats import OutputFormat
 from tournaments.run.rerun import rerun
 from tournaments.run.runner import Interrupted, PlayFailed, WorkersKeepDying
 from tournaments.run.session import (
-    DEFAULT_MAX_GAMES, FaultsFound, RunOptions, default_jobs, results_tables, run_session,
+    DEFAULT_MAX_GAMES, FaultsFound, RunOptions, default_jobs, run_session,
 )
+from tournaments.output.results import results_tables
 from tournaments.store.results_db import StoreFailure
 
 # Options that define a tournament beside the games' own: set in a file, not beside it.

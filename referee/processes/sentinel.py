@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import IO
 
 _EXIT_WAIT = 2.0  # at a normal exit, how long to wait for the sentinel to finish
-_CLOSE_PRIORITY = 10  # in a pool worker: after its bots' pools (tournaments/run/fixture_play.py: 50)
+# In a pool worker: after its bots' pools (tournaments/run/fixture_play.py: 50).
+_CLOSE_PRIORITY = 10
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # holds referee/
 
 

@@ -15,7 +15,7 @@ from referee.games.thegame.rules import (
     DrewCards,
     EndReason,
     GameEnded,
-    Outcome,
+    Ending,
     Placement,
     PlayerOut,
     TheGameConfig,
@@ -173,10 +173,10 @@ def test_game_ends_when_the_active_player_has_no_legal_turn() -> None:
     assert not state.is_over
     state.apply_turn(t("99a"))
     assert state.is_over
-    assert (state.outcome, state.end_reason) == (Outcome.LOST, EndReason.NO_LEGAL_TURN)
+    assert (state.outcome, state.end_reason) == (Ending.LOST, EndReason.NO_LEGAL_TURN)
     assert state.current_seat == 1
     assert state.fault_seat is None
-    assert state.events[-1] == GameEnded(Outcome.LOST, EndReason.NO_LEGAL_TURN, 3)
+    assert state.events[-1] == GameEnded(Ending.LOST, EndReason.NO_LEGAL_TURN, 3)
 
 
 def test_from_deal_ends_at_once_if_the_first_player_cannot_play() -> None:
@@ -190,17 +190,17 @@ def test_from_deal_ends_at_once_if_the_first_player_cannot_play() -> None:
 def test_x9_score_after_a_loss_counts_hands_and_draw_pile() -> None:
     """Ruling X9: cards not played at that moment, flagged lost."""
     state = deal([[60], [50, 51]], [70, 80], commands=None)
-    assert state.is_over and state.outcome is Outcome.LOST
+    assert state.is_over and state.outcome is Ending.LOST
     assert state.cards_left() == 5
-    assert state.events[-1] == GameEnded(Outcome.LOST, EndReason.NO_LEGAL_TURN, 5)
+    assert state.events[-1] == GameEnded(Ending.LOST, EndReason.NO_LEGAL_TURN, 5)
 
 
 def test_all_cards_played_wins_with_score_zero() -> None:
     state = deal([[50]], [], commands=None)
     state.apply_turn(t("50a"))
-    assert (state.outcome, state.end_reason) == (Outcome.WON, EndReason.ALL_PLAYED)
+    assert (state.outcome, state.end_reason) == (Ending.WON, EndReason.ALL_PLAYED)
     assert state.cards_left() == 0
-    assert state.events[-2:] == (PlayerOut(0), GameEnded(Outcome.WON, EndReason.ALL_PLAYED, 0))
+    assert state.events[-2:] == (PlayerOut(0), GameEnded(Ending.WON, EndReason.ALL_PLAYED, 0))
 
 
 def test_x1_illegal_turn_is_refused_and_changes_nothing() -> None:
@@ -219,8 +219,8 @@ def test_x1_record_fault_ends_the_game_lost() -> None:
     state = TheGameState.new_game(TheGameConfig(2), seed=11)
     state.record_fault(1)
     assert (state.outcome, state.end_reason, state.fault_seat) == (
-        Outcome.LOST, EndReason.FAULT, 1)
-    assert state.events[-1] == GameEnded(Outcome.LOST, EndReason.FAULT, 98)
+        Ending.LOST, EndReason.FAULT, 1)
+    assert state.events[-1] == GameEnded(Ending.LOST, EndReason.FAULT, 98)
     with pytest.raises(RuleError, match="over"):
         state.apply_turn(t("50a 60a"))
     with pytest.raises(RuleError, match="over"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from referee.games.thegame.rules import (
     Drew,
     EndReason,
-    Outcome,
+    Ending,
     is_legal_turn_at,
 )
 from referee.games.thegame.commands import DEFAULT_COMMANDS, Command
@@ -133,7 +133,7 @@ def test_draw_one_covered_in_the_same_turn_refills_fully() -> None:
 def test_x5_short_hand_without_stop_has_no_legal_turn() -> None:
     """Ruling X5: below the minimum with cards still to draw, only an opening Stop helps."""
     state = solo([50], [60])
-    assert (state.outcome, state.end_reason) == (Outcome.LOST, EndReason.NO_LEGAL_TURN)
+    assert (state.outcome, state.end_reason) == (Ending.LOST, EndReason.NO_LEGAL_TURN)
     assert "ruling X5" in why(pos([50], draw=1), "50a")
 
 
@@ -149,5 +149,5 @@ def test_x5_draw_one_shrinks_the_hand_until_the_game_ends() -> None:
     state = solo([50, 60], [70, 80], [[DRAW_ONE], [], [], []])
     state.apply_turn(t("50b 60b"))
     assert state.hands == [[70]] and state.draw_pile == [80]
-    assert (state.outcome, state.end_reason) == (Outcome.LOST, EndReason.NO_LEGAL_TURN)
+    assert (state.outcome, state.end_reason) == (Ending.LOST, EndReason.NO_LEGAL_TURN)
     assert state.cards_left() == 2

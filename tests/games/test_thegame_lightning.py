@@ -10,7 +10,7 @@ from referee.games.thegame.rules import (
     Drew,
     EndReason,
     GameEnded,
-    Outcome,
+    Ending,
     is_legal_turn_at,
 )
 from referee.games.thegame.commands import DEFAULT_COMMANDS, Command
@@ -105,7 +105,7 @@ def test_x8_player_who_cannot_complete_three_has_no_turn_with_it() -> None:
     turns = list(state.legal_turns())
     assert turns and all(THREE not in (p.card for p in turn) for turn in turns)
     state.apply_turn(t("50a"))
-    assert (state.outcome, state.end_reason) == (Outcome.LOST, EndReason.NO_LEGAL_TURN)
+    assert (state.outcome, state.end_reason) == (Ending.LOST, EndReason.NO_LEGAL_TURN)
     assert state.cards_left() == 1
 
 
@@ -161,13 +161,13 @@ def test_skull_left_showing_on_the_last_turn_loses_with_all_98_down() -> None:
     state = solo([SKULL], [], piles)
     state.apply_turn(t("42a"))
     assert sum(len(p) for p in state.piles) == 98
-    assert (state.outcome, state.end_reason) == (Outcome.LOST, EndReason.SKULL_SHOWING)
+    assert (state.outcome, state.end_reason) == (Ending.LOST, EndReason.SKULL_SHOWING)
     assert state.cards_left() == 0
-    assert state.events[-1] == GameEnded(Outcome.LOST, EndReason.SKULL_SHOWING, 0)
+    assert state.events[-1] == GameEnded(Ending.LOST, EndReason.SKULL_SHOWING, 0)
 
 
 def test_covering_the_last_skull_wins() -> None:
     piles = [list(range(2, 42)), list(range(44, 71)), list(range(99, 70, -1)), []]
     state = solo([SKULL, 43], [], piles)
     state.apply_turn(t("42a 43a"))
-    assert (state.outcome, state.end_reason) == (Outcome.WON, EndReason.ALL_PLAYED)
+    assert (state.outcome, state.end_reason) == (Ending.WON, EndReason.ALL_PLAYED)

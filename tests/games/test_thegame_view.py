@@ -10,7 +10,7 @@ from referee.games.thegame.rules import (
     DrewCards,
     EndReason,
     GameEnded,
-    Outcome,
+    Ending,
     Placement,
     TheGameConfig,
     TheGameState,
@@ -76,9 +76,9 @@ def test_view_of_a_finished_game() -> None:
     state = _three_players()
     state.record_fault(2)
     seen = view(state, 0)
-    assert (seen.is_over, seen.outcome, seen.end_reason) == (True, Outcome.LOST,
+    assert (seen.is_over, seen.outcome, seen.end_reason) == (True, Ending.LOST,
                                                              EndReason.FAULT)
-    assert seen.events[-1] == GameEnded(Outcome.LOST, EndReason.FAULT, 22)
+    assert seen.events[-1] == GameEnded(Ending.LOST, EndReason.FAULT, 22)
 
 
 def test_view_is_immutable() -> None:

@@ -14,7 +14,7 @@ from referee.games.rage.rules import Event as RageEvent, Phase, RageState, Varia
 from referee.games.rage.cards import Card, Colour, Play
 from referee.games.rage.view import private_to as rage_private_to
 from referee.games.thegame.rules import (
-    EndReason, Event, Outcome, Position, TheGameState,
+    EndReason, Event, Ending, Position, TheGameState,
 )
 from referee.games.thegame.commands import Command, CommandMap
 from referee.games.thegame.view import private_to
@@ -99,7 +99,7 @@ class TheGameView:
     min_cards: int
     talking_allowed: bool
     is_over: bool
-    outcome: Outcome | None
+    outcome: Ending | None
     end_reason: EndReason | None
     events: tuple[Event, ...]  # from `since` on, private ones only for this seat
     next_event: int  # pass as `since` next time to get only new events

@@ -19,7 +19,7 @@ from protocols.message import Bye, Error, Message
 from protocols.faults import FaultKind
 from referee.games.rage.rules import TrumpReason, Variant
 from referee.games.rage.cards import COLOURS, DECK, Card, Colour, Kind, Play, cards_from_faces
-from referee.games.thegame.rules import PILE_COUNT, EndReason, Outcome, Placement
+from referee.games.thegame.rules import PILE_COUNT, EndReason, Ending, Placement
 from referee.games.thegame.commands import HIGHEST_CARD, LOWEST_CARD, Command, CommandMap
 from protocols.clock import Clock
 from tests.bot_text import HINT_WORDS, TRICKY
@@ -107,7 +107,7 @@ THEGAME: Strategies = {
     thegame.Draw: st.builds(thegame.Draw, TG_CARDS),
     thegame.Drew: st.builds(thegame.Drew, NUMBER, NUMBER),
     thegame.Out: st.builds(thegame.Out, NUMBER),
-    thegame.End: st.builds(thegame.End, st.sampled_from(Outcome), st.sampled_from(EndReason),
+    thegame.End: st.builds(thegame.End, st.sampled_from(Ending), st.sampled_from(EndReason),
                            NUMBER),
     **SHARED,
 }

@@ -29,7 +29,8 @@ from tournaments.run.fixture_play import (
 )
 from tournaments.store.records import GameRecord
 from tournaments.schedule.fixtures import Fixture, fixtures_for
-from tournaments.run.session import RunOptions, cpu_shares, pinned_process_pool, run_session
+from tournaments.run.pinned_pool import cpu_shares, pinned_process_pool
+from tournaments.run.session import RunOptions, run_session
 from tournaments.store.results_db import ResultStore
 from tests.tournaments.db_support import unplayed_copy
 from tests.referee.fault_bots.support import expected_limits_holder

@@ -23,7 +23,7 @@ from tournaments.store.provenance import BotProvenance, bots_provenance, file_sh
 from tournaments.store.records import BotHashes
 from tournaments.output.formats import OutputFormat
 from tournaments.output.render import render
-from tournaments.run.session import metadata
+from tournaments.output.results import metadata
 from tournaments.schedule.fixtures import fixtures_for
 from tournaments.spec.definition import BotEntry, TournamentSpec
 from tournaments.store.results_db import DamagedResults, ResultStore, logs_dir

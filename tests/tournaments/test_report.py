@@ -11,7 +11,7 @@ from protocols.faults import FaultKind
 from referee.games.rage.definition import RAGE
 from referee.games.thegame.definition import THEGAME
 from tournaments.store.records import GameRecord
-from tournaments.output.tables import FaultCounts, Interval, Table, build_tables
+from tournaments.output.tables import FaultCounts, Interval, ResultTable, build_tables
 
 BOTS = ("a", "b", "c", "idle")
 
@@ -31,7 +31,7 @@ RAGE_RECORDS = [
 ]
 
 
-def rows_by_bot(table: Table) -> dict[str, dict[str, object]]:
+def rows_by_bot(table: ResultTable) -> dict[str, dict[str, object]]:
     return {str(row[1]): dict(zip(table.headers, row)) for row in table.rows}
 
 

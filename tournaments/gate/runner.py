@@ -22,7 +22,9 @@ from referee.registry.games import AnyGame
 from tournaments.gate.schedule import (
     BASELINE, NEW, ROLES, GateTable, candidate_score, deal_fixtures, paired_difference,
 )
-from tournaments.run.fixture_play import PlayContext, checked_context, close_worker_pool, play_fixture
+from tournaments.run.fixture_play import (
+    PlayContext, checked_context, close_worker_pool, play_fixture,
+)
 from tournaments.store.records import GameRecord
 from tournaments.schedule.fixtures import Fixture, deal_seed
 from tournaments.spec.definition import BotEntry, SpecError, TournamentSpec

@@ -10,13 +10,13 @@ from pathlib import Path
 from protocols.wire import line_escaped, quote
 from referee.errors import ConfigError, Fault
 from tournaments.store.records import GameRecord
-from tournaments.output.tables import Cell, Column, Table
+from tournaments.output.tables import Cell, Column, ResultTable
 
 _LINE_SHOWN = 120  # characters of an offending line in a table cell
 
 
 def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
-              folder: Path) -> Table:
+              folder: Path) -> ResultTable:
     """Every game `bot` played: seat, the others at the table, score, place, its fault
     (kind, detail and the offending line), the game's log and the bot's stderr file in
     that game. ConfigError for a name
@@ -32,10 +32,10 @@ def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
     columns = (Column("game", "game"), Column("seat", "seat"), Column("with", "with"),
                Column("score", "score"), Column("place", "place"), Column("fault", "fault"),
                Column("log", "log"), Column("stderr", "stderr"))
-    return Table("bot_games", f"Games of {bot} ({len(rows)} seats played)", columns, tuple(rows))
+    return ResultTable("bot_games", f"Games of {bot} ({len(rows)} seats played)", columns, tuple(rows))
 
 
-def all_faults(records: Sequence[GameRecord], folder: Path) -> Table:
+def all_faults(records: Sequence[GameRecord], folder: Path) -> ResultTable:
     """Every fault of the tournament, game by game, with the offending line, the log and
     the faulty bot's stderr file in that game."""
     rows = tuple((record.fixture_id, fault.seat, fault.bot, fault.kind.value, fault.detail,
@@ -44,10 +44,10 @@ def all_faults(records: Sequence[GameRecord], folder: Path) -> Table:
     columns = (Column("game", "game"), Column("seat", "seat"), Column("bot", "bot"),
                Column("kind", "kind"), Column("detail", "detail"), Column("line", "line"),
                Column("log", "log"), Column("stderr", "stderr"))
-    return Table("faults", f"Faults ({len(rows)})", columns, rows)
+    return ResultTable("faults", f"Faults ({len(rows)})", columns, rows)
 
 
-def fault_list(records: Sequence[GameRecord]) -> Table:
+def fault_list(records: Sequence[GameRecord]) -> ResultTable:
     """Every fault, bot by bot, for a page to publish: no log paths of the organiser's
     machine, only the game, kind, detail and the offending line."""
     faults = sorted(((fault.bot, record.fixture_id, fault) for record in records
@@ -56,7 +56,7 @@ def fault_list(records: Sequence[GameRecord]) -> Table:
                  for bot, game, fault in faults)
     columns = (Column("bot", "bot"), Column("game", "game"), Column("seat", "seat"),
                Column("kind", "kind"), Column("detail", "detail"), Column("line", "line"))
-    return Table("faults", f"Faults by bot ({len(rows)})", columns, rows)
+    return ResultTable("faults", f"Faults by bot ({len(rows)})", columns, rows)
 
 
 def _game_row(record: GameRecord, seat: int, folder: Path) -> tuple[Cell, ...]:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from protocols.wire import quote
 from tournaments.store.provenance import BotProvenance, short_hash
-from tournaments.output.tables import Cell, Column, Table
+from tournaments.output.tables import Cell, Column, ResultTable
 from tournaments.spec.definition import TournamentSpec
 
 TITLE = "Bots"
@@ -18,13 +18,13 @@ _COLUMNS = (Column("bot", "bot"), Column("role", "role"), Column("command", "com
 
 
 def bots_table(spec: TournamentSpec, recorded: Mapping[str, BotProvenance],
-               only: str | None = None) -> Table:
+               only: str | None = None) -> ResultTable:
     """A row per bot of `spec` (only the bot `only`, if given); n/a where the db recorded
     nothing (a db made before bots were recorded, or a bot yet to say HELLO)."""
     rows = tuple(_row(entry.name, "reference" if entry.reference else "candidate",
                       entry.command, recorded.get(entry.name))
                  for entry in spec.bots if only in (None, entry.name))
-    return Table("bots", TITLE if only is None else f"{TITLE}: {only}", _COLUMNS, rows)
+    return ResultTable("bots", TITLE if only is None else f"{TITLE}: {only}", _COLUMNS, rows)
 
 
 def _row(name: str, role: str, command: str,

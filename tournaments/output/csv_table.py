@@ -7,10 +7,10 @@ import csv
 import io
 
 from tournaments.output import cells
-from tournaments.output.tables import Table
+from tournaments.output.tables import ResultTable
 
 
-def csv_table(table: Table) -> str:
+def csv_table(table: ResultTable) -> str:
     """Floats to the column's decimals, "not available" as an empty field."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

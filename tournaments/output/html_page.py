@@ -9,7 +9,7 @@ from html import escape
 
 from tournaments.output import cells
 from tournaments.output.metadata import Metadata
-from tournaments.output.tables import Cell, Column, Table
+from tournaments.output.tables import Cell, Column, ResultTable
 
 SHADED = "head_to_head"  # the crosstable: each cell a share from 0 to 100
 
@@ -28,7 +28,7 @@ table.settings th { text-align: left; }
 """.strip()
 
 
-def html_page(tables: Sequence[Table], metadata: Metadata) -> str:
+def html_page(tables: Sequence[ResultTable], metadata: Metadata) -> str:
     title = f"{metadata.game_title} tournament results"
     notice = metadata.notice()
     body = [f"<h1>{escape(title)}</h1>"]
@@ -50,7 +50,7 @@ def _settings(metadata: Metadata) -> str:
             f"<tbody>{rows}</tbody></table></section>")
 
 
-def _section(table: Table) -> str:
+def _section(table: ResultTable) -> str:
     head = "".join(f'<th scope="col">{escape(column.name)}</th>' for column in table.columns)
     rows = [_row(table, row) for row in table.rows] or [
         f'<tr><td colspan="{len(table.columns)}">none</td></tr>']
@@ -59,12 +59,12 @@ def _section(table: Table) -> str:
             "</table></section>")
 
 
-def _row(table: Table, row: tuple[Cell, ...]) -> str:
+def _row(table: ResultTable, row: tuple[Cell, ...]) -> str:
     return "<tr>" + "".join(_cell(table, column, cell)
                             for column, cell in zip(table.columns, row)) + "</tr>"
 
 
-def _cell(table: Table, column: Column, cell: Cell) -> str:
+def _cell(table: ResultTable, column: Column, cell: Cell) -> str:
     attributes = ""
     if cells.numeric(cell):
         attributes = ' class="num"'

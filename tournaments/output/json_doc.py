@@ -8,15 +8,15 @@ from collections.abc import Sequence
 
 from tournaments.output import cells
 from tournaments.output.metadata import Metadata
-from tournaments.output.tables import Table
+from tournaments.output.tables import ResultTable
 
 
-def json_document(tables: Sequence[Table], metadata: Metadata) -> str:
+def json_document(tables: Sequence[ResultTable], metadata: Metadata) -> str:
     document = {"metadata": metadata.to_json(), "tables": tables_json(tables)}
     return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def tables_json(tables: Sequence[Table]) -> dict[str, object]:
+def tables_json(tables: Sequence[ResultTable]) -> dict[str, object]:
     """Each table by its name, in the order people are shown them."""
     names = [table.name for table in tables]
     if len(set(names)) != len(names):

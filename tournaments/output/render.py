@@ -13,7 +13,7 @@ from tournaments.output.html_page import html_page
 from tournaments.output.json_doc import json_document
 from tournaments.output.metadata import Metadata
 from tournaments.output.text import text_report
-from tournaments.output.tables import Table
+from tournaments.output.tables import ResultTable
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Rendered:
     err: str = ""
 
 
-def select(tables: Sequence[Table], name: str | None) -> list[Table]:
+def select(tables: Sequence[ResultTable], name: str | None) -> list[ResultTable]:
     """The table called `name`, or all of them for None; ConfigError for another name,
     listing those there are."""
     if name is None:
@@ -37,7 +37,7 @@ def select(tables: Sequence[Table], name: str | None) -> list[Table]:
     return chosen
 
 
-def render(tables: Sequence[Table], metadata: Metadata, fmt: OutputFormat,
+def render(tables: Sequence[ResultTable], metadata: Metadata, fmt: OutputFormat,
            table: str | None = None) -> Rendered:
     """The tables (only the one called `table`, if given) in `fmt`. CSV writes one table:
     without `table` the first, which ranks the bots."""

@@ -62,7 +62,7 @@ class Column:
 
 
 @dataclass(frozen=True)
-class Table:
+class ResultTable:
     """A titled table; a None cell means "not available" (shown as n/a). `name` is its
     stable snake_case name, by which `--table` selects it and JSON keys it."""
 
@@ -83,7 +83,7 @@ class Table:
 
 
 def build_tables(game: AnyGame, records: Sequence[GameRecord],
-                 bots: Sequence[str] = (), references: Sequence[str] = ()) -> list[Table]:
+                 bots: Sequence[str] = (), references: Sequence[str] = ()) -> list[ResultTable]:
     """The report of one tournament, by the game's kind of contest; `bots` lists bots to
     show even without games. In a gauntlet the ranking tables rank the candidates alone,
     and the `references` follow in a table apart."""
@@ -97,7 +97,7 @@ def build_tables(game: AnyGame, records: Sequence[GameRecord],
     return [*_apart(_naming_disqualified(solo, records), references), *rest]
 
 
-def _naming_disqualified(table: Table, records: Sequence[GameRecord]) -> Table:
+def _naming_disqualified(table: ResultTable, records: Sequence[GameRecord]) -> ResultTable:
     """The ranking table, its title naming the bots --disqualify-after benched."""
     benched = sorted({fault.bot for record in records for fault in record.faults
                       if fault.kind is FaultKind.DISQUALIFIED})
@@ -107,7 +107,7 @@ def _naming_disqualified(table: Table, records: Sequence[GameRecord]) -> Table:
                                 f"faulted: {', '.join(benched)}")
 
 
-def _apart(table: Table, references: Sequence[str]) -> list[Table]:
+def _apart(table: ResultTable, references: Sequence[str]) -> list[ResultTable]:
     """`table` without the reference bots' rows (ranks recounted among the candidates),
     then those rows in a table of their own; `table` itself without references."""
     if not references:
@@ -118,16 +118,16 @@ def _apart(table: Table, references: Sequence[str]) -> list[Table]:
     rows = tuple((rank,) + row[1:] for rank, row in zip(ranks, ranked))
     rows += tuple(row for row in candidates if row[0] is None)
     kept = tuple((None,) + row[1:] for row in table.rows if row[1] in references)
-    return [Table(table.name, f"{table.title}; candidates only, each played with the "
+    return [ResultTable(table.name, f"{table.title}; candidates only, each played with the "
                   "references", table.columns, rows),
-            Table("references", "References (the bar every candidate played with; not "
+            ResultTable("references", "References (the bar every candidate played with; not "
                   "ranked)", table.columns, kept)]
 
 
 # ---------------------------------------------------------------- competitive games
 
 def competitive_standings(title: str, records: Sequence[GameRecord],
-                          bots: Sequence[str]) -> Table:
+                          bots: Sequence[str]) -> ResultTable:
     """Rank by mean place, where a faulted game is a last place, then by mean score over
     the games without a fault: no fault can raise a bot (the fallback's points in a
     faulted seat are never credited). Equal keys share a rank; one row per bot."""
@@ -163,7 +163,7 @@ def competitive_standings(title: str, records: Sequence[GameRecord],
                Column("mean place", "mean_place"), Column("first places", "first_places"),
                Column("faults", "faults"), Column("rating mu", "rating_mu"),
                Column("rating sigma", "rating_sigma"))
-    return Table("standings", f"{title} standings, ranked by mean place (a faulted game is a last "
+    return ResultTable("standings", f"{title} standings, ranked by mean place (a faulted game is a last "
                  "place), then mean score (games without a fault; games = seats played; a "
                  "bot in two seats of one game counts twice; the CI treats each deal as one "
                  "draw, as its rotations share the cards)", columns, tuple(rows))
@@ -179,7 +179,7 @@ def _standing_row(rank: int | None, bot: str, scores: list[int], deals: list[int
             sum(1 for place in places if place == 1), FaultCounts.of(faults), mu, sigma)
 
 
-def head_to_head_table(records: Sequence[GameRecord], bots: Sequence[str]) -> Table:
+def head_to_head_table(records: Sequence[GameRecord], bots: Sequence[str]) -> ResultTable:
     """Crosstable: % of seat pairs in which the row bot placed ahead of the column bot."""
     shares = head_to_head(records)
     rows = tuple((row,) + tuple(_percent(shares[row, column][0])
@@ -192,13 +192,13 @@ def head_to_head_table(records: Sequence[GameRecord], bots: Sequence[str]) -> Ta
              f"ahead of the column bot (ties count half; {pairs})")
     # An opponent's column is keyed by its name: bot names are the data here.
     columns = (Column("bot", "bot"),) + tuple(Column(bot, bot, decimals=1) for bot in bots)
-    return Table("head_to_head", title, columns, rows)
+    return ResultTable("head_to_head", title, columns, rows)
 
 
 # ---------------------------------------------------------------- cooperative games
 
 def cooperative_tables(title: str, records: Sequence[GameRecord],
-                       bots: Sequence[str]) -> list[Table]:
+                       bots: Sequence[str]) -> list[ResultTable]:
     """Solo results per bot, team results per team, and each bot solo against in teams."""
     solo = [record for record in records if len(record.bots) == 1]
     teams = [record for record in records if len(record.bots) > 1]
@@ -211,7 +211,7 @@ def cooperative_tables(title: str, records: Sequence[GameRecord],
 
 
 def _cooperative_table(name: str, title: str, who: str,
-                       games: dict[str, list[GameRecord]]) -> Table:
+                       games: dict[str, list[GameRecord]]) -> ResultTable:
     played = sorted((name for name in games if games[name]),
                     key=lambda name: (_mean_left(games[name]), name))
     ranks = competition_ranks(played, lambda name: _mean_left(games[name]))
@@ -222,7 +222,7 @@ def _cooperative_table(name: str, title: str, who: str,
                Column("mean cards left", "mean_cards_left"),
                Column("95% CI ±", "mean_cards_left_ci95"),
                Column("excellent %", "excellent_pct", 1), Column("faults", "faults"))
-    return Table(name, f"{title} (ranked by mean cards left; excellent = fewer than "
+    return ResultTable(name, f"{title} (ranked by mean cards left; excellent = fewer than "
                  f"{EXCELLENT_BELOW} left)", columns, tuple(rows))
 
 
@@ -240,7 +240,7 @@ def _cooperative_row(name: str, games: list[GameRecord]) -> tuple[Cell, ...]:
 
 
 def _solo_vs_team(title: str, bots: Sequence[str], by_bot: dict[str, list[GameRecord]],
-                  teams: list[GameRecord]) -> Table:
+                  teams: list[GameRecord]) -> ResultTable:
     rows = []
     for bot in bots:
         in_teams = [record for record in teams if bot in record.bots]
@@ -255,7 +255,7 @@ def _solo_vs_team(title: str, bots: Sequence[str], by_bot: dict[str, list[GameRe
                Column("team mean left", "team_mean_left"),
                Column("team win %", "team_win_pct", 1),
                Column("team - solo", "team_minus_solo"))
-    return Table("solo_vs_team", f"{title}: each bot solo vs in teams containing it (mean cards left; "
+    return ResultTable("solo_vs_team", f"{title}: each bot solo vs in teams containing it (mean cards left; "
                  "lower is better)", columns, tuple(rows))
 
 

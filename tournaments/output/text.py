@@ -13,7 +13,7 @@ from tabulate import tabulate  # type: ignore[import-untyped, unused-ignore]
 
 from referee.printable import printable
 from tournaments.output import cells
-from tournaments.output.tables import Table
+from tournaments.output.tables import ResultTable
 
 _STYLES = {"text": ("simple", "{}\n"), "markdown": ("github", "### {}\n\n")}
 # In markdown: a backslash (so that no text of a bot undoes the escapes below), a
@@ -23,14 +23,14 @@ _MARKDOWN = str.maketrans({"\\": "\\\\", "|": "\\|", "`": "\\`", "<": "&lt;", ">
                            "&": "&amp;"})
 
 
-def text_report(tables: Sequence[Table], style: str, notice: str | None) -> str:
+def text_report(tables: Sequence[ResultTable], style: str, notice: str | None) -> str:
     """The tables in `style` ("text" or "markdown"), blank lines between them, and first
     the notice of an incomplete tournament, if any."""
     parts = ([notice] if notice else []) + [_table(table, style) for table in tables]
     return "\n\n".join(parts) + "\n"
 
 
-def _table(table: Table, style: str) -> str:
+def _table(table: ResultTable, style: str) -> str:
     tablefmt, heading = _STYLES[style]
     # Cells go in as text so tabulate never reads a bot named e.g. "1e5" as a number; the
     # headers are bots' names too (head to head).
@@ -49,7 +49,7 @@ def _cell(text: str, style: str) -> str:
     return text.translate(_MARKDOWN) if style == "markdown" else text
 
 
-def _alignment(table: Table) -> list[str]:
+def _alignment(table: ResultTable) -> list[str]:
     def numeric(index: int) -> bool:
         column = [row[index] for row in table.rows if row[index] is not None]
         return bool(column) and all(cells.numeric(cell) for cell in column)

@@ -32,7 +32,7 @@ from referee import __version__, bounds
 from referee.errors import ConfigError
 from referee.players.lineup import sandbox_view
 from tournaments.run.cluster_worker import (
-    Outcome, check_answers, close_bots, keep_to_cpus, run_calls, worker_problems,
+    CallResult, check_answers, close_bots, keep_to_cpus, run_calls, worker_problems,
 )
 from tournaments.run.cluster_probe import probe_scheduler
 from tournaments.run.fixture_play import PlayContext
@@ -62,7 +62,8 @@ QUIET_DASK = {
 # What the fork server of a local cluster imports once for all its workers: Dask's own
 # list, and what a game needs (the rest of Dask's list: tornado, msgpack, ...: imported
 # with distributed).
-FORK_SERVER_IMPORTS = ["distributed", "tournaments.run.cluster_worker", "tournaments.run.fixture_play",
+FORK_SERVER_IMPORTS = ["distributed", "tournaments.run.cluster_worker",
+                       "tournaments.run.fixture_play",
                        "referee.registry.games"]
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -227,7 +228,7 @@ class GameExecutor(Executor):
             batch.append(waiting.popleft())
         return batch
 
-    def _settle(self, batch: list[_Game], task: Future[list[Outcome]] | None,
+    def _settle(self, batch: list[_Game], task: Future[list[CallResult]] | None,
                 error: BaseException | None = None) -> None:
         """A batch is done: settle each game's future, then send more."""
         with self._lock:
@@ -250,7 +251,7 @@ class GameExecutor(Executor):
         return outer
 
 
-def _lost(task: Future[list[Outcome]], closed: bool) -> BaseException | None:
+def _lost(task: Future[list[CallResult]], closed: bool) -> BaseException | None:
     """Why a batch gave no outcomes: None if it did, or was cancelled by shutdown."""
     from distributed.scheduler import KilledWorker
     if task.cancelled():  # by shutdown, or else the scheduler dropped it
@@ -261,8 +262,8 @@ def _lost(task: Future[list[Outcome]], closed: bool) -> BaseException | None:
     return error
 
 
-def _outcomes(task: Future[list[Outcome]] | None, error: BaseException | None,
-              games: int) -> Sequence[Outcome | None]:
+def _outcomes(task: Future[list[CallResult]] | None, error: BaseException | None,
+              games: int) -> Sequence[CallResult | None]:
     """Each game's outcome; None: cancelled."""
     if error is not None:
         return [(False, error)] * games

@@ -36,13 +36,13 @@ from tournaments.store.provenance import BotProvenance, bots_provenance, short_h
 # One call of a batch: its positional and keyword arguments.
 Call = tuple[tuple[Any, ...], dict[str, Any]]
 # What a call gave: (True, its result) or (False, the exception it raised).
-Outcome = tuple[bool, Any]
+CallResult = tuple[bool, Any]
 
 
-def run_calls(function: Callable[..., Any], calls: Sequence[Call]) -> list[Outcome]:
+def run_calls(function: Callable[..., Any], calls: Sequence[Call]) -> list[CallResult]:
     """In a worker: `function` called with each of `calls` in turn, each call's outcome
     apart, so that one game's error (a referee bug) loses none of the others."""
-    outcomes: list[Outcome] = []
+    outcomes: list[CallResult] = []
     for args, kwargs in calls:
         try:
             outcomes.append((True, function(*args, **kwargs)))

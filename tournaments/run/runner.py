@@ -84,10 +84,10 @@ def run_tournament(spec: TournamentSpec, fixtures: Sequence[Fixture], store: Res
     if progress is not None:
         faults = sum(len(record.faults) for record in stored)
         progress.start(len(fixtures), len(fixtures) - len(pending), faults)
-    bench = Disqualification(spec.fault_policy.disqualify_after, spec.bot_names, stored)
+    disqualification = Disqualification(spec.fault_policy.disqualify_after, spec.bot_names, stored)
     try:
         if pending:
-            _run(pending, store, play, context, jobs, executor_factory, progress, bench)
+            _run(pending, store, play, context, jobs, executor_factory, progress, disqualification)
     except KeyboardInterrupt as stop:  # SIGTERM arrives as one too (referee.cli.main)
         raise Interrupted(len(store.done()), len(fixtures), str(stop) or "SIGINT") from None
     finally:
@@ -97,18 +97,18 @@ def run_tournament(spec: TournamentSpec, fixtures: Sequence[Fixture], store: Res
 
 def _run(pending: list[Fixture], store: ResultStore, play: PlayFunction[C], context: C,
          jobs: int, executor_factory: ExecutorFactory | None,
-         progress: Progress | None, bench: Disqualification) -> None:
+         progress: Progress | None, disqualification: Disqualification) -> None:
     queue = deque(pending)
     rank = {fixture.fixture_id: number for number, fixture in enumerate(pending)}
     breaks = 0
     # A game submitted ahead of a free worker keeps it busy, but is seated before the
     # games in flight are counted: under disqualification no game runs ahead, so with one
     # job a bot plays exactly its allowed faulted games.
-    window = jobs if bench.after is not None else 2 * jobs
+    window = jobs if disqualification.after is not None else 2 * jobs
     while queue:
         executor = (executor_factory or _process_pool)(jobs)
         try:
-            lost = _drain(executor, queue, store, play, context, window, progress, bench)
+            lost = _drain(executor, queue, store, play, context, window, progress, disqualification)
         except BaseException:  # KeyboardInterrupt too: drop queued games, keep the store as is
             executor.shutdown(wait=False, cancel_futures=True)
             raise
@@ -123,7 +123,7 @@ def _run(pending: list[Fixture], store: ResultStore, play: PlayFunction[C], cont
 
 def _drain(executor: Executor, queue: deque[Fixture], store: ResultStore,
            play: PlayFunction[C], context: C, window: int,
-           progress: Progress | None, bench: Disqualification) -> list[Fixture]:
+           progress: Progress | None, disqualification: Disqualification) -> list[Fixture]:
     """Play from `queue` until it is empty or the pool breaks; return the games the broken
     pool lost (the queue keeps the games not yet started)."""
     # At most `window` games are submitted at a time, so stopping cancels little.
@@ -132,7 +132,7 @@ def _drain(executor: Executor, queue: deque[Fixture], store: ResultStore,
     lost: list[Fixture] = []
     while True:
         while failure is None and not lost and len(running) < window and queue:
-            fixture = bench.seat(queue.popleft())
+            fixture = disqualification.seat(queue.popleft())
             try:
                 running[executor.submit(play, fixture, context)] = fixture
             except BrokenExecutor:
@@ -152,7 +152,7 @@ def _drain(executor: Executor, queue: deque[Fixture], store: ResultStore,
                 failure = failure or error
                 continue
             if store.add(record):
-                bench.count(record)
+                disqualification.count(record)
                 if progress is not None:
                     progress.advance(record)
     if failure is not None:

@@ -137,7 +137,8 @@ class ResultStore:
 
     @property
     def deal_secret(self) -> bytes:
-        """The secret keying every deal's seed, made with the db (tournaments/schedule/secret.py)."""
+        """The secret keying every deal's seed, made with the db
+        (tournaments/schedule/secret.py)."""
         row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
         if row is None:
             raise ConfigError(f"{self.path} was made by an older referee: its deals follow "

@@ -24,7 +24,7 @@ from protocols.wire import WireError, key_values, quote
 from referee.errors import ConfigError
 from referee.games.thegame import rules as engine
 from referee.games.thegame.rules import (
-    ASCENDING_START, DESCENDING_START, PILE_NAMES, EndReason, Outcome, Placement, Turn,
+    ASCENDING_START, DESCENDING_START, PILE_NAMES, EndReason, Ending, Placement, Turn,
 )
 from referee.games.thegame.commands import HIGHEST_CARD, LOWEST_CARD, Command, CommandMap
 from protocols.clock import Clock
@@ -267,23 +267,23 @@ class End(Message):
     """`END result=won|lost reason=R left=L`: the game is over."""
 
     KEYWORD: ClassVar[str] = "END"
-    outcome: Outcome
+    outcome: Ending
     reason: EndReason
     cards_left: int
 
     @property
     def won(self) -> bool:
-        return self.outcome is Outcome.WON
+        return self.outcome is Ending.WON
 
     @staticmethod
-    def line(outcome: Outcome, reason: EndReason, cards_left: int) -> str:
+    def line(outcome: Ending, reason: EndReason, cards_left: int) -> str:
         return "END " + key_values({"result": outcome.value, "reason": reason.value,
                                     "left": cards_left})
 
     @classmethod
     def from_words(cls, words: list[str]) -> Self:
         result, reason, left = settings(words, ("result", "reason", "left"))
-        return cls(member(Outcome, result, "result"), member(EndReason, reason, "end reason"),
+        return cls(member(Ending, result, "result"), member(EndReason, reason, "end reason"),
                    number(left, "left"))
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from referee.games.thegame import codec
 from referee.errors import ConfigError
-from referee.games.thegame.rules import Outcome as Ending, TheGameConfig, TheGameState
+from referee.games.thegame.rules import Ending, TheGameConfig, TheGameState
 from referee.games.thegame.commands import (
     DEFAULT_COMMANDS, Command, CommandMap, load_command_map,
 )

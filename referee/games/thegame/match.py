@@ -15,7 +15,7 @@ from referee.games.thegame import codec
 from referee.errors import Fault
 from referee.logs.writer import GameLog
 from referee.games.thegame.rules import (
-    EndReason, Event, Outcome, TheGameConfig, TheGameState, Turn,
+    EndReason, Event, Ending, TheGameConfig, TheGameState, Turn,
 )
 from referee.games.thegame.view import commands_audience, hint_audience, private_to
 from referee.players.player import Player
@@ -156,7 +156,7 @@ class TheGameMatch(Match[Event]):
         hand_cards = sum(len(h) for h in state.hands)
         result = TheGameResult(
             self.seed, tuple(p.name for p in self.table.players),
-            state.outcome is Outcome.WON, reason,
+            state.outcome is Ending.WON, reason,
             state.cards_left(), hand_cards, len(state.draw_pile),
             tuple(state.cards_played_by), tuple(self.hints_given),
             tuple(self.table.faults[s] for s in sorted(self.table.faults)))

@@ -82,7 +82,7 @@ class TheGameConfig:
         return hand_size_for(self.players)
 
 
-class Outcome(enum.Enum):
+class Ending(enum.Enum):
     WON = "won"
     LOST = "lost"
 
@@ -135,7 +135,7 @@ class PlayerOut:
 
 @dataclass(frozen=True)
 class GameEnded:
-    outcome: Outcome
+    outcome: Ending
     reason: EndReason
     cards_left: int
 
@@ -487,11 +487,11 @@ class TheGameState:
         self._played = [0] * config.players
         self._events: list[Event] = [Dealt(seat, tuple(hand))
                                      for seat, hand in enumerate(self._hands)]
-        self._outcome: Outcome | None = None
+        self._outcome: Ending | None = None
         self._reason: EndReason | None = None
         self._fault_seat: int | None = None
         if not self.has_legal_turn():
-            self._end(Outcome.LOST, EndReason.NO_LEGAL_TURN)
+            self._end(Ending.LOST, EndReason.NO_LEGAL_TURN)
 
     @classmethod
     def new_game(cls, config: TheGameConfig, seed: int) -> TheGameState:
@@ -542,7 +542,7 @@ class TheGameState:
         return self._outcome is not None
 
     @property
-    def outcome(self) -> Outcome | None:
+    def outcome(self) -> Ending | None:
         return self._outcome
 
     @property
@@ -659,7 +659,7 @@ class TheGameState:
             return
         self._current = self._next_seat(seat)
         if not self.has_legal_turn():
-            self._end(Outcome.LOST, EndReason.NO_LEGAL_TURN)
+            self._end(Ending.LOST, EndReason.NO_LEGAL_TURN)
 
     def record_fault(self, seat: int) -> None:
         """A bot broke a rule: the game ends lost, charged to `seat` (ruling X1)."""
@@ -668,7 +668,7 @@ class TheGameState:
         if not 0 <= seat < self._config.players:
             raise RuleError(f"no seat {seat}")
         self._fault_seat = seat
-        self._end(Outcome.LOST, EndReason.FAULT)
+        self._end(Ending.LOST, EndReason.FAULT)
 
     # internals ---------------------------------------------------------------------------
 
@@ -696,11 +696,11 @@ class TheGameState:
     def _end_all_played(self) -> None:
         skull = any(self.command_on(p) is Command.SKULL for p in range(PILE_COUNT))
         if skull:
-            self._end(Outcome.LOST, EndReason.SKULL_SHOWING)
+            self._end(Ending.LOST, EndReason.SKULL_SHOWING)
         else:
-            self._end(Outcome.WON, EndReason.ALL_PLAYED)
+            self._end(Ending.WON, EndReason.ALL_PLAYED)
 
-    def _end(self, outcome: Outcome, reason: EndReason) -> None:
+    def _end(self, outcome: Ending, reason: EndReason) -> None:
         self._outcome = outcome
         self._reason = reason
         self._events.append(GameEnded(outcome, reason, self.cards_left()))

@@ -13,8 +13,8 @@ from tests.cli_support import run_main
 from tests.tournaments.fakes import make_spec
 from tests.tournaments.output.stored import HOSTILE_LINE, fake_db
 from tournaments.output.html_page import html_page, shade
-from tournaments.output.tables import Column, Table
-from tournaments.run.session import metadata
+from tournaments.output.tables import Column, ResultTable
+from tournaments.output.results import metadata
 
 RANDOM = "python bots/rage_random.py"
 HEURISTIC = "python bots/rage_heuristic.py"
@@ -91,7 +91,7 @@ def test_the_fault_list_goes_bot_by_bot(tmp_path: Path) -> None:
 def test_bot_text_cannot_inject_markup() -> None:
     """Names are checked in a tournament, but the page escapes whatever it is given."""
     hostile = "<script>alert('x')</script>\"><b onmouseover=\"alert(1)"
-    table = Table("faults", f"title {hostile}", (Column(hostile, "bot"), Column("line", "line")),
+    table = ResultTable("faults", f"title {hostile}", (Column(hostile, "bot"), Column("line", "line")),
                   ((hostile, hostile), (None, "&amp;")))
     page = html_page([table], metadata(make_spec(n_bots=3), 0))
     assert "<script" not in page.lower() and "<b " not in page

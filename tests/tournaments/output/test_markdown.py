@@ -9,7 +9,7 @@ import pytest
 
 from tests.tournaments.output.stored import HOSTILE_LINE
 from tournaments.output.text import text_report
-from tournaments.output.tables import Column, Table
+from tournaments.output.tables import Column, ResultTable
 
 HOSTILE = ["a|b", "x | y | z", "<b>bold</b>", "<!-- c -->", "&amp;", "`code`", "a\\|b",
            "two\nlines", "csi\x9b31m", "esc\x1b[31m", "rlo\u202eoll", "iso\u2066x\u2069",
@@ -19,10 +19,10 @@ FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u2
                        "\u2066-\u2069]")
 
 
-def hostile_table() -> Table:
+def hostile_table() -> ResultTable:
     columns: tuple[Column, ...] = (Column("bot", "bot"), Column("fault", "fault"))
     columns += tuple(Column(name, f"c{index}") for index, name in enumerate(HOSTILE))
-    return Table("faults", "faults", columns,
+    return ResultTable("faults", "faults", columns,
                  tuple((name, name, *([1] * len(HOSTILE))) for name in HOSTILE))
 
 

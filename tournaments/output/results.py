@@ -1,0 +1,97 @@
+"""A tournament's result tables as its run ends and as `referee results` shows them
+later: the same tables, from the records of its results db, with where its bots came from."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from referee.errors import ConfigError
+from tournaments.output.bot_report import all_faults, bot_games, fault_list
+from tournaments.output.bots_table import bots_table
+from tournaments.output.formats import OutputFormat
+from tournaments.output.metadata import Metadata
+from tournaments.output.render import Rendered, render
+from tournaments.output.tables import ResultTable, build_tables
+from tournaments.spec.definition import TournamentSpec
+from tournaments.store.provenance import BotProvenance
+from tournaments.store.records import GameRecord
+from tournaments.store.results_db import ResultStore
+
+
+def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
+                   faults: bool = False, table: str | None = None,
+                   stream: TextIO | None = None) -> str:
+    """The tables of a results db made earlier (finished or not) and its bots; with
+    `bot`, that bot's provenance and games instead, and with `faults`, every fault
+    (ConfigError for an unknown bot or table). What belongs on standard error goes to
+    `stream` (by default, there)."""
+    err = stream if stream is not None else sys.stderr
+    with opened(lambda: ResultStore.open_existing(db_path), db_path) as store:
+        records, folder = store.records(), db_path.resolve().parent
+        if bot is None and not faults:
+            return rendered_results(store, records, fmt, table, err)
+        tables: list[ResultTable] = []
+        if bot is not None:
+            games = bot_games(records, bot, store.spec.bot_names, folder)  # checks the name
+            tables += [bots_table(store.spec, store.bots(), only=bot), games]
+        if faults:
+            tables.append(all_faults(records, folder))
+        return _written(render(tables, metadata(store.spec, len(records)), fmt, table), err)
+
+
+def opened(opener: Callable[[], ResultStore], path: Path) -> ResultStore:
+    """The store, with a file system or SQLite failure as a one-line ConfigError."""
+    try:
+        return opener()
+    except (OSError, sqlite3.Error) as error:
+        raise ConfigError(f"cannot use {path} as a results db: {error}") from None
+
+
+def standings(store: ResultStore) -> str:
+    """The ranking table of the games stored so far, as text."""
+    records = store.records()
+    ranking = result_tables(store.spec, records, OutputFormat.TEXT)[:1]
+    return render(ranking, metadata(store.spec, len(records)), OutputFormat.TEXT).out
+
+
+def rendered_results(store: ResultStore, records: Sequence[GameRecord], fmt: OutputFormat,
+                     table: str | None, err: TextIO) -> str:
+    """The tournament's tables of `records` (the store's) and where its bots came from:
+    the same after a run and from `referee results`."""
+    rendered = render(result_tables(store.spec, records, fmt, store.bots()),
+                      metadata(store.spec, len(records)), fmt, table)
+    return _written(rendered, err)
+
+
+def result_tables(spec: TournamentSpec, records: Sequence[GameRecord], fmt: OutputFormat,
+                  bots: Mapping[str, BotProvenance] | None = None) -> list[ResultTable]:
+    """The tournament's tables, the ranking first, then the bots; a page to publish lists
+    every fault, bot by bot, too."""
+    tables = build_tables(spec.game, records, spec.bot_names, _reference_names(spec))
+    tables.append(bots_table(spec, bots or {}))
+    return tables + ([fault_list(records)] if fmt is OutputFormat.HTML else [])
+
+
+def _written(rendered: Rendered, err: TextIO) -> str:
+    """Standard output's part; the rest is written to `err` now."""
+    err.write(rendered.err)
+    return rendered.out
+
+
+def _reference_names(spec: TournamentSpec) -> list[str]:
+    return [spec.bot_names[index] for index in spec.references]
+
+
+def metadata(spec: TournamentSpec, games_played: int) -> Metadata:
+    """What the outputs say beside the tables: the settings, and how far the run got."""
+    return Metadata(
+        game=spec.game.name, game_title=spec.game.title, seed=spec.seed, deals=spec.deals,
+        size_key=spec.size_key, size=spec.size,
+        limits={**spec.time_limits.to_json(), "clock": spec.time_limits.clock.value},
+        resources=dict(spec.resource_limits.to_json()), options=spec.options.to_json(),
+        bots=spec.bot_names, references=tuple(_reference_names(spec)),
+        games_played=games_played, games_scheduled=spec.games)

@@ -1,0 +1,52 @@
+"""A local process pool whose workers, with the bots they start, each keep to their own
+CPUs: the executor a tournament runs on unless it is given a cluster."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import Any
+
+from referee.processes.live_bots import quit_on_sigterm
+from referee.processes.rlimits import die_with_parent
+
+
+def cpu_shares(cpus: Sequence[int], jobs: int) -> list[frozenset[int]]:
+    """The CPUs of each of `jobs` workers: one each (shared round-robin when there are
+    more workers than CPUs), or an equal interleaved share when there are fewer."""
+    if jobs >= len(cpus):
+        return [frozenset({cpus[worker % len(cpus)]}) for worker in range(jobs)]
+    return [frozenset(cpus[worker::jobs]) for worker in range(jobs)]
+
+
+def pinned_process_pool(jobs: int) -> Executor:
+    """A local process pool in which each worker, and the bots it starts, keeps to its own
+    CPUs. A game is a ping-pong between the referee and its bots; kept on one core it
+    avoids cross-core wake-ups and cache traffic (bench/tournament.py: jobs 2 about 15%
+    faster on 2 cores). Bots inherit the affinity, so every game gets an equal share."""
+    if not hasattr(os, "sched_setaffinity"):
+        return ProcessPoolExecutor(jobs, initializer=_start_plain_worker,
+                                   initargs=(os.getpid(),))
+    shares = cpu_shares(sorted(os.sched_getaffinity(0)), jobs)
+    counter = multiprocessing.Value("i", 0)
+    return ProcessPoolExecutor(jobs, initializer=_start_worker,
+                               initargs=(os.getpid(), counter, shares))
+
+
+def _start_plain_worker(parent: int) -> None:
+    """A pool worker dies with the referee (even SIGKILLed: its bots then die with it),
+    and SIGTERMed it kills its bots and ends quietly (the pool's way to end it)."""
+    die_with_parent(parent)
+    quit_on_sigterm()
+
+
+def _start_worker(parent: int, counter: Any, shares: list[frozenset[int]]) -> None:
+    """A plain worker that keeps, with its bots, to its share of the CPUs."""
+    _start_plain_worker(parent)
+    # `counter` is a multiprocessing.Value: its typing is not public.
+    with counter.get_lock():
+        worker = counter.value
+        counter.value += 1
+    os.sched_setaffinity(0, shares[worker % len(shares)])

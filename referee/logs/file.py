@@ -2,8 +2,9 @@
 
 Python's `open()` costs a file three system calls more than the file needs (a stat, an
 isatty and a seek) and two objects, a FileIO and a BufferedWriter; a tournament makes one
-file per game, on a CPU its bots have just left, so those cold calls were a tenth of the
-log's cost (docs/game-log.md). Here the file is one descriptor: `os.open` at the start,
+file per game, on a CPU its bots have just left, where such cold calls are a part of the
+log's cost worth saving (docs/game-log.md, "How the log came to cost little"). Here the
+file is one descriptor: `os.open` at the start,
 so a log that cannot be made fails before any bot is started, and the bytes are held
 until the game ends (a gzip-compressed log is a few KB), then written with `os.write`.
 A game whose log grows past `_HELD` bytes (a bot's LOG flood) is written as it goes, so

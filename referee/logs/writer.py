@@ -45,11 +45,11 @@ SENT_DIGEST = "sent_sha256"  # the result record's digest of the lines sent (sen
 _FLOOD_CHARS = 1 << 20  # lines heard held before they are written (a LOG flood)
 _ITEM_CHARS = 64  # what an item held costs beyond its characters, as counted against it
 _LEVEL = 1  # gzip's fastest: the lines repeat so much that it costs little in size
-# A gzip stream (16 +; its header has no time: reproducible), written with an 8 KB
-# window: a game's log is 10-15 KB before gzip, its lines repeat within a few KB, and
-# the smaller tables compressed one as small in 60% of the time.
+# A gzip stream (16 +; its header has no time: reproducible), with an 8 KB window: a
+# game's lines repeat within a few KB, so a larger window finds nothing more to save
+# and costs more work (docs/game-log.md, "How the log came to cost little").
 _GZIP_WRITE = 16 + 13
-# Records are trees the referee built: no cycle to look for (a tenth faster). ASCII only:
+# Records are trees the referee built: no cycle to look for, so none is. ASCII only:
 # every other character, and a bot's bytes that were not UTF-8, become \\u escapes.
 _ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
 _STOPPING = {signal.SIGINT, signal.SIGTERM}  # the signals that raise in the referee

@@ -42,18 +42,14 @@ LOCAL = "local:"
 SCHEMES = ("tcp://", "tls://")
 CONNECT_SECONDS = 10  # to reach a scheduler, and for its first worker to show up
 CLOSE_SECONDS = 10  # for every worker thread to close its bots at the end
-# Games a Dask task plays in turn: its ~6 ms of CPU (the scheduler's and client's, in the
-# coordinator, about 5) are shared by that many games, and a worker whose thread finishes
-# early waits for at most that many games of another's at the end. 8 rather than 4: a
-# fast Rage game costs ~21 ms of CPU, and 4 left the cluster 2.2 ms a game over a local
-# pool, 8 0.8 ms (docs/cluster.md, "Cost").
+# Games a Dask task plays in turn: a task's own CPU (the scheduler's and the client's) is
+# shared by that many games, and a worker that finishes early waits for at most that
+# many games of another's at the end (docs/cluster.md, "Cost", measures both sides).
 GAMES_PER_TASK = 8
-# Dask's timers that a local cluster of ours needs slower or not at all (docs/cluster.md,
-# "Cost"): every server (scheduler, nannies, workers) wakes its event loop 50 times a
-# second to time it, and reads the system's counters twice a second, and each worker
-# samples its task thread's stack 100 times a second for the dashboard's profile, which
-# a local cluster has none of. On the 2 cores the games share, that was ~2 ms of CPU a
-# game; the rest of Dask's timers (heartbeats, work stealing) stay as they are.
+# Dask's timers that a local cluster of ours needs slower or not at all: the event loop's
+# tick, the system monitor and the workers' stack sampling serve a dashboard and a
+# profile that a local cluster has none of, and they take CPU from the games on the
+# same cores (docs/cluster.md, "Cost"). Heartbeats and work stealing stay as they are.
 QUIET_DASK = {
     "distributed.admin.tick.interval": "1s",
     "distributed.admin.system-monitor.interval": "5s",

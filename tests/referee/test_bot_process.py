@@ -21,15 +21,9 @@ from referee.processes.bot_process import BotProcess
 from referee.errors import BotStartError
 from referee.settings import ResourceLimits
 from tests.referee.fault_bots.support import alive, argv_command, group_members, wait_until
+from tests.referee.conftest import Spawn
 
 NO_LIMITS = ResourceLimits(memory_mb=None, cpu_seconds=None, processes=None)
-
-
-def spawn(spawned: list[BotProcess], cmd: BotCommand, limits: ResourceLimits = NO_LIMITS,
-          stderr: Path | None = None) -> BotProcess:
-    process = BotProcess.spawn(cmd, dict(os.environ), limits, stderr)
-    spawned.append(process)
-    return process
 
 
 def read_all(process: BotProcess) -> str:
@@ -37,13 +31,13 @@ def read_all(process: BotProcess) -> str:
     return process.stdout.read().decode()
 
 
-def test_bot_leads_its_own_process_group(spawned: list[BotProcess]) -> None:
-    process = spawn(spawned, argv_command("sleep", "30"))
+def test_bot_leads_its_own_process_group(spawn: Spawn) -> None:
+    process = spawn(argv_command("sleep", "30"))
     assert os.getpgid(process.pid) == process.pid != os.getpgrp()
 
 
-def test_exit_code_and_description_of_a_normal_exit(spawned: list[BotProcess]) -> None:
-    process = spawn(spawned, argv_command("sh", "-c", "sleep 0.1; exit 3"))
+def test_exit_code_and_description_of_a_normal_exit(spawn: Spawn) -> None:
+    process = spawn(argv_command("sh", "-c", "sleep 0.1; exit 3"))
     assert not process.exited()
     assert process.exit_code is None
     assert process.describe_exit() == "still running"
@@ -52,8 +46,8 @@ def test_exit_code_and_description_of_a_normal_exit(spawned: list[BotProcess]) -
     assert process.describe_exit() == "exited with code 3"
 
 
-def test_exit_fd_becomes_readable_when_the_process_exits(spawned: list[BotProcess]) -> None:
-    process = spawn(spawned, argv_command("sh", "-c", "sleep 0.2"))
+def test_exit_fd_becomes_readable_when_the_process_exits(spawn: Spawn) -> None:
+    process = spawn(argv_command("sh", "-c", "sleep 0.2"))
     fd = process.exit_fd()
     assert fd is not None
     assert select.select([fd], [], [], 0)[0] == []
@@ -61,8 +55,8 @@ def test_exit_fd_becomes_readable_when_the_process_exits(spawned: list[BotProces
     assert process.exited()
 
 
-def test_kill_reports_the_signal_and_is_idempotent(spawned: list[BotProcess]) -> None:
-    process = spawn(spawned, argv_command("sleep", "30"))
+def test_kill_reports_the_signal_and_is_idempotent(spawn: Spawn) -> None:
+    process = spawn(argv_command("sleep", "30"))
     process.kill()
     process.kill()
     assert process.exit_code == -signal.SIGKILL
@@ -71,17 +65,17 @@ def test_kill_reports_the_signal_and_is_idempotent(spawned: list[BotProcess]) ->
     assert process not in live_bots.live_processes()
 
 
-def test_kill_after_a_normal_exit_keeps_the_exit_code(spawned: list[BotProcess]) -> None:
-    process = spawn(spawned, argv_command("sh", "-c", "exit 5"))
+def test_kill_after_a_normal_exit_keeps_the_exit_code(spawn: Spawn) -> None:
+    process = spawn(argv_command("sh", "-c", "exit 5"))
     assert process.wait(3.0)
     process.kill()
     assert process.exit_code == 5
 
 
 def test_kill_takes_the_whole_group_even_after_the_leader_exited(
-        spawned: list[BotProcess]) -> None:
+        spawn: Spawn) -> None:
     cmd = argv_command("sh", "-c", "sleep 30 & echo $!", stdio=True)
-    process = spawn(spawned, cmd)
+    process = spawn(cmd)
     assert process.stdout is not None
     child = int(process.stdout.readline())  # the leader exits; its child sleeps on
     assert process.wait(3.0)
@@ -91,8 +85,8 @@ def test_kill_takes_the_whole_group_even_after_the_leader_exited(
     assert group_members(process.pid) == []
 
 
-def test_live_processes_lists_a_process_until_it_is_killed(spawned: list[BotProcess]) -> None:
-    process = spawn(spawned, argv_command("sleep", "30"))
+def test_live_processes_lists_a_process_until_it_is_killed(spawn: Spawn) -> None:
+    process = spawn(argv_command("sleep", "30"))
     assert process in live_bots.live_processes()
     process.kill()
     assert process not in live_bots.live_processes()
@@ -121,10 +115,10 @@ needs_cgroups = pytest.mark.skipif(bot_process.CgroupRoot.find() is None,
 
 
 def test_rlimits_and_parent_death_signal_are_set_in_the_bot_without_cgroups(
-        spawned: list[BotProcess], no_cgroups: None) -> None:
+        spawn: Spawn, no_cgroups: None) -> None:
     limits = ResourceLimits(memory_mb=512, cpu_seconds=7, processes=10, open_files=50,
                             file_mb=3)
-    process = spawn(spawned, argv_command("python", "-c", _LIMITS_PROBE, stdio=True), limits)
+    process = spawn(argv_command("python", "-c", _LIMITS_PROBE, stdio=True), limits=limits)
     memory, cpu, core, nproc, files, size, deathsig = json.loads(read_all(process))
     assert process.cgroup is None
     assert memory == [512 << 20, 512 << 20]
@@ -138,9 +132,9 @@ def test_rlimits_and_parent_death_signal_are_set_in_the_bot_without_cgroups(
 
 @needs_cgroups
 def test_a_cgroup_holds_memory_and_processes_for_all_of_a_bots_processes(
-        spawned: list[BotProcess]) -> None:
+        spawn: Spawn) -> None:
     limits = ResourceLimits(memory_mb=512, cpu_seconds=7, processes=10)
-    process = spawn(spawned, argv_command("python", "-c", _LIMITS_PROBE, stdio=True), limits)
+    process = spawn(argv_command("python", "-c", _LIMITS_PROBE, stdio=True), limits=limits)
     memory, cpu, _, _, _, _, deathsig = json.loads(read_all(process))
     group = process.cgroup
     assert group is not None
@@ -155,34 +149,34 @@ def test_a_cgroup_holds_memory_and_processes_for_all_of_a_bots_processes(
 
 
 def test_memory_limit_stops_a_greedy_bot_without_cgroups(
-        spawned: list[BotProcess], no_cgroups: None) -> None:
+        spawn: Spawn, no_cgroups: None) -> None:
     limits = ResourceLimits(memory_mb=200, cpu_seconds=None, processes=None)
-    process = spawn(spawned, argv_command("python", "-c", _GREEDY), limits)
+    process = spawn(argv_command("python", "-c", _GREEDY), limits=limits)
     assert process.wait(10.0)
     assert process.exit_code == 9
 
 
 @needs_cgroups
-def test_memory_limit_kills_a_greedy_bot_and_says_so(spawned: list[BotProcess]) -> None:
+def test_memory_limit_kills_a_greedy_bot_and_says_so(spawn: Spawn) -> None:
     limits = ResourceLimits(memory_mb=200, cpu_seconds=None, processes=None)
-    process = spawn(spawned, argv_command("python", "-c", _GREEDY), limits)
+    process = spawn(argv_command("python", "-c", _GREEDY), limits=limits)
     assert process.wait(10.0)
     assert process.describe_exit() == "killed by SIGKILL (over its memory limit)"
 
 
-def test_cpu_limit_stops_a_spinning_bot_with_sigxcpu(spawned: list[BotProcess]) -> None:
+def test_cpu_limit_stops_a_spinning_bot_with_sigxcpu(spawn: Spawn) -> None:
     limits = ResourceLimits(memory_mb=None, cpu_seconds=1, processes=None)
-    process = spawn(spawned, argv_command("python", "-c", "while True: pass"), limits)
+    process = spawn(argv_command("python", "-c", "while True: pass"), limits=limits)
     assert process.wait(10.0)
     assert process.describe_exit() == "killed by SIGXCPU"
 
 
 def test_stderr_is_appended_to_the_file_with_a_zeromq_bots_stdout(
-        spawned: list[BotProcess], tmp_path: Path) -> None:
+        spawn: Spawn, tmp_path: Path) -> None:
     log = tmp_path / "bot.err"
     log.write_text("earlier\n")
     script = "import sys; print('to stdout', flush=True); print('to stderr', file=sys.stderr)"
-    process = spawn(spawned, argv_command("python", "-c", script), stderr=log)
+    process = spawn(argv_command("python", "-c", script), stderr=log)
     assert process.wait(5.0)
     process.kill()  # the exit can come before the sink's thread reads the pipe: kill drains it
     assert log.read_text().splitlines() == ["earlier", "to stdout", "to stderr"]
@@ -207,20 +201,20 @@ def escaped_child(process: BotProcess) -> int:
 
 @needs_cgroups
 def test_kill_takes_a_child_that_left_the_group_by_the_cgroup_without_a_proc_sweep(
-        spawned: list[BotProcess], monkeypatch: pytest.MonkeyPatch) -> None:
+        spawn: Spawn, monkeypatch: pytest.MonkeyPatch) -> None:
     def no_sweep(pgid: int, tag: bytes) -> None:
         raise AssertionError("a /proc sweep for a bot that has a cgroup")
 
     monkeypatch.setattr(bot_process, "kill_group_and_tagged", no_sweep)
-    process = spawn(spawned, ESCAPER)
+    process = spawn(ESCAPER)
     child = escaped_child(process)
     process.kill()
     assert wait_until(lambda: not alive(child))
 
 
 def test_kill_takes_a_child_that_left_the_group_by_its_tag_without_cgroups(
-        spawned: list[BotProcess], no_cgroups: None) -> None:
-    process = spawn(spawned, ESCAPER)
+        spawn: Spawn, no_cgroups: None) -> None:
+    process = spawn(ESCAPER)
     child = escaped_child(process)
     process.kill()
     assert wait_until(lambda: not alive(child))

@@ -5,7 +5,7 @@ waiting its own grace after the one before."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import pytest
 
@@ -41,10 +41,7 @@ class Recorded(Player):
         self.events.append(("close", self.name, grace))
 
 
-@pytest.fixture(autouse=True)
-def no_bot_left() -> Iterator[None]:
-    yield
-    assert live_processes() == []
+pytestmark = pytest.mark.usefixtures("no_bot_left")
 
 
 def test_every_bot_hears_bye_before_any_is_closed_and_they_share_one_grace() -> None:

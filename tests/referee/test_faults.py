@@ -42,12 +42,6 @@ class Launcher(Protocol):
                  times: TimeLimits = ...) -> RemotePlayer: ...
 
 
-@pytest.fixture(scope="module")
-def hub() -> Iterator[ZmqHub]:
-    with ZmqHub() as the_hub:
-        yield the_hub
-
-
 @pytest.fixture
 def launch(hub: ZmqHub) -> Iterator[Launcher]:
     """Start misbehave.py; afterwards close every player and check its group is gone."""

@@ -5,7 +5,6 @@ Each test fails without the keep-alive: the bot's connection closes, a crash cha
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Iterator
@@ -16,22 +15,14 @@ import zmq
 
 from protocols.wire import ENV_ENDPOINT, ENV_TOKEN
 from referee.errors import BotTimeout
-from referee.processes.bot_command import BotCommand
-from referee.processes.bot_process import BotProcess
-from referee.settings import ResourceLimits
 from referee.transport.stdio_channel import StdioChannel
 from referee.transport.zmq_channel import ZmqChannel, ZmqHub
 from tests.cli_support import run_main
 from tests.referee.fault_bots.support import argv_command
+from tests.referee.conftest import Spawn
 
 HEARTBEAT_BOT = Path(__file__).parent / "fault_bots" / "heartbeat_bot.py"
 TOKEN = "t" * 32
-
-
-@pytest.fixture
-def hub() -> Iterator[ZmqHub]:
-    with ZmqHub("ipc") as the_hub:
-        yield the_hub
 
 
 def heartbeating(context: zmq.Context[zmq.Socket[bytes]], channel: ZmqChannel,
@@ -49,26 +40,14 @@ def heartbeating(context: zmq.Context[zmq.Socket[bytes]], channel: ZmqChannel,
 
 
 @pytest.fixture
-def beating(hub: ZmqHub, spawned: list[BotProcess]) -> Iterator[tuple[ZmqChannel, zmq.Socket[bytes]]]:
+def beating(hub: ZmqHub, spawn: Spawn) -> Iterator[tuple[ZmqChannel, zmq.Socket[bytes]]]:
     """A channel greeted by a heartbeating DEALER in this process."""
-    channel = hub.channel(TOKEN, spawn(spawned, "sleep", "60"))
+    channel = hub.channel(TOKEN, spawn(argv_command("sleep", "60")))
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
     try:
         yield channel, heartbeating(context, channel, TOKEN)
     finally:
         context.destroy(linger=0)
-
-
-def spawn(spawned: list[BotProcess], *argv: str, env: dict[str, str] | None = None
-          ) -> BotProcess:
-    return spawn_command(spawned, argv_command(*argv), env)
-
-
-def spawn_command(spawned: list[BotProcess], command: BotCommand,
-                  env: dict[str, str] | None = None) -> BotProcess:
-    limits = ResourceLimits(memory_mb=None, cpu_seconds=None, processes=None)
-    spawned.append(BotProcess.spawn(command, {**os.environ, **(env or {})}, limits, None))
-    return spawned[-1]
 
 
 def still_connected(channel: ZmqChannel, bot: zmq.Socket[bytes]) -> None:
@@ -90,23 +69,22 @@ def test_a_bot_whose_library_sends_heartbeats_gets_its_pongs_while_it_is_read(
 
 
 def test_an_idle_seat_keeps_its_connection_while_another_is_waited_for(
-        hub: ZmqHub, spawned: list[BotProcess],
+        hub: ZmqHub, spawn: Spawn,
         beating: tuple[ZmqChannel, zmq.Socket[bytes]]) -> None:
-    silent = hub.channel("s" * 32, spawn(spawned, "sleep", "60"))
+    silent = hub.channel("s" * 32, spawn(argv_command("sleep", "60")))
     with pytest.raises(BotTimeout):  # 1.5 s: seven of the bot's heartbeat timeouts
         silent.recv(time.monotonic() + 1.5)
     still_connected(*beating)
 
 
 def test_an_idle_bot_keeps_its_connection_however_short_each_wait_for_the_others(
-        hub: ZmqHub, spawned: list[BotProcess],
+        hub: ZmqHub, spawn: Spawn,
         beating: tuple[ZmqChannel, zmq.Socket[bytes]]) -> None:
     """Like a persistent bot between its games, while others play fast ones: no single
     wait lasts the slice, so the hub's own clock says when the others are due."""
     token = "f" * 32
     fast = hub.channel(token)
-    fast.attach(spawn(spawned, sys.executable, str(HEARTBEAT_BOT), "0", "0",
-                      env={ENV_ENDPOINT: fast.endpoint, ENV_TOKEN: token}))
+    fast.attach(spawn(argv_command(sys.executable, str(HEARTBEAT_BOT), "0", "0"), env={ENV_ENDPOINT: fast.endpoint, ENV_TOKEN: token}))
     assert fast.recv(time.monotonic() + 10).startswith("HELLO")
     end, asked = time.monotonic() + 1.5, 0
     while time.monotonic() < end:
@@ -132,7 +110,7 @@ def test_a_game_keeps_every_heartbeat_bot_through_a_slow_boot_and_a_slow_move(
 
 @pytest.mark.parametrize("transport", ["zmq", "stdio"])
 def test_an_idle_seat_keeps_its_connection_while_a_send_waits_for_a_bot_that_stopped_reading(
-        hub: ZmqHub, spawned: list[BotProcess],
+        hub: ZmqHub, spawn: Spawn,
         beating: tuple[ZmqChannel, zmq.Socket[bytes]], transport: str) -> None:
     """A send to a bot that stopped reading waits for room until its deadline (here 1.5
     s, seven of the other bot's heartbeat timeouts), reading the other bots meanwhile."""
@@ -140,9 +118,9 @@ def test_an_idle_seat_keeps_its_connection_while_a_send_waits_for_a_bot_that_sto
     try:
         deaf: ZmqChannel | StdioChannel
         if transport == "zmq":
-            deaf, dealer = deaf_zmq_bot(hub, spawned, context)  # held: collected, it closes
+            deaf, dealer = deaf_zmq_bot(hub, spawn, context)  # held: collected, it closes
         else:
-            deaf = StdioChannel(spawn_command(spawned, argv_command(
+            deaf = StdioChannel(spawn(argv_command(
                 "python", "-c", "import time; time.sleep(60)", stdio=True)), None, hub)
         deadline = time.monotonic() + 1.5
         with pytest.raises(BotTimeout, match="stopped reading"):
@@ -154,13 +132,13 @@ def test_an_idle_seat_keeps_its_connection_while_a_send_waits_for_a_bot_that_sto
         context.destroy(linger=0)
 
 
-def deaf_zmq_bot(hub: ZmqHub, spawned: list[BotProcess],
+def deaf_zmq_bot(hub: ZmqHub, spawn: Spawn,
                  context: zmq.Context[zmq.Socket[bytes]]
                  ) -> tuple[ZmqChannel, zmq.Socket[bytes]]:
     """A channel greeted by a DEALER in this process that reads one message, no more
     (the channel, and the DEALER: closed when collected)."""
     token = "d" * 32
-    deaf = hub.channel(token, spawn(spawned, "sleep", "60"))
+    deaf = hub.channel(token, spawn(argv_command("sleep", "60")))
     bot = context.socket(zmq.DEALER)
     bot.setsockopt(zmq.RCVHWM, 1)  # its library stops reading after one message
     bot.setsockopt(zmq.LINGER, 0)

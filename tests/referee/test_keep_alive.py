@@ -9,10 +9,8 @@ socket fills and the flooder blocks: its count stops.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,38 +19,28 @@ import zmq
 from referee.errors import BotTimeout, OutputFlood
 from referee.players.lineup import BotSpec, LaunchSettings, Lineup
 from referee.processes.bot_command import parse_bot_command
-from referee.processes.bot_process import BotProcess
 from referee.processes.sandbox import SandboxMode, SandboxSettings
-from referee.settings import ResourceLimits, TimeLimits
+from referee.settings import TimeLimits
 from referee.transport.zmq_channel import KEEP_ALIVE_READ, ZmqChannel, ZmqHub
 from tests.referee.fault_bots.support import argv_command, wait_until
 from tests.referee.test_heartbeats import heartbeating
+from tests.referee.conftest import Spawn
 
 FAULT_BOTS = Path(__file__).parent / "fault_bots"
 HOSTILE = FAULT_BOTS / "idle_hostile.py"
 WAIT = 1.0  # one wait for a silent bot: ten keep-alive slices
 
 
-@pytest.fixture
-def hub() -> Iterator[ZmqHub]:
-    with ZmqHub("ipc") as the_hub:
-        yield the_hub
-
-
-def start(hub: ZmqHub, spawned: list[BotProcess], token: str, argv: list[str],
+def start(hub: ZmqHub, spawn: Spawn, token: str, argv: list[str],
           env: dict[str, str] | None = None) -> ZmqChannel:
     channel = hub.channel(token)
-    limits = ResourceLimits(memory_mb=None, cpu_seconds=None, processes=None)
-    process = BotProcess.spawn(
-        argv_command(*argv), {**os.environ, **(env or {}), "REFEREE_ENDPOINT":
-                              channel.endpoint, "REFEREE_TOKEN": token}, limits, None)
-    spawned.append(process)
-    channel.attach(process)
+    channel.attach(spawn(argv_command(*argv), env={
+        **(env or {}), "REFEREE_ENDPOINT": channel.endpoint, "REFEREE_TOKEN": token}))
     return channel
 
 
-def flooder(hub: ZmqHub, spawned: list[BotProcess], mode: str, count: Path) -> ZmqChannel:
-    channel = start(hub, spawned, "f" * 32, [sys.executable, str(HOSTILE), mode, "hello"],
+def flooder(hub: ZmqHub, spawn: Spawn, mode: str, count: Path) -> ZmqChannel:
+    channel = start(hub, spawn, "f" * 32, [sys.executable, str(HOSTILE), mode, "hello"],
                     {"HOSTILE_COUNT": str(count)})
     assert channel.recv(time.monotonic() + 30).startswith("HELLO 2")
     assert wait_until(count.exists, 30)
@@ -69,13 +57,13 @@ def silent_wait(channel: ZmqChannel) -> None:
 
 
 def test_a_flood_read_during_another_bots_wait_is_the_flooders_and_then_left_unread(
-        hub: ZmqHub, spawned: list[BotProcess], tmp_path: Path) -> None:
+        hub: ZmqHub, spawn: Spawn, tmp_path: Path) -> None:
     """Past the inbox's bound nothing more it sends is kept, so nothing more is read: the
     flooder blocks instead of keeping the referee parsing its lines (before, a wait for
     another bot spent its whole time reading them: tens of MiB a second)."""
     count = tmp_path / "count"
-    loud = flooder(hub, spawned, "flood", count)
-    silent = start(hub, spawned, "s" * 32, ["sleep", "60"])
+    loud = flooder(hub, spawn, "flood", count)
+    silent = start(hub, spawn, "s" * 32, ["sleep", "60"])
     silent_wait(silent)  # the keep-alive reads the flood past the inbox's bound
     before = sent(count)
     silent_wait(silent)
@@ -86,12 +74,12 @@ def test_a_flood_read_during_another_bots_wait_is_the_flooders_and_then_left_unr
 
 
 def test_a_ping_flood_during_another_bots_wait_is_read_a_little_at_a_time(
-        hub: ZmqHub, spawned: list[BotProcess], tmp_path: Path) -> None:
+        hub: ZmqHub, spawn: Spawn, tmp_path: Path) -> None:
     """PINGs fill no inbox, so they are read on (and answered): at most KEEP_ALIVE_READ
     bytes a keep-alive, not all the referee can parse."""
     count = tmp_path / "count"
-    flooder(hub, spawned, "ping", count)
-    silent = start(hub, spawned, "s" * 32, ["sleep", "60"])
+    flooder(hub, spawn, "ping", count)
+    silent = start(hub, spawn, "s" * 32, ["sleep", "60"])
     silent_wait(silent)
     before = sent(count)
     silent_wait(silent)
@@ -100,13 +88,13 @@ def test_a_ping_flood_during_another_bots_wait_is_read_a_little_at_a_time(
 
 
 def test_an_idle_bot_keeps_its_connection_while_a_heartbeating_bot_is_waited_for(
-        hub: ZmqHub, spawned: list[BotProcess]) -> None:
+        hub: ZmqHub, spawn: Spawn) -> None:
     """The waited-for bot's PINGs wake its wait every 20 ms: the others are read every
     KEEP_ALIVE_SLICE all the same (before, only after 0.1 s with nothing from it, so the
     idle bot's library dropped its connection: a crash charged to it)."""
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
-    thinking_channel = start(hub, spawned, "t" * 32, ["sleep", "60"])
-    idle_channel = start(hub, spawned, "i" * 32, ["sleep", "60"])
+    thinking_channel = start(hub, spawn, "t" * 32, ["sleep", "60"])
+    idle_channel = start(hub, spawn, "i" * 32, ["sleep", "60"])
     try:
         thinking = heartbeating(context, thinking_channel, "t" * 32)
         idle = heartbeating(context, idle_channel, "i" * 32)

@@ -18,6 +18,7 @@ from referee.processes.live_bots import REGISTRY
 from referee.processes.sandbox import View, sandbox_problem
 from referee.settings import ResourceLimits
 from tests.referee.fault_bots.support import argv_command, wait_until
+from tests.referee.conftest import Spawn
 
 _PR_GET_CHILD_SUBREAPER = 37
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,12 +59,10 @@ needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None,
                                    reason=f"no sandbox here: {sandbox_problem()}")
 
 
-def spawn(spawned: list[BotProcess], *argv: str, sandboxed: bool = False) -> BotProcess:
-    view = View(cwd=Path("/")) if sandboxed else None
-    process = BotProcess.spawn(argv_command(*argv, stdio=True), dict(os.environ),
-                               ResourceLimits(), Path(os.devnull), view)
-    spawned.append(process)
-    return process
+def orphan_bot(spawn: Spawn, *argv: str, sandboxed: bool = False) -> BotProcess:
+    """A stdio bot of `argv` with the default limits, sandboxed or not."""
+    return spawn(argv_command(*argv, stdio=True), limits=ResourceLimits(),
+                 stderr=Path(os.devnull), view=View(cwd=Path("/")) if sandboxed else None)
 
 
 def our_child_state(pid: int) -> str | None:
@@ -99,8 +98,8 @@ def exited_orphan() -> int:
 
 @pytest.mark.parametrize("leaves_group", ["setsid", "stays"])
 def test_a_bots_orphan_comes_to_the_referee_and_its_kill_reaps_it(
-        spawned: list[BotProcess], leaves_group: str) -> None:
-    bot = spawn(spawned, "python", "-c", DOUBLE_FORK, leaves_group)
+        spawn: Spawn, leaves_group: str) -> None:
+    bot = orphan_bot(spawn, "python", "-c", DOUBLE_FORK, leaves_group)
     assert is_subreaper()
     orphan, parent = read_orphan(bot)
     assert parent == os.getpid()  # not init's: ours to reap
@@ -109,16 +108,16 @@ def test_a_bots_orphan_comes_to_the_referee_and_its_kill_reaps_it(
     assert our_child_state(orphan) is None
 
 
-def test_the_next_bot_start_reaps_an_orphan(spawned: list[BotProcess]) -> None:
+def test_the_next_bot_start_reaps_an_orphan(spawn: Spawn) -> None:
     orphan = exited_orphan()
-    spawn(spawned, "sleep", "30")
+    orphan_bot(spawn, "sleep", "30")
     assert our_child_state(orphan) is None
 
 
 @needs_sandbox
 @pytest.mark.skipif(bot_process.CgroupRoot.find() is None, reason="no cgroups here")
-def test_a_sandboxed_bots_kill_reaps_bwraps_inner_process(spawned: list[BotProcess]) -> None:
-    bot = spawn(spawned, "python", "-c", DOUBLE_FORK, "setsid", sandboxed=True)
+def test_a_sandboxed_bots_kill_reaps_bwraps_inner_process(spawn: Spawn) -> None:
+    bot = orphan_bot(spawn, "python", "-c", DOUBLE_FORK, "setsid", sandboxed=True)
     _, parent = read_orphan(bot)  # its grandchild: the sandbox's init reaps that one
     assert parent == 1
     inner = inner_bwrap(bot)
@@ -129,9 +128,9 @@ def test_a_sandboxed_bots_kill_reaps_bwraps_inner_process(spawned: list[BotProce
 
 @needs_sandbox
 def test_without_cgroups_bwraps_inner_process_is_reaped_soon_after_the_kill(
-        spawned: list[BotProcess], monkeypatch: pytest.MonkeyPatch) -> None:
+        spawn: Spawn, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bot_process.CgroupRoot, "find", classmethod(lambda cls: None))
-    bot = spawn(spawned, "sleep", "30", sandboxed=True)
+    bot = orphan_bot(spawn, "sleep", "30", sandboxed=True)
     inner = inner_bwrap(bot)
     bot.kill()  # it may still be taking its PID namespace down: the next sweep has it
     assert wait_until(lambda: REGISTRY.reap_orphans() >= 0 and our_child_state(inner) is None)
@@ -145,8 +144,8 @@ def inner_bwrap(bot: BotProcess) -> int:
     return int(inner)
 
 
-def test_the_referees_own_children_keep_their_exit_codes(spawned: list[BotProcess]) -> None:
-    bot = spawn(spawned, "sh", "-c", "exit 7")
+def test_the_referees_own_children_keep_their_exit_codes(spawn: Spawn) -> None:
+    bot = orphan_bot(spawn, "sh", "-c", "exit 7")
     plain = subprocess.Popen(["sh", "-c", "exit 5"])  # in our process group
     assert bot.wait(10) and wait_until(lambda: our_child_state(plain.pid) == "Z")
     orphan = exited_orphan()

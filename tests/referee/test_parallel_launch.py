@@ -7,7 +7,6 @@ from __future__ import annotations
 import shlex
 import sys
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -39,10 +38,7 @@ def bot(name: str, mode: str, stdio: bool, boot: float = 0.0) -> BotSpec:
                    name)
 
 
-@pytest.fixture(autouse=True)
-def no_bot_left() -> Iterator[None]:
-    yield
-    assert live_processes() == []
+pytestmark = pytest.mark.usefixtures("no_bot_left")
 
 
 @pytest.mark.parametrize("stdio", TRANSPORTS)

@@ -24,12 +24,6 @@ LIMITS = ResourceLimits()
 TRANSPORTS = [pytest.param(False, id="zmq"), pytest.param(True, id="stdio")]
 
 
-@pytest.fixture(scope="module")
-def hub() -> Iterator[ZmqHub]:
-    with ZmqHub() as the_hub:
-        yield the_hub
-
-
 @pytest.fixture
 def heard() -> list[tuple[str, str]]:
     return []

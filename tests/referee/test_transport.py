@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import stat
 import time
 from collections.abc import Callable, Iterator
@@ -11,43 +10,20 @@ from pathlib import Path
 import pytest
 import zmq
 
-from referee.processes.bot_command import BotCommand
 from referee.processes.bot_process import BotProcess
 from referee.errors import BotCrashed, BotTimeout, ConfigError, OutputFlood, ProtocolError
-from referee.settings import ResourceLimits
 from referee.transport.channel import Channel, encode_line, encode_lines
 from referee.transport.inbox import MAX_QUEUED_LINES
 from referee.transport.stdio_channel import StdioChannel
 from referee.transport.zmq_channel import MAX_CONNECTIONS, SOCKET_NAME, ZmqChannel, ZmqHub
 from tests.referee.fault_bots.support import argv_command, wait_until
+from tests.referee.conftest import Spawn
 
 TOKEN = "a" * 32
 LATE = 5.0  # how far past its deadline a wait may end on a loaded machine: a bound, not a time
 FAR = 60.0  # a deadline that what must happen "at once" beats by far, however loaded the machine
 
-Spawn = Callable[[BotCommand], BotProcess]
 Dealer = Callable[[], "zmq.Socket[bytes]"]
-
-
-@pytest.fixture
-def spawn() -> Iterator[Spawn]:
-    processes: list[BotProcess] = []
-
-    def start(cmd: BotCommand) -> BotProcess:
-        limits = ResourceLimits(memory_mb=None, cpu_seconds=None, processes=None)
-        process = BotProcess.spawn(cmd, dict(os.environ), limits, None)
-        processes.append(process)
-        return process
-
-    yield start
-    for process in processes:
-        process.kill()
-
-
-@pytest.fixture
-def hub() -> Iterator[ZmqHub]:
-    with ZmqHub() as the_hub:
-        yield the_hub
 
 
 @pytest.fixture

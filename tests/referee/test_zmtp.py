@@ -3,21 +3,18 @@ processes that break the protocol on the wire, each its own protocol fault."""
 
 from __future__ import annotations
 
-import os
 import sys
 import time
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from referee.errors import BotCrashed, ProtocolError
 from tests.referee.fault_bots.support import argv_command
-from referee.processes.bot_process import BotProcess
-from referee.settings import ResourceLimits
 from referee.transport.zmq_channel import MAX_FRAME_BYTES, ZmqChannel, ZmqHub
 from protocols.zmtp_frames import COMMAND, GREETING, LONG, MORE, command, frame, ready
 from referee.transport.zmtp import HANDSHAKE, Reader, ZmtpError
+from tests.referee.conftest import Spawn
 
 TOKEN = "t" * 32
 PEER_START = GREETING + ready(b"DEALER")  # what a bot's library sends first
@@ -135,25 +132,12 @@ time.sleep(30)
 '''
 
 
-@pytest.fixture
-def hub() -> Iterator[ZmqHub]:
-    with ZmqHub("ipc") as the_hub:
-        yield the_hub
-
-
-def spawn(spawned: list[BotProcess], *argv: str) -> BotProcess:
-    """A process of `argv`, unlimited, killed after the test (the `spawned` fixture)."""
-    limits = ResourceLimits(memory_mb=None, cpu_seconds=None, processes=None)
-    spawned.append(BotProcess.spawn(argv_command(*argv), dict(os.environ), limits, None))
-    return spawned[-1]
-
-
-def raw_bot(hub: ZmqHub, spawned: list[BotProcess], tail: bytes) -> ZmqChannel:
+def raw_bot(hub: ZmqHub, spawn: Spawn, tail: bytes) -> ZmqChannel:
     """The channel of a RAW_BOT that says HELLO, then sends `tail` (nothing: it closes
     its connection)."""
     channel = hub.channel(TOKEN)
     path = channel.endpoint.removeprefix("ipc://")
-    channel.attach(spawn(spawned, sys.executable, "-c", RAW_BOT, path, TOKEN, tail.hex()))
+    channel.attach(spawn(argv_command(sys.executable, "-c", RAW_BOT, path, TOKEN, tail.hex())))
     return channel
 
 
@@ -162,8 +146,8 @@ def raw_bot(hub: ZmqHub, spawned: list[BotProcess], tail: bytes) -> ZmqChannel:
     (bytes((LONG,)) + (MAX_FRAME_BYTES + 1).to_bytes(8, "big"), "a frame of"),
 ])
 def test_a_bot_breaking_the_wire_protocol_is_its_protocol_error(
-        hub: ZmqHub, spawned: list[BotProcess], tail: bytes, why: str) -> None:
-    channel = raw_bot(hub, spawned, tail)
+        hub: ZmqHub, spawn: Spawn, tail: bytes, why: str) -> None:
+    channel = raw_bot(hub, spawn, tail)
     assert channel.recv(time.monotonic() + 10) == f"HELLO 2 {TOKEN} raw 1"
     with pytest.raises(ProtocolError, match=f"ZeroMQ framing: {why}"):
         channel.recv(time.monotonic() + 10)
@@ -172,8 +156,8 @@ def test_a_bot_breaking_the_wire_protocol_is_its_protocol_error(
 
 
 def test_a_bot_that_closes_its_connection_is_a_crash_reported_at_once(
-        hub: ZmqHub, spawned: list[BotProcess]) -> None:
-    channel = raw_bot(hub, spawned, b"")
+        hub: ZmqHub, spawn: Spawn) -> None:
+    channel = raw_bot(hub, spawn, b"")
     start = time.monotonic()
     assert channel.recv(start + 10).startswith("HELLO")
     with pytest.raises(BotCrashed, match="closed its ZeroMQ connection"):

@@ -8,12 +8,10 @@ import io
 import re
 import shlex
 from collections import defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from referee.processes.live_bots import live_processes
 from referee.processes.sandbox import SandboxMode, SandboxSettings, sandbox_problem
 from referee.games.rage.definition import RAGE
 from referee.games.thegame.definition import THEGAME
@@ -57,11 +55,7 @@ PROCESS = re.compile(r"^process ([0-9a-f]{16})$", re.MULTILINE)
 DEAL = re.compile(r"/d(\d+)/")
 
 
-@pytest.fixture(autouse=True)
-def no_bot_left() -> Iterator[None]:
-    yield
-    close_worker_pool()
-    assert live_processes() == []
+pytestmark = pytest.mark.usefixtures("no_bot_left")
 
 
 def witness_command(tmp_path: Path) -> str:

@@ -9,7 +9,6 @@ import shlex
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, field, replace
@@ -19,13 +18,11 @@ import pytest
 
 from referee.errors import Fault
 from protocols.faults import FaultKind
-from referee.processes.live_bots import live_processes
 from referee.processes.sandbox import SandboxMode, SandboxSettings
 from referee.games.rage.definition import RAGE
 from referee.games.thegame.definition import THEGAME
 from referee.settings import TimeLimits
 from tournaments.run.disqualify import Disqualification
-from tournaments.run.fixture_play import close_worker_pool
 from tournaments.store.records import GameRecord
 from tournaments.run.rerun import rerun
 from tournaments.run.runner import run_tournament
@@ -50,11 +47,7 @@ THEGAME_BOT = BotEntry("heuristic",
 UNSANDBOXED = SandboxSettings(SandboxMode.OFF)  # so the crasher can note its starts
 
 
-@pytest.fixture(autouse=True)
-def no_bot_left() -> Iterator[None]:
-    yield
-    close_worker_pool()
-    assert live_processes() == []
+pytestmark = pytest.mark.usefixtures("no_bot_left")
 
 
 def crasher(tmp_path: Path) -> tuple[BotEntry, Path]:

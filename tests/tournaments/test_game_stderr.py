@@ -9,14 +9,12 @@ import json
 import re
 import shlex
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from protocols.wire import is_request
 from referee.registry.game_logs import read_log
-from referee.processes.live_bots import live_processes
 from referee.processes.sandbox import SandboxMode, SandboxSettings
 from referee.processes.stderr_sink import DEFAULT_TAIL
 from referee.games.rage.definition import RAGE
@@ -24,10 +22,7 @@ from referee.settings import TimeLimits
 from tests.cli_support import run_main
 from tests.tournaments.fakes import TEST_SECRET
 from tests.tournaments.test_store_failures import SPEC, filled_db
-from tournaments.run.fixture_play import (
-    PlayContext, close_worker_pool, game_stderr_name, play_context, play_fixture,
-    stderr_path, worker_pool,
-)
+from tournaments.run.fixture_play import PlayContext, game_stderr_name, play_context, play_fixture, stderr_path, worker_pool
 from tournaments.store.records import GameRecord
 from tournaments.schedule.fixtures import fixtures_for
 from tournaments.spec.definition import BotEntry, TournamentSpec
@@ -64,11 +59,7 @@ run_bot("echo", "1.0", Echo())
 """
 
 
-@pytest.fixture(autouse=True)
-def no_bot_left() -> Iterator[None]:
-    yield
-    close_worker_pool()
-    assert live_processes() == []
+pytestmark = pytest.mark.usefixtures("no_bot_left")
 
 
 def bot_file(tmp_path: Path, flood: bool = False) -> str:

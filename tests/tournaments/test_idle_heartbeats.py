@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import shlex
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from referee.processes.live_bots import live_processes
 from referee.games.rage.definition import RAGE
 from referee.settings import TimeLimits
 from tests.tournaments.fakes import TEST_SECRET
-from tournaments.run.fixture_play import close_worker_pool, play_context, play_fixture, worker_pool
+from tournaments.run.fixture_play import play_context, play_fixture, worker_pool
 from tournaments.schedule.fixtures import fixtures_for
 from tournaments.spec.definition import BotEntry, TournamentSpec
 
@@ -30,11 +28,7 @@ HEARTBEAT_BOT = ROOT / "tests" / "referee" / "fault_bots" / "heartbeat_bot.py"
 IDLE = 1.25  # seconds between two games: five of the bot's heartbeat timeouts
 
 
-@pytest.fixture(autouse=True)
-def no_bot_left() -> Iterator[None]:
-    yield
-    close_worker_pool()
-    assert live_processes() == []
+pytestmark = pytest.mark.usefixtures("no_bot_left")
 
 
 def test_bots_kept_between_games_keep_their_connections_however_long_the_worker_waits(

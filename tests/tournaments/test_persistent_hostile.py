@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import shlex
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from protocols.faults import FaultKind
-from referee.processes.live_bots import live_processes
 from referee.processes.sandbox import SandboxMode, SandboxSettings
 from referee.games.rage.definition import RAGE
 from referee.settings import TimeLimits
@@ -38,11 +36,7 @@ INNOCENTS = (BotEntry("random", shlex.join(["python", str(ROOT / "bots" / "rage_
 TIMES = TimeLimits(startup=10.0, move=1.5)
 
 
-@pytest.fixture(autouse=True)
-def no_bot_left() -> Iterator[None]:
-    yield
-    close_worker_pool()
-    assert live_processes() == []
+pytestmark = pytest.mark.usefixtures("no_bot_left")
 
 
 def hostile(mode: str, *args: str) -> BotEntry:

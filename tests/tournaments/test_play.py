@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import os
 import shlex
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,10 +22,7 @@ from referee.games.rage.definition import RAGE
 from referee.games.thegame.definition import THEGAME
 from tournaments.spec.definition import BotEntry, TournamentSpec
 from tournaments.run.idle_bots import IDLE_TABLES, SeatKey
-from tournaments.run.fixture_play import (
-    PlayContext, close_worker_pool, log_name, play_context, play_fixture, seat_keys,
-    stderr_path, worker_pool,
-)
+from tournaments.run.fixture_play import PlayContext, log_name, play_context, play_fixture, seat_keys, stderr_path, worker_pool
 from tournaments.store.records import GameRecord
 from tournaments.schedule.fixtures import Fixture, fixtures_for
 from tournaments.run.pinned_pool import cpu_shares, pinned_process_pool
@@ -63,12 +59,7 @@ def rage_spec(*bots: BotEntry, table_size: int | None = None, deals: int = 1,
                                  time_limits=TIMES)
 
 
-@pytest.fixture(autouse=True)
-def no_bot_left() -> Iterator[None]:
-    """Every test ends with this process's pool closed and no bot process alive."""
-    yield
-    close_worker_pool()
-    assert live_processes() == []
+pytestmark = pytest.mark.usefixtures("no_bot_left")
 
 
 def context_for(spec: TournamentSpec, tmp_path: Path, persistent: bool = True) -> PlayContext:

@@ -67,7 +67,9 @@ def decisions(records: Sequence[Record]) -> tuple[list[Step], list[Record], list
     wall = times.get("clock", "wall") == "wall"
     bank = float(times["bank"]) if timed and wall and "bank" in times else None
     seats = [_Seat(bank) for _ in header.get("players", [])]
-    steps, moves, faults = [Step(None, 0)], [], []
+    steps: list[Step] = [Step(None, 0)]
+    moves: list[Record] = []
+    faults: list[Record] = []
     move_limit = float(times.get("move", 0.0))
     for record in records[1:]:
         kind = record.get("type")

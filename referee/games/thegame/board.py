@@ -30,7 +30,7 @@ class _Table:
         self.state, self.seat = state, seat
         self.seen = 0
         n = state.config.players
-        self.hands: list[list[int] | int] = [0] * n
+        self.hands: list[list[int] | int] = [state.config.hand_size] * n  # dealt: public
         self.draw = state.draw_pile_size()
         self.hints: list[list[str] | None] = [None] * n  # since the last turn
         self.given, self.played = [0] * n, [0] * n

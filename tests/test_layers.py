@@ -20,7 +20,8 @@ PACKAGES = ("referee", "protocols", "bots", "tournaments")
 WIRE = ("protocols",)
 GAME_RULES = tuple(f"referee.games.*.{part}" for part in ("cards", "rules", "view", "commands",
                                                           "codec"))
-GAME_MATCHES = tuple(f"referee.games.*.{part}" for part in ("match", "render", "definition"))
+GAME_MATCHES = tuple(f"referee.games.*.{part}" for part in ("match", "render", "board",
+                                                             "definition"))
 LOG_WRITING = ("referee.logs.writer", "referee.logs.budget", "referee.logs.file")
 LAYERS: tuple[tuple[str, ...], ...] = (
     WIRE,
@@ -36,6 +37,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("referee.logs",),  # reading and deriving logs: the games' definitions, looked up
     GAME_MATCHES,
     ("referee.registry",),
+    ("referee.viewer",),  # `referee view`'s page: the registry's games, their boards
     ("referee.conformance",),
     ("tournaments",),
     ("referee.cli", "referee.__main__"),

@@ -22,6 +22,7 @@ from referee.cli.play import play
 from referee.cli.replay import replay_command
 from referee.cli.show import show_command
 from referee.cli.tournament import rerun_command, results_command, tournament_command
+from referee.cli.view import view_command
 from referee.errors import BotStartError, ConfigError
 from referee.processes.rlimits import raise_open_file_limit
 
@@ -58,6 +59,7 @@ cli.add_command(results_command)
 cli.add_command(rerun_command)
 cli.add_command(check_command)
 cli.add_command(gate_command)
+cli.add_command(view_command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from referee.errors import ConfigError, Fault
 from referee.logs.writer import GameLog
+from referee.matches.board import Board
 from referee.players.player import Player
 from referee.settings import FaultPolicy, TimeLimits
 
@@ -197,3 +198,10 @@ class GameDefinition(ABC, Generic[C, R]):
         """Replay the logged moves from the header's seed and settings; the result fields
         they give, to compare with the logged result. ValueError, KeyError or TypeError
         where the log cannot be replayed."""
+
+    def board(self, header: Mapping[str, Any], moves: Sequence[Mapping[str, Any]],
+              faults: Sequence[Mapping[str, Any]], seat: int | None) -> Board | None:
+        """The board at each point of a logged game, as `seat` saw it (None: everything),
+        for `referee view`; None if this game has no board view (the default). ValueError,
+        KeyError or TypeError where the log cannot be replayed."""
+        return None

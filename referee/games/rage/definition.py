@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from referee.games.rage import codec
 from referee.errors import ConfigError
 from referee.games.rage.rules import RageConfig, RageState, Variant, check_variants
 from referee.games.rage.cards import Play, find_play
-from referee.games.rage import render
+from referee.games.rage import board, render
+from referee.matches.board import Board
 from referee.matches.game import (
     Contest, Echo, GameDefinition, GameOption, OptionError, OptionKind, Options, Outcome,
 )
@@ -68,12 +70,23 @@ class Rage(GameDefinition[RageConfig, RageResult]):
                logged: Mapping[str, Any]) -> Mapping[str, Any]:
         state = RageState.new_game(self.logged_config(header["settings"]), header["seed"])
         for move in moves:
-            if RageMove(move["kind"]) is RageMove.BID:
-                state.bid(codec.parse_bid(move["move"]))
-            else:
-                state.play(_logged_play(state, move["move"]))
+            _apply(state, move)
         faulted = frozenset(f["seat"] for f in logged.get("faults", []))
         return {"totals": state.totals(), "places": state.places(faulted)}
+
+
+    def board(self, header: Mapping[str, Any], moves: Sequence[Mapping[str, Any]],
+              faults: Sequence[Mapping[str, Any]], seat: int | None) -> Board:
+        state = RageState.new_game(self.logged_config(header["settings"]), header["seed"])
+        return board.build(state, moves, seat, partial(_apply, state))
+
+
+def _apply(state: RageState, move: Mapping[str, Any]) -> None:
+    """Play one logged move (a bid or a card) on `state`."""
+    if RageMove(move["kind"]) is RageMove.BID:
+        state.bid(codec.parse_bid(move["move"]))
+    else:
+        state.play(_logged_play(state, move["move"]))
 
 
 def _variants(options: Options) -> frozenset[Variant]:

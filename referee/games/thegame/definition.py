@@ -15,7 +15,8 @@ from referee.games.thegame.rules import Ending, TheGameConfig, TheGameState
 from referee.games.thegame.commands import (
     DEFAULT_COMMANDS, Command, CommandMap, load_command_map,
 )
-from referee.games.thegame import render
+from referee.games.thegame import board, render
+from referee.matches.board import Board
 from referee.matches.game import (
     Contest, Echo, GameDefinition, GameOption, OptionError, OptionKind, Options, Outcome,
 )
@@ -100,13 +101,29 @@ class TheGame(GameDefinition[TheGameConfig, TheGameResult]):
                logged: Mapping[str, Any]) -> Mapping[str, Any]:
         state = TheGameState.new_game(self.logged_config(header["settings"]), header["seed"])
         for move in moves:
-            if TheGameMove(move["kind"]) is TheGameMove.TURN:
-                state.apply_turn(codec.parse_turn(move["move"]))
-        faults = logged.get("faults", [])
-        if faults and not state.is_over:
-            state.record_fault(faults[0]["seat"])
+            _apply(state, move)
+        _charge(state, logged.get("faults", []))
         return {"won": state.outcome is Ending.WON,
                 "cards_left": state.cards_left(), "cards_played": list(state.cards_played_by)}
+
+
+    def board(self, header: Mapping[str, Any], moves: Sequence[Mapping[str, Any]],
+              faults: Sequence[Mapping[str, Any]], seat: int | None) -> Board:
+        state = TheGameState.new_game(self.logged_config(header["settings"]), header["seed"])
+        return board.build(state, moves, seat, functools.partial(_apply, state),
+                           functools.partial(_charge, state, faults))
+
+
+def _apply(state: TheGameState, move: Mapping[str, Any]) -> None:
+    """Play one logged move on `state` (a hint changes nothing of the engine's)."""
+    if TheGameMove(move["kind"]) is TheGameMove.TURN:
+        state.apply_turn(codec.parse_turn(move["move"]))
+
+
+def _charge(state: TheGameState, faults: Sequence[Mapping[str, Any]]) -> None:
+    """The first logged fault ends a game still on, lost (ruling X1)."""
+    if faults and not state.is_over:
+        state.record_fault(faults[0]["seat"])
 
 
 def command_map(options: Options) -> CommandMap | None:

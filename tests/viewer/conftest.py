@@ -1,0 +1,53 @@
+"""One headless Chromium for each test module of the viewer (Debian's, no download), and
+the logs the tests view, played once per session."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.viewer.logs import (
+    HEURISTIC, MARKUP_BOT, RANDOM, ROOT, TG_HEURISTIC, TG_RANDOM, play,
+)
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if not CHROMIUM.exists():
+        pytest.skip("/usr/bin/chromium is absent: apt-get install chromium (.ci/run does)")
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="playwright is not installed (the test extra)")
+    with sync_api.sync_playwright() as driver:
+        chromium = driver.chromium.launch(executable_path=str(CHROMIUM))
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Rage for 4 (plain, hidden-bid, secret-bid), Rage with a seat that faults with
+    markup, and The Game for 5."""
+    folder = tmp_path_factory.mktemp("logs")
+    here = Path.cwd()
+    os.chdir(ROOT)
+    try:
+        return {
+            "rage": play(folder / "rage.jsonl", "rage", RANDOM, HEURISTIC, RANDOM,
+                         HEURISTIC, "--seed", "3"),
+            "hidden": play(folder / "hidden.jsonl", "rage", RANDOM, HEURISTIC, RANDOM,
+                           "--variant", "hidden-bid", "--seed", "4"),
+            "secret": play(folder / "secret.jsonl.gz", "rage", HEURISTIC, RANDOM, RANDOM,
+                           HEURISTIC, "--variant", "secret-bid", "--seed", "5"),
+            "fault": play(folder / "fault.jsonl", "rage", RANDOM, f"{MARKUP_BOT} 12",
+                          HEURISTIC, "--seed", "9"),
+            "thegame": play(folder / "thegame.jsonl", "thegame", TG_HEURISTIC,
+                            TG_HEURISTIC, TG_RANDOM, TG_HEURISTIC, TG_HEURISTIC,
+                            "--seed", "3"),
+        }
+    finally:
+        os.chdir(here)

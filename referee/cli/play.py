@@ -42,7 +42,8 @@ class PlayGroup(click.Group):
 
 @click.group(cls=PlayGroup, no_args_is_help=False)
 def play() -> None:
-    """Referee one game between bots. A BOT is a command line, or stdio:COMMAND."""
+    """Referee one game between bots. A BOT is a command line, or stdio:COMMAND; write
+    NAME=COMMAND to name it (else it is named after its program)."""
 
 
 def play_command(game: AnyGame) -> click.Command:
@@ -50,7 +51,8 @@ def play_command(game: AnyGame) -> click.Command:
     most = game.seats.stop - 1
 
     @click.command(game.name, help=f"Referee one game of {game.title} for "
-                                   f"{game.seats.start} to {most} BOTs.")
+                                   f"{game.seats.start} to {most} BOTs. A BOT is a command "
+                                   "line, or stdio:COMMAND; NAME=COMMAND names it.")
     @click.argument("bots", nargs=-1, required=True)
     @fail_on_fault_option
     @per_game_options(game)

@@ -234,3 +234,10 @@ def test_fail_on_fault_passes_a_clean_game() -> None:
                    "./bots/thegame_heuristic.py")
     assert done.returncode == 0, done.stderr
     assert "fault" not in done.stderr
+
+
+def test_play_help_says_a_bot_may_be_named() -> None:
+    """Issue 29 (Names): `play --help` shows NAME=COMMAND, for the group and each game."""
+    for args in (["play", "--help"], ["play", "rage", "--help"], ["play", "thegame", "--help"]):
+        code, out, _ = run_main(args)
+        assert code == 0 and "NAME=COMMAND" in out, args

@@ -429,6 +429,8 @@ def test_fail_on_fault_exits_1_after_printing_the_tables(tmp_path: Path, flag: l
     assert result == code, err
     assert "standings" in out and "bad" in out
     assert ("(--fail-on-fault)" in err) == bool(flag), err
+    # the command to list them names this db, not a placeholder (issue 29, Smaller)
+    assert (f"`referee results {tmp_path / 'f.sqlite'} --faults`" in err) == bool(flag), err
 
 
 def test_fail_on_fault_passes_a_tournament_without_faults(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -65,9 +66,10 @@ class RunOptions:
 class FaultsFound(Exception):
     """--fail-on-fault: the tournament ran, and `faults` faults are among its games."""
 
-    def __init__(self, tables: str, faults: int) -> None:
+    def __init__(self, tables: str, faults: int, db_path: Path) -> None:
         super().__init__(f"{faults} fault{'s' if faults != 1 else ''} in this tournament's "
-                         "games (--fail-on-fault); `referee results DB --faults` lists them")
+                         f"games (--fail-on-fault); `referee results "
+                         f"{shlex.quote(str(db_path))} --faults` lists them")
         self.tables = tables
         self.faults = faults
 
@@ -114,7 +116,7 @@ def run_session(spec: TournamentSpec, options: RunOptions,
         tables = rendered_results(store, records, options.fmt, options.table, err)
         faults = sum(len(record.faults) for record in records)
     if options.fail_on_fault and faults:
-        raise FaultsFound(tables, faults)
+        raise FaultsFound(tables, faults, db_path)
     return tables
 
 

@@ -39,7 +39,16 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("referee.registry",),
     ("referee.viewer",),  # `referee view`'s page: the registry's games, their boards
     ("referee.conformance",),
-    ("tournaments",),
+    # tournaments/ by concern, in the order its folders import one another (README,
+    # Layout): the spec, its schedule, the stored results, their statistics, the
+    # tables, running (which renders the tables at the end) and the gate.
+    ("tournaments", "tournaments.spec"),
+    ("tournaments.schedule",),
+    ("tournaments.store",),
+    ("tournaments.stats",),
+    ("tournaments.output",),
+    ("tournaments.run",),
+    ("tournaments.gate",),
     ("referee.cli", "referee.__main__"),
 )
 # A game's folder: these modules in every one (a game adds its own, e.g. Rage's cards).

@@ -16,7 +16,7 @@ from referee.processes.sandbox import SandboxMode, SandboxSettings
 from referee.games.rage.definition import RAGE
 from referee.games.thegame.definition import THEGAME
 from tournaments.gate.runner import (
-    GateBots, GatePlan, GateState, Verdict, gate_context, gate_table, run_gate,
+    GateBots, GatePlan, GateState, GateVerdict, gate_context, gate_table, run_gate,
 )
 from tournaments.gate.report import gate_json, running_line
 from tournaments.gate.schedule import (
@@ -143,23 +143,23 @@ def test_a_much_better_new_passes_and_a_much_worse_one_fails(tmp_path: Path) -> 
         seen.append(state.test.n)
 
     result = run_gate(plan(), context(tmp_path), progress, FakeGames(new=40, baseline=10))
-    assert result.verdict is Verdict.NOT_WEAKER and result.exit_code == 0
+    assert result.verdict is GateVerdict.NOT_WEAKER and result.exit_code == 0
     assert seen == list(range(1, MIN_SAMPLES + 1)) and result.state.games == 60
     result = run_gate(plan(), context(tmp_path), progress, FakeGames(new=10, baseline=40))
-    assert result.verdict is Verdict.WEAKER and result.exit_code == 1
+    assert result.verdict is GateVerdict.WEAKER and result.exit_code == 1
 
 
 def test_the_cap_stops_it_undecided_before_a_deal_would_pass_it(tmp_path: Path) -> None:
     games = FakeGames(new=10, baseline=40)
     result = run_gate(plan(max_games=53), context(tmp_path), lambda state: None, games)
-    assert result.verdict is Verdict.UNDECIDED and result.exit_code == 3
+    assert result.verdict is GateVerdict.UNDECIDED and result.exit_code == 3
     assert result.state.games == 48 and len(games.played) == 48  # 8 whole deals of 6
 
 
 def test_a_fault_by_new_fails_the_gate_at_once(tmp_path: Path) -> None:
     games = FakeGames(new=40, baseline=10, fault_in="gate/d00002/new/r1")
     result = run_gate(plan(), context(tmp_path), lambda state: None, games)
-    assert result.verdict is Verdict.WEAKER and result.reason == "NEW faulted"
+    assert result.verdict is GateVerdict.WEAKER and result.reason == "NEW faulted"
     assert games.played[-1] == "gate/d00002/new/r1" and result.fault is not None
     assert result.fault.fault.bot == "new" and result.fault.log.name == "x.jsonl"
 
@@ -171,7 +171,7 @@ def test_a_fault_by_another_bot_leaves_it_undecided(tmp_path: Path, bot: int,
     where = "gate/d00003/baseline/r2" if bot == BASELINE else "gate/d00003/new/r0"
     games = FakeGames(new=40, baseline=10, fault_in=where, fault_bot=bot)
     result = run_gate(plan(), context(tmp_path), lambda state: None, games)
-    assert result.verdict is Verdict.UNDECIDED and words in result.reason
+    assert result.verdict is GateVerdict.UNDECIDED and words in result.reason
     assert result.state.test.n == 2  # the faulted deal counts for nothing
 
 
@@ -182,7 +182,7 @@ def test_identical_bots_get_the_ratio_their_scores_justify(tmp_path: Path) -> No
                       FakeGames(new=20, baseline=20))
     test, n = result.state.test, MIN_SAMPLES
     assert result.state.differences == [0.0] * n
-    assert result.verdict is Verdict.NOT_WEAKER
+    assert result.verdict is GateVerdict.NOT_WEAKER
     floor = (1 / 3) ** 2 / 12
     assert test.llr == pytest.approx((n - 3) / (n - 1) * n * 2.0 * 1.0 / floor)
     line = running_line(result.state)

@@ -31,13 +31,15 @@ from tournaments.spec.definition import BotEntry, SpecError, TournamentSpec
 from tournaments.stats.sprt import Decision, PairedSprt, SprtSettings
 
 
-class Verdict(enum.StrEnum):
+class GateVerdict(enum.StrEnum):
+    """What `referee gate` says of NEW against the baseline (its exit code: EXIT_CODES)."""
+
     NOT_WEAKER = "not weaker"
     WEAKER = "weaker"
     UNDECIDED = "undecided"
 
 
-EXIT_CODES = {Verdict.NOT_WEAKER: 0, Verdict.WEAKER: 1, Verdict.UNDECIDED: 3}
+EXIT_CODES = {GateVerdict.NOT_WEAKER: 0, GateVerdict.WEAKER: 1, GateVerdict.UNDECIDED: 3}
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ class GatePlan:
     """What to play: the deals' shape, where their seeds come from, the test, the cap."""
 
     table: GateTable
-    secret: bytes  # keys the deal seeds (schedule.deal_seed)
+    secret: bytes  # keys the deal seeds (fixtures.deal_seed)
     seed: int
     sprt: SprtSettings
     max_games: int
@@ -71,7 +73,7 @@ class GateState:
 
 @dataclass(frozen=True)
 class GateResult:
-    verdict: Verdict
+    verdict: GateVerdict
     reason: str
     state: GateState
     fault: GateFault | None = None
@@ -182,8 +184,8 @@ def _run(plan: GatePlan, context: PlayContext, progress: Progress, play: PlayOne
         decision = state.test.add(difference)
         progress(state)
         if decision is not Decision.CONTINUE:
-            return GateResult(Verdict(decision.value), _crossing(decision), state)
-    return GateResult(Verdict.UNDECIDED, f"no decision within --max-games "
+            return GateResult(GateVerdict(decision.value), _crossing(decision), state)
+    return GateResult(GateVerdict.UNDECIDED, f"no decision within --max-games "
                                          f"{plan.max_games} ({per_deal} games a deal)", state)
 
 
@@ -208,9 +210,9 @@ def _fault_result(fixture: Fixture, record: GameRecord, context: PlayContext,
     where = GateFault(fault, fixture.fixture_id, context.logs.parent / record.log_path
                       if record.log_path else context.logs)
     if by_new:
-        return GateResult(Verdict.WEAKER, "NEW faulted", state, where)
+        return GateResult(GateVerdict.WEAKER, "NEW faulted", state, where)
     who = "BASELINE" if fixture.seats[fault.seat] == BASELINE else f"opponent {fault.bot}"
-    return GateResult(Verdict.UNDECIDED, f"{who} faulted: the deal compares nothing",
+    return GateResult(GateVerdict.UNDECIDED, f"{who} faulted: the deal compares nothing",
                       state, where)
 
 

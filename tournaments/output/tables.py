@@ -98,13 +98,13 @@ def build_tables(game: AnyGame, records: Sequence[GameRecord],
 
 
 def _naming_disqualified(table: ResultTable, records: Sequence[GameRecord]) -> ResultTable:
-    """The ranking table, its title naming the bots --disqualify-after benched."""
-    benched = sorted({fault.bot for record in records for fault in record.faults
+    """The ranking table, its title naming the bots --disqualify-after barred."""
+    barred = sorted({fault.bot for record in records for fault in record.faults
                       if fault.kind is FaultKind.DISQUALIFIED})
-    if not benched:
+    if not barred:
         return table
     return replace(table, title=f"{table.title}. DISQUALIFIED, each later game counted as "
-                                f"faulted: {', '.join(benched)}")
+                                f"faulted: {', '.join(barred)}")
 
 
 def _apart(table: ResultTable, references: Sequence[str]) -> list[ResultTable]:

@@ -1,9 +1,9 @@
 """What runs on each Dask worker: a batch of games, the check before a cluster
 tournament's first game, and the closing of its bots after the last.
 
-A Dask task costs about 6 ms of CPU (scheduler, client and worker bookkeeping), about a
-quarter of a fast Rage game's; a task therefore plays several games in turn
-(`run_calls`) and answers each game's record or error on its own.
+A Dask task's bookkeeping (scheduler, client and worker) costs a fair share of a fast
+game's CPU (docs/cluster.md, "What runs where"); a task therefore plays several games in
+turn (`run_calls`) and answers each game's record or error on its own.
 
 A game played on a worker must be the game the coordinator scheduled: the same referee,
 the same bot files (by sha256, as tournaments/store/provenance.py hashes them on the
@@ -11,7 +11,7 @@ coordinator), a sandbox that can start there, and a logs folder it can write. Ea
 runs `worker_problems` (through Dask's `client.run`) and says what differs; the
 coordinator turns the first problem into one error naming the worker and the bot.
 
-A worker thread keeps the bots of its last games running, for its next (play.py's
+A worker thread keeps the bots of its last games running, for its next (fixture_play.py's
 BotPool, one per thread). A worker outlives the tournament, so at the end each of its
 threads is made to close its pool (`close_bots`): no bot is left waiting. This module
 imports nothing of Dask: the worker hands itself in.

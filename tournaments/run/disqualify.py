@@ -45,9 +45,9 @@ class Disqualification:
 
     def seat(self, fixture: Fixture) -> Fixture:
         """`fixture` with its disqualified bots marked, as it is about to be submitted."""
-        benched = self.disqualified.intersection(fixture.seats)
-        return fixture if benched == fixture.disqualified else replace(
-            fixture, disqualified=benched)
+        barred = self.disqualified.intersection(fixture.seats)
+        return fixture if barred == fixture.disqualified else replace(
+            fixture, disqualified=barred)
 
 
 def faulted_bots(record: GameRecord) -> set[str]:

@@ -154,7 +154,7 @@ class BotPool:
         # remember the deals it has seen.
         self._idle: IdleBots[RemotePlayer] = IdleBots(
             once_per_deal=self._lineup.sandboxed and not context.persistent_bots)
-        self.started = 0  # bot processes started so far (for tests and the bench)
+        self.started = 0  # bot processes started so far (for tests and bench/)
         # Kept bots' heartbeats are answered between games too (idle_keep_alive.py);
         # fresh bots are all closed after each game, and need no thread for it.
         self.keep_alive = IdleKeepAlive(self._lineup.serve_idle, needed=self._reuse)
@@ -169,7 +169,7 @@ class BotPool:
         spent: list[Player] = []  # idle bots that have played this deal: closed, together
         try:
             for key, path in zip(keys, game_stderr, strict=True):
-                seats.append(self._bench(key) if key[0] in disqualified
+                seats.append(self._disqualified_seat(key) if key[0] in disqualified
                              else self._idle_bot(key, path, deal, spent))
             close_all(spent)
             empty = [seat for seat, player in enumerate(seats) if player is None]
@@ -212,7 +212,8 @@ class BotPool:
         close_all(self._idle.clear())
         self._lineup.close()
 
-    def _bench(self, key: SeatKey) -> Player:
+    def _disqualified_seat(self, key: SeatKey) -> Player:
+        """The seat of a disqualified bot; its idle process, if any, closed."""
         idle = self._idle.drop(key)
         if idle is not None:  # it will not play again: no process left waiting
             idle.close()

@@ -2,29 +2,22 @@
 deals, so that a worker's reused bot processes meet many new deals before a repeat.
 
 In the default sandboxed setting no bot process plays two fixtures of the same deal
-(tournaments/run/fixture_play.py). Fixture order (schedule.py) is deal by deal, so a worker would
-meet the same deal again at once and start new bots for almost every game. Play order
-splits the deals into windows of at least WINDOW_DEALS consecutive deals per worker (all
-of them if fewer) and, in each, plays each place of a deal (table and rotation, solo or
-team) on every deal of the window before the next place, rotation 0 of every table first:
-a worker's next game is mostly the same table on a deal its bots have not played.
+(tournaments/run/fixture_play.py). Fixture order (fixtures.py) is deal by deal, so a
+worker would meet the same deal again at once and start new bots for almost every game.
+Play order splits the deals into windows of at least WINDOW_DEALS consecutive deals per
+worker (all of them if fewer) and, in each, plays each place of a deal (table and
+rotation, solo or team) on every deal of the window before the next place, rotation 0 of
+every table first: a worker's next game is mostly the same table on a deal its bots have
+not played.
 
 Per worker, because workers take the next game as each comes free: of a place's run of
 deals, each of J workers plays about 1/J, a random share, and at the next place its
 processes soon meet one of those deals again and are replaced. So a worker's processes
 last about window / J games of a place; a window of WINDOW_DEALS x J deals keeps that at
-WINDOW_DEALS, and takes as long to play on J workers as WINDOW_DEALS deals on one. The
-bench's tournament (34 deals, 2 workers, 7 runs each) started a median 0.104 bots a seat
-(0.085-0.110) in two windows of 17, 0.057 (0.055-0.059) in one of 34, and its CPU a game
-fell from about 49-60 ms to 41-44 (bench/tournament.py; a model of the workers, 0.10 and
-0.058: tests/tournaments/test_play_order.py).
-
-Not tried for long: places taking turns deal by deal, one per worker (places 1 and 2 on
-deal 1, then on deal 2, ...), so that each worker's games come in rising deals whichever
-it takes. In a model with games of equal length it started fewer bots, but a worker that
-starts bots falls behind, the other then takes two games of one deal and starts bots in
-turn: the bench's tournament on 2 workers started 0.27 bots a seat, against 0.10 place by
-place (WINDOW_DEALS 16).
+WINDOW_DEALS, and takes as long to play on J workers as WINDOW_DEALS deals on one. Places
+stay the outer loop, not dealt out one per worker deal by deal: a worker that starts bots
+falls behind, another then takes two games of one deal, and starts bots in its turn.
+docs/play-order.md has the measurements behind both choices.
 
 Fixture ids keep fixture order: stored results, game log names and resumed runs rely on
 them, and `referee results` reads games in it. Only the runner plays in play order,
@@ -43,9 +36,8 @@ from tournaments.schedule.fixtures import Fixture
 
 # Per worker. A bot process plays at most one game per deal of a window, so the
 # processes started fall about as workers / window; a larger window leaves an interrupted
-# tournament's last window less complete. The bench's tournament (34 deals, 2 workers)
-# started 0.17 bots a seat with windows of 8 deals in all (four of 8 or 9), 0.10 with 16
-# in all (two of 17), 1 deal by deal.
+# tournament's last window less complete. 16 trades the two (docs/play-order.md has
+# the figures).
 WINDOW_DEALS = 16
 
 

@@ -1,7 +1,7 @@
 """The secret that hides a tournament's deals from its bots.
 
 Each results db gets a random secret when it is created. Every deal's seed is keyed with
-it (schedule.deal_seed), so the public tournament seed, which bots can know (it is in the
+it (fixtures.deal_seed), so the public tournament seed, which bots can know (it is in the
 tournament file, or 0), predicts no hand; resuming from the db reuses it, so a resumed
 tournament plays the very deals of an uninterrupted one.
 """

@@ -244,7 +244,7 @@ def canonical_json(data: object) -> str:
 
 
 def group_count(n_bots: int, size: int) -> int:
-    """len(schedule.groups(n_bots, size)), without listing them: the combinations of
+    """len(fixtures.groups(n_bots, size)), without listing them: the combinations of
     `size` bots, or with fewer bots than places the multisets holding each bot."""
     if n_bots >= size:
         return math.comb(n_bots, size)
@@ -252,7 +252,7 @@ def group_count(n_bots: int, size: int) -> int:
 
 
 def game_count(contest: Contest, n_bots: int, size: int, deals: int) -> int:
-    """len(schedule.fixtures_for(spec, secret)), without building them."""
+    """len(fixtures.fixtures_for(spec, secret)), without building them."""
     if contest is Contest.COMPETITIVE:
         return group_count(n_bots, size) * size * deals
     teams = group_count(n_bots, size) if size >= 2 else 0
@@ -261,7 +261,7 @@ def game_count(contest: Contest, n_bots: int, size: int, deals: int) -> int:
 
 def gauntlet_count(contest: Contest, candidates: int, references: int, size: int,
                    deals: int) -> int:
-    """len(schedule.fixtures_for(spec, secret)) of a gauntlet, without building it."""
+    """len(fixtures.fixtures_for(spec, secret)) of a gauntlet, without building it."""
     groups = group_count(references, size - 1) if size >= 2 else 0
     if contest is Contest.COMPETITIVE:
         return candidates * groups * size * deals

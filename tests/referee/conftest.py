@@ -17,6 +17,7 @@ from referee.processes.live_bots import live_processes
 from referee.processes.sandbox import View
 from referee.settings import ResourceLimits
 from referee.transport.zmq_channel import ZmqHub
+from tests.referee.scripted_channel import Scripted
 
 
 UNLIMITED = ResourceLimits(memory_mb=None, cpu_seconds=None, processes=None)
@@ -75,3 +76,13 @@ def box() -> Iterator[Path]:
     folder.chmod(0o755)  # readable by the sandbox's user, like any bot's folder
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def scripted(monkeypatch: pytest.MonkeyPatch) -> Iterator[Scripted]:
+    """RemotePlayers on scripted channels, on a virtual clock (tests/referee/
+    scripted_channel.py); every player closed after the test."""
+    made = Scripted()
+    made.install(monkeypatch)
+    yield made
+    made.close()

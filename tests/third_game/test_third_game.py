@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -28,11 +28,7 @@ HIGH = f"stdio:{shlex.quote(sys.executable)} {shlex.quote(str(BOT))}"
 LOW = f"{HIGH} low"
 
 
-@pytest.fixture(autouse=True)
-def high_card_registered() -> Iterator[None]:
-    games.register(HIGH_CARD)
-    yield
-    games.unregister(HIGH_CARD.name)
+pytestmark = pytest.mark.usefixtures("high_card")  # tests/conftest.py
 
 
 def test_play_and_replay_a_game_the_referee_never_heard_of(tmp_path: Path) -> None:

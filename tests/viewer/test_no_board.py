@@ -5,28 +5,16 @@ from __future__ import annotations
 
 import shlex
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from referee.registry import games
 from tests.cli_support import run_main
-from tests.third_game.high_card.definition import HIGH_CARD
 from tests.viewer.logs import page_data, view
 from tests.viewer.test_playback import open_page
 
 BOT = Path(__file__).parents[1] / "third_game" / "high_card_bot.py"
 HIGH = f"stdio:{shlex.quote(sys.executable)} {shlex.quote(str(BOT))}"
 LOW = f"{HIGH} low"
-
-
-@pytest.fixture
-def high_card() -> Iterator[None]:
-    games.register(HIGH_CARD)
-    yield
-    games.unregister(HIGH_CARD.name)
 
 
 def test_a_game_without_a_board_has_a_page_of_its_steps(

@@ -55,7 +55,7 @@ def probe_launch(bench: Bench) -> LaunchSettings:
 
 
 @dataclass(frozen=True)
-class Ending:
+class SessionEnd:
     """How a probed session ended: the bot's first fault in its games (game number and
     fault), when BYE went (None: it was not sent), and the probe's report."""
 
@@ -84,7 +84,7 @@ def bye_session(bench: Bench, setup: Setup, games: int) -> list[Verdict]:
             _noted(leftover_verdict(ending.report), note)]
 
 
-def probed_session(bench: Bench, setup: Setup, games: int) -> Ending:
+def probed_session(bench: Bench, setup: Setup, games: int) -> SessionEnd:
     """The bot under the exit probe: `games` games in a row (to its first fault), then BYE
     unless it faulted."""
     config = bench.game.configure(setup.players, setup.options)
@@ -105,7 +105,7 @@ def probed_session(bench: Bench, setup: Setup, games: int) -> Ending:
                     fault = (number, faults[0])
                     break
             sent, status = _say_bye(started.player) if fault is None else (None, None)
-        return Ending(fault, sent, _probes(read_report(stderr), status), started.fault)
+        return SessionEnd(fault, sent, _probes(read_report(stderr), status), started.fault)
 
 
 def _noted(verdict: Verdict, note: str) -> Verdict:

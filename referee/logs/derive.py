@@ -30,16 +30,12 @@ from referee.matches.game import GameDefinition
 from referee.logs.writer import FORMAT
 from referee.logs.lines import read_records
 from referee.logs.formats import counted_out, exchange_fields, expand
-from referee.logs.stream import BatchedPlayer, LoggedGame, read_stream
+from referee.logs.stream import BatchedPlayer, LoggedGame, Underivable, read_stream
 
 Lookup = Callable[[str], GameDefinition[Any, Any]]
 COUNTED = 4  # the format whose exchanges count their lines out
 # What a log that does not derive may raise on the way, from its header to the game's end
 _BROKEN = (ValueError, KeyError, TypeError, AttributeError, IndexError, OverflowError)
-
-
-class Underivable(ValueError):
-    """The game, played again, does not send what the log counted."""
 
 
 def read_log(path: Path, lookup: Lookup) -> list[dict[str, Any]]:

@@ -44,7 +44,8 @@ _ITEMS = (str, int, list)  # a stream's items: a line heard, a time, a line foun
 
 
 class Underivable(ValueError):
-    """The game, played again, does not come to what the log holds."""
+    """The game, played again, does not come to what the log holds (or, in an older
+    format, does not send what the log counted)."""
 
 
 class _Interrupted(BaseException):

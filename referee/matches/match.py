@@ -21,6 +21,17 @@ E = TypeVar("E")
 _BY_BOT = DecidedBy.BOT
 
 
+def route_by(private_to: Callable[[E], int | None], encode: Callable[[E], str | None]
+             ) -> Callable[[E], tuple[int | None, str] | None]:
+    """The route Match.deliver takes, from a game's view (`private_to`: the one seat that
+    may see an event, None for every seat) and its codec (`encode`: the event's line,
+    None for an event with no line)."""
+    def route(event: E) -> tuple[int | None, str] | None:
+        line = encode(event)
+        return None if line is None else (private_to(event), line)
+    return route
+
+
 class Match(Generic[E]):
     """The shared half of a refereed game; E is what the game delivers: its engine's
     events (or raw records of them, as Rage's engine keeps them, unbuilt)."""
@@ -34,6 +45,10 @@ class Match(Generic[E]):
         self.log = log
         self.observer = observer
         self.delivered = 0  # events of the engine already sent to the seats
+
+    def limits_ms(self) -> tuple[int, int]:
+        """The move time and the time bank in whole milliseconds, as GAME lines tell them."""
+        return int(self.times.move * 1000), int(self.times.bank * 1000)
 
     def deliver(self, new: Sequence[E], route: Callable[[E], tuple[int | None, str] | None]
                 ) -> None:

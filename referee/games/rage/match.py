@@ -113,7 +113,7 @@ class RageMatch(Match[Record]):
 
     def _start(self) -> None:
         config = self.state.config
-        move_ms, bank_ms = int(self.times.move * 1000), int(self.times.bank * 1000)
+        move_ms, bank_ms = self.limits_ms()
         self.table.start([
             codec.game_line(seat, config.players, config.variants, config.rounds, move_ms, bank_ms,
                             self.times.clock)

@@ -20,7 +20,7 @@ from referee.games.thegame.rules import (
 from referee.games.thegame.view import commands_audience, hint_audience, private_to
 from referee.players.player import Player
 from referee.settings import FaultPolicy, OnFault, TimeLimits
-from referee.matches.match import Match
+from referee.matches.match import Match, route_by
 
 Observer = Callable[[Event], None]
 
@@ -65,6 +65,10 @@ def game_settings(config: TheGameConfig, times: TimeLimits) -> dict[str, object]
     return {"players": config.players, "commands": commands, "times": times.to_json()}
 
 
+# Each event's line (the codec's) and the one seat that may see it (the view's).
+_ROUTE = route_by(private_to, codec.encode_event)
+
+
 class TheGameMatch(Match[Event]):
     """Runs one cooperative game on a Table of players."""
 
@@ -91,7 +95,7 @@ class TheGameMatch(Match[Event]):
 
     def _start(self) -> None:
         config = self.state.config
-        move_ms, bank_ms = int(self.times.move * 1000), int(self.times.bank * 1000)
+        move_ms, bank_ms = self.limits_ms()
         self.table.start([
             codec.game_line(seat, config.players, config.hand_size,
                             config.commands is not None, move_ms, bank_ms, self.times.clock)
@@ -104,7 +108,7 @@ class TheGameMatch(Match[Event]):
 
     def _deliver(self) -> None:
         """Queue for every seat the new events it may see (decided by thegame_view alone)."""
-        self.deliver(self.state.events_since(self.delivered), _route)
+        self.deliver(self.state.events_since(self.delivered), _ROUTE)
 
     def _collect_hints(self) -> bool:
         """Ask every other seat for hints and pass them on; False if someone faulted."""
@@ -164,8 +168,3 @@ class TheGameMatch(Match[Event]):
             self.log.result(result.to_json())
         return result
 
-
-def _route(event: Event) -> tuple[int | None, str] | None:
-    """The event's line (the codec's) and the one seat that may see it (the view's)."""
-    line = codec.encode_event(event)
-    return None if line is None else (private_to(event), line)

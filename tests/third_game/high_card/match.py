@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from referee.errors import Fault
 from referee.logs.writer import DecidedBy, GameLog
 from referee.matches.game import Echo
-from referee.matches.match import Match
+from referee.matches.match import Match, route_by
 from referee.players.player import Player
 from referee.settings import TimeLimits
 from tests.third_game.high_card import codec, render
@@ -30,6 +30,9 @@ class Result:
                 "places": list(self.places), "faults": [f.to_json() for f in self.faults]}
 
 
+_ROUTE = route_by(private_to, codec.encode)
+
+
 class HighCardMatch(Match[Event]):
     def __init__(self, players: Sequence[Player], config: Config, seed: int,
                  times: TimeLimits, log: GameLog | None, echo: Echo | None) -> None:
@@ -41,7 +44,7 @@ class HighCardMatch(Match[Event]):
         n = len(self.state.hands)
         self.table.start([codec.game_line(seat, n) for seat in range(n)])
         while (seat := self.state.to_play) is not None:
-            self.deliver(self.state.events[self.delivered:], _route)
+            self.deliver(self.state.events[self.delivered:], _ROUTE)
             hand = self.state.legal_plays()
             card = self.table.ask(seat, codec.play_request(hand), self._judged)
             by = DecidedBy.BOT if card is not None else DecidedBy.FALLBACK
@@ -49,7 +52,7 @@ class HighCardMatch(Match[Event]):
                 card = min(hand)
                 self.state.play(card)
             self.log_move(seat, "card", str(card), by)
-        self.deliver(self.state.events[self.delivered:], _route)
+        self.deliver(self.state.events[self.delivered:], _ROUTE)
         played = self.state.played
         faulted = self.tell_end(lambda faulted: codec.end_line(
             scores_and_places(played, faulted)[1]))
@@ -73,6 +76,3 @@ def _echoing(echo: Echo) -> Callable[[Event], None]:
             echo(line)
     return observe
 
-
-def _route(event: Event) -> tuple[int | None, str]:
-    return private_to(event), codec.encode(event)

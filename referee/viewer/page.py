@@ -37,7 +37,19 @@ class Page:
 
 def build(records: Sequence[Mapping[str, Any]], seat: int | None) -> Page:
     """The page of a log (read_log's records) for `seat` (None: the organiser's).
-    ConfigError for a seat the game does not have, or a log whose moves do not replay."""
+    ConfigError for a seat the game does not have, or a log whose moves do not replay.
+
+    A log is untrusted: one edited, or written without derivation, is read as written,
+    so a record of the wrong shape anywhere is one error line too, never a traceback
+    (tests/viewer/test_hostile_page.py fuzzes it)."""
+    try:
+        return _page(records, seat)
+    except _BROKEN as error:
+        raise ConfigError(f"the log does not make a page: a record is not as a game log "
+                          f"writes it ({type(error).__name__}: {error})") from None
+
+
+def _page(records: Sequence[Mapping[str, Any]], seat: int | None) -> Page:
     header = records[0]
     game = lookup(str(header.get("game")))
     players = list(header.get("players", []))

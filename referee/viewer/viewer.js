@@ -103,11 +103,12 @@
   add(playersBox, h("h2", null, "Players"));
   const list = h("table", "roster");
   data.players.forEach((p, seat) => {
-    const row = add(h("tr"), h("td", "seat-no", String(seat)), h("td", "name", p.name));
-    const more = h("td", "more");
-    if (p.hello) add(more, h("div", null, "HELLO " + p.hello));
-    if (p.command) add(more, h("code", null, p.command));
-    row.appendChild(more);
+    // The name and what it said and runs, stacked in one cell: side by side, the
+    // narrow panel broke names and commands mid-word.
+    const who = add(h("td"), h("div", "name", p.name));
+    if (p.hello) add(who, h("div", "more", "HELLO " + p.hello));
+    if (p.command) add(who, h("code", "more", p.command));
+    const row = add(h("tr"), h("td", "seat-no", String(seat)), who);
     if (data.seat === seat) row.className = "me";
     list.appendChild(row);
   });

@@ -73,6 +73,10 @@ def assert_cut_short(run: subprocess.Popen[str], err: str, code: int, log: Path,
     [line] = err.splitlines()
     assert line.startswith(f"referee: {log}: the game was interrupted ({why}) after ")
     assert line.endswith("; nothing to reproduce beyond it")
+    page = tmp_path / "g.html"
+    code, _, err = run_main(["view", str(log), "-o", str(page)])
+    assert code == 0, err
+    assert f"interrupted ({why}): the game stopped here" in page.read_text()
 
 
 def test_a_closed_standard_output_stops_the_game_and_keeps_its_log(tmp_path: Path) -> None:

@@ -41,9 +41,12 @@ def games(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, 
                     "--variant", "hidden-bid")
         thegame = play(folder / "thegame.jsonl", "thegame", TG_HEURISTIC, TG_HEURISTIC,
                        "--seed", "5")
+        plain = play(folder / "plain.jsonl", "thegame", "--no-commands", TG_HEURISTIC,
+                     TG_HEURISTIC, "--seed", "6")
     finally:
         os.chdir(here)
-    return {"rage": read_log(rage), "thegame": read_log(thegame)}
+    return {"rage": read_log(rage), "thegame": read_log(thegame),
+            "thegame --no-commands": read_log(plain)}
 
 
 @st.composite
@@ -94,7 +97,8 @@ def test_an_edited_log_makes_a_page_or_one_error_line(
 
 
 def test_the_unedited_logs_make_pages(games: dict[str, list[dict[str, Any]]]) -> None:
-    """The fuzz's control: without edits both games make pages for every eye."""
+    """The fuzz's control: without edits both games (The Game without commands too)
+    make pages for every eye."""
     for records in games.values():
         for seat in (None, 0, 1):
             assert html(build(records, seat)).count("</script>") == SCRIPT_ENDS

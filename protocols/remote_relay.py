@@ -16,6 +16,7 @@ JOIN = "JOIN"  # JOIN <relay version>: binds this connection to the key's seat
 EXIT = "EXIT"  # EXIT <detail>: the contestant's bot ended or faulted there
 # referee -> relay
 SEATED = "SEATED"  # SEATED <seat name>: the reply to JOIN
+START = "START"  # the seat is launched: start the bot (its HELLO is awaited)
 REFUSED = "REFUSED"  # REFUSED <why>: this connection takes no seat
 END = "END"  # the referee is done: no more games
 MAX_NOTE_BYTES = 512  # a relay note longer than this is cut

@@ -4,8 +4,9 @@ It connects to the referee's `--listen` address over CurveZMQ with the contestan
 runs their unchanged bot here exactly as the referee runs a local one (ZeroMQ or stdio, the
 same environment and HELLO with a one-time token, checked here), and carries lines both
 ways: the referee's lines to the bot as they come, the bot's lines to the referee one by
-one. Each session ends with BYE, the bot's end or a lost connection; then a new bot is
-started for the next session, until the referee says the event is over (END).
+one. A session starts when the referee seats the bot (START: the bot is started here)
+and ends with BYE, the bot's end or a lost connection; sessions follow one another until
+the referee says the event is over (END).
 
 Nothing here judges a line: the referee does, with its clock, at its end.
 """
@@ -20,7 +21,7 @@ import zmq
 from zmq.utils.monitor import parse_monitor_message
 
 from protocols.remote_relay import (
-    END, EXIT, JOIN, REFUSED, RELAYED_TOKEN, SEATED, note, read_note,
+    END, EXIT, JOIN, REFUSED, RELAYED_TOKEN, SEATED, START, note, read_note,
 )
 from protocols.wire import format_hello
 from referee import __version__
@@ -74,7 +75,6 @@ class Relay:
         self._hub = ZmqHub("ipc")
         self._bot: RemotePlayer | None = None
         self._connected = False
-        self._joined = False
         self._sessions = 0
 
     def _dealer(self) -> zmq.Socket[bytes]:
@@ -125,7 +125,7 @@ class Relay:
                 self._connected = True
                 self._send(note(JOIN, __version__))
             elif kind == zmq.EVENT_DISCONNECTED and self._connected:
-                self._connected, self._joined = False, False
+                self._connected = False
                 self._tell("lost the connection to the referee (a game in play counts "
                            "it as this bot's crash); reconnecting")
                 self._end_session()
@@ -153,10 +153,10 @@ class Relay:
 
     def _note(self, word: str, text: str) -> bool:
         if word == SEATED:
-            self._joined = True
             self._tell(f"seated as {text}")
-            if self._bot is None:
-                self._start_session()
+        elif word == START:
+            self._end_session()  # a session the referee has given up on
+            self._start_session()
         elif word == REFUSED:
             raise RelayStop(f"the referee refused this connection: {text}", 1)
         elif word == END:
@@ -193,10 +193,8 @@ class Relay:
         except BotFault as fault:
             self._bot_ended(str(fault))
             return
-        if BYE in lines:  # the session is over: the bot exits, a fresh one is readied
+        if BYE in lines:  # the session is over: the bot exits
             self._end_session()
-            if self._connected:
-                self._start_session()
 
     def _from_bot(self) -> None:
         bot = self._bot
@@ -210,13 +208,11 @@ class Relay:
             self._bot_ended(str(fault))
 
     def _bot_ended(self, detail: str) -> None:
-        """The bot crashed or broke the framing here: the referee hears it, and a new one
-        is started for the next game."""
-        self._tell(f"the bot ended: {detail}; starting it again for the next game")
+        """The bot crashed or broke the framing here: the referee hears it (a fault), and
+        a new one is started when the referee seats it again."""
+        self._tell(f"the bot ended: {detail}")
         self._send(note(EXIT, detail))
         self._end_session()
-        if self._connected:
-            self._start_session()
 
     def _send(self, parts: list[bytes]) -> None:
         try:

@@ -26,7 +26,7 @@ from zmq.auth.thread import ThreadAuthenticator
 from zmq.utils.monitor import parse_monitor_message
 
 from protocols.remote_relay import (
-    END, EXIT, JOIN, REFUSED, SEATED, note, read_note,
+    END, EXIT, JOIN, REFUSED, SEATED, START, note, read_note,
 )
 from protocols.wire import MAX_LINE_BYTES
 from referee.errors import ConfigError
@@ -45,20 +45,19 @@ _FAILED: dict[int, str] = {zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL: "its handshake 
 
 @dataclass
 class Seat:
-    """One remote seat: its key, its connection (routing id, fd) once bound, the HELLO
-    held until the seat is launched, and the channel reading it now (if any)."""
+    """One remote seat: its key, its connection (routing id, fd) once bound, and the
+    inbox of its session (from launch to close), if one is open."""
 
     name: str
     key: bytes  # Z85
     routing_id: bytes | None = None
     fd: int = -1
-    hello: bytes | None = None
     inbox: Inbox | None = None  # the active channel's
     gone: str = ""  # why the active channel can get no more
     joined: int = 0  # connections bound so far
 
     def detach(self, why: str) -> None:
-        """The active channel ends (`why`): later lines wait for the next launch."""
+        """The session ends (`why`): later lines are dropped until the next launch."""
         if self.inbox is not None:
             self.gone = self.gone or why
         self.inbox = None
@@ -130,15 +129,12 @@ class RemoteHall:
         return self._by_name[name]
 
     def open_seat(self, name: str) -> Seat:
-        """Start a seat's session: a fresh inbox, holding the HELLO that came already."""
+        """Start a seat's session: a fresh inbox, and its relay told to start the bot
+        (now, or as soon as it connects)."""
         seat = self._by_name[name]
         with self._shared.lock:
             seat.inbox, seat.gone = Inbox(), ""
-            if seat.routing_id is None:
-                seat.hello = None
-            if seat.hello is not None:
-                seat.inbox.push_raw(seat.hello)
-                seat.hello = None
+            self._send_note(seat.routing_id, START)
         return seat
 
     def close_seat(self, seat: Seat) -> None:
@@ -200,21 +196,18 @@ class RemoteHall:
             word, text = relay
             if word == JOIN:
                 self._send_note(seat.routing_id, SEATED, seat.name)
+                if seat.inbox is not None:  # launched, waiting for its HELLO
+                    self._send_note(seat.routing_id, START)
             elif word == EXIT:
                 seat.detach(f"remote bot {printable(text)[:200]} (on the contestant's "
                             "machine)")
-                seat.hello = None
             return
         if len(parts) != 1:
             if seat.inbox is not None:  # the relay passes single lines only
                 seat.inbox.push_raw(b"|".join(parts))
             return
-        line = parts[0]
-        if seat.inbox is not None:
-            seat.inbox.push_raw(line)
-        elif line.startswith(b"HELLO "):
-            seat.hello = line[:4 * MAX_LINE_BYTES]  # held for the seat's next launch
-        # anything else, between sessions: late lines of a game that ended, dropped
+        if seat.inbox is not None:  # else late lines of a session that ended: dropped
+            seat.inbox.push_raw(parts[0])
 
     def _send_note(self, routing_id: bytes | None, word: str, text: str = "") -> None:
         if routing_id is None:
@@ -298,7 +291,7 @@ class _Monitor(threading.Thread):
                 for seat in self._shared.by_key.values():
                     if seat.routing_id is not None and seat.fd == value:
                         self._log(f"seat {seat.name}: disconnected")
-                        seat.routing_id, seat.fd, seat.hello = None, -1, None
+                        seat.routing_id, seat.fd = None, -1
                         seat.detach(DISCONNECTED)
         elif isinstance(kind, int) and kind in _FAILED:
             self._log(f"refused a connection: {_FAILED[kind]}")

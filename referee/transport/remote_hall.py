@@ -39,8 +39,9 @@ DISCONNECTED = "remote bot disconnected"  # a crash fault's detail starts so
 HANDSHAKE_LIMIT_MS = 3000  # a connection that has not finished its handshake by then goes
 READS_PER_PUMP = 256  # messages one pump takes at most: a flood cannot keep it here
 _FAILED: dict[int, str] = {zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL: "its handshake failed",
-           zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL: "it does not speak CurveZMQ to this key "
-                                                "(plain ZeroMQ, or a wrong --server-key)"}
+           zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL: "its CurveZMQ handshake failed (plain "
+                                                "ZeroMQ, a wrong --server-key, or a public "
+                                                "key without its secret)"}
 
 
 @dataclass

@@ -61,7 +61,7 @@ def test_a_listed_key_plays_and_impostors_take_no_seat(tmp_path: Path) -> None:
         forged = _forged_curve_try(port, read_public_key(server),
                                    read_public_key(hall / "alice.pub"))
         assert plain is None and forged is None  # no SEATED, no line: nothing at all
-        game.wait_for("does not speak CurveZMQ")
+        game.wait_for("its CurveZMQ handshake failed")
         others.append(connect(tmp_path / "bob", port, "bob", RANDOM, server))
         assert game.finish() == 0, game.err
         assert alice.finish() == 0 and "no more games" in alice.err

@@ -29,6 +29,7 @@ from referee.errors import BotFault, ConfigError
 from referee.players.remote_player import BYE, RemotePlayer
 from referee.processes.bot_command import BotCommand
 from referee.settings import ResourceLimits, TimeLimits
+from referee.transport.channel import crash_fault
 from referee.transport.curve_keys import KeyPair
 from referee.transport.endpoints import TcpAddress
 from referee.transport.zmq_channel import ZmqHub
@@ -204,6 +205,8 @@ class Relay:
         try:
             while channel.pending():
                 self._send([channel.recv(time.monotonic()).encode("utf-8")])
+            if bot.process.exited():  # and all it said is passed on
+                raise crash_fault(bot.process, "ended")
         except BotFault as fault:
             self._bot_ended(str(fault))
 

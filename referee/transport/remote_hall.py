@@ -200,7 +200,7 @@ class RemoteHall:
                 if seat.inbox is not None:  # launched, waiting for its HELLO
                     self._send_note(seat.routing_id, START)
             elif word == EXIT:
-                seat.detach(f"remote bot {printable(text)[:200]} (on the contestant's "
+                seat.detach(f"remote bot: {printable(text)[:200]} (on the contestant's "
                             "machine)")
             return
         if len(parts) != 1:

@@ -18,6 +18,7 @@ from referee.transport.curve_keys import write_key_pair
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"
 SLOW = Path(__file__).resolve().parent / "bots" / "slow_first.sh"
+CRASHING = Path(__file__).resolve().parent / "bots" / "crash_after.sh"
 RANDOM = f"python {BOTS / 'rage_random.py'}"
 WAIT = 30.0  # the most any step waits for: far beyond what each takes on a quiet machine
 

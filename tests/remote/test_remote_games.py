@@ -15,7 +15,7 @@ import zmq
 from referee.transport.curve_keys import generate, read_public_key
 from tests.cli_support import running_with
 from tests.remote.remote_support import (
-    RANDOM, SLOW, Running, connect, free_port, make_keys,
+    CRASHING, RANDOM, SLOW, Running, connect, free_port, make_keys,
 )
 
 
@@ -102,8 +102,7 @@ def test_a_disconnect_mid_game_is_that_seats_crash(tmp_path: Path) -> None:
     game = _play(hall, port, ["remote:alice=alice.pub", RANDOM, RANDOM])
     alice = connect(tmp_path / "alice", port, "alice", f"stdio:{SLOW}", hall / "referee.pub")
     try:
-        game.wait_for("seat alice: connected")
-        threading.Event().wait(0.4)  # into the game: its bot answers every 20 ms
+        alice.wait_for("in play")  # the game has begun: its bot answers every 20 ms
         alice.kill()
         assert game.finish() == 0, game.err
     finally:
@@ -114,6 +113,24 @@ def test_a_disconnect_mid_game_is_that_seats_crash(tmp_path: Path) -> None:
     assert "remote bot disconnected" in str(faults[0]["detail"])
     assert "seat alice: disconnected" in game.err
     assert not running_with(str(SLOW))  # its bot died with its relay
+
+
+def test_a_crash_on_the_contestants_machine_is_that_seats_crash(tmp_path: Path) -> None:
+    hall, port = _organiser(tmp_path), free_port()
+    game = _play(hall, port, [RANDOM, "remote:alice=alice.pub", RANDOM])
+    alice = connect(tmp_path / "alice", port, "alice", f"stdio:{CRASHING}",
+                    hall / "referee.pub")
+    try:
+        assert game.finish() == 0, game.err
+        assert alice.finish() == 0  # the relay outlives its bot
+    finally:
+        game.stop()
+        alice.stop()
+    faults = _faults(hall / "game.jsonl")
+    assert [(f["seat"], f["kind"]) for f in faults] == [(1, "crash")], faults
+    assert faults[0]["detail"] == ("remote bot: bot exited with code 3 (on the "
+                                   "contestant's machine)")
+    assert "the bot ended: bot exited with code 3" in alice.err
 
 
 def test_a_flood_of_strangers_disturbs_no_game(tmp_path: Path) -> None:
@@ -173,14 +190,16 @@ def _standings(out: str) -> dict[str, list[str]]:
     return rows
 
 
-def test_a_tournament_of_two_remote_and_two_local_bots(tmp_path: Path) -> None:
+def test_a_tournament_file_of_two_remote_and_two_local_bots(tmp_path: Path) -> None:
     hall, port = _organiser(tmp_path), free_port()
     server = hall / "referee.pub"
     heuristic = RANDOM.replace("rage_random", "rage_heuristic")
-    tournament = Running(["tournament", "rage", "remote:alice=alice.pub",
-                          "remote:bob=bob.pub", RANDOM, heuristic,
-                          "--listen", f"tcp://127.0.0.1:{port}", "--sandbox", "off",
-                          "--db", "results.sqlite"], hall)
+    bots = [("alice", "remote:alice=alice.pub"), ("bob", "remote:bob=bob.pub"),
+            ("random", RANDOM), ("heuristic", heuristic)]
+    (hall / "cup.toml").write_text('game = "rage"\n' + "".join(
+        f'[[bots]]\nname = "{name}"\ncommand = "{command}"\n' for name, command in bots))
+    tournament = Running(["tournament", "cup.toml", "--listen", f"tcp://127.0.0.1:{port}",
+                          "--sandbox", "off", "--db", "results.sqlite"], hall)
     players = [connect(tmp_path / "alice", port, "alice", RANDOM, server),
                connect(tmp_path / "bob", port, "bob", f"stdio:{SLOW}", server,
                        env={"SLOW_BOT_DELAY": "0"})]
@@ -192,9 +211,33 @@ def test_a_tournament_of_two_remote_and_two_local_bots(tmp_path: Path) -> None:
         for process in (tournament, *players):
             process.stop()
     rows = _standings(tournament.out)
-    assert sorted(rows) == ["alice", "bob", "rage_heuristic", "rage_random"]
+    assert sorted(rows) == ["alice", "bob", "heuristic", "random"]
     assert all(row[0] == "4" and row[5] == "none" for row in rows.values()), rows
     assert "remote:alice=alice.pub" in tournament.out  # the bots table: its command
+
+
+def test_check_and_gate_seat_a_remote_bot(tmp_path: Path) -> None:
+    hall, port = _organiser(tmp_path), free_port()
+    listen = ["--listen", f"tcp://127.0.0.1:{port}", "--sandbox", "off"]
+    alice = connect(tmp_path / "alice", port, "alice", RANDOM, hall / "referee.pub")
+    gate: Running | None = None
+    check = Running(["check", "remote:alice=alice.pub", "--game", "rage", "--quick",
+                     *listen], hall)
+    try:
+        assert check.finish() == 0, check.out + check.err
+        assert alice.finish() == 0
+        alice = connect(tmp_path / "alice", port, "alice", RANDOM, hall / "referee.pub")
+        gate = Running(["gate", "--game", "rage", "--new", "remote:alice=alice.pub",
+                        "--baseline", RANDOM, "--opponent", RANDOM, "--opponent", RANDOM,
+                        "--delta", "5", "--max-games", "6", *listen], hall)
+        assert gate.finish() in (0, 1, 3), gate.err
+        assert alice.finish() == 0
+    finally:
+        for process in (check, alice, gate):
+            if process is not None:
+                process.stop()
+    assert "alice conforms" in check.out and "SKIP  BYE" in check.out
+    assert "games 6" in gate.err + gate.out and "fault" not in gate.out
 
 
 def test_a_remote_bot_reconnects_and_plays_the_next_game(tmp_path: Path) -> None:
@@ -207,8 +250,7 @@ def test_a_remote_bot_reconnects_and_plays_the_next_game(tmp_path: Path) -> None
     first = connect(tmp_path / "alice", port, "alice", f"stdio:{SLOW}", server)
     second: Running | None = None
     try:
-        tournament.wait_for("seat alice: connected")
-        threading.Event().wait(0.4)  # into the first game
+        first.wait_for("in play")  # the first game has begun
         first.kill()
         tournament.wait_for("seat alice: disconnected")
         second = connect(tmp_path / "alice", port, "alice", f"stdio:{SLOW}", server,

@@ -199,10 +199,16 @@ def rerun_command(db_path: Path, game_id: str, sandbox: str,
 
 
 def _remote(spec: TournamentSpec, listen: str | None, key: Path) -> RemoteSettings | None:
-    """Where the tournament's remote seats connect (None: it has none)."""
+    """Where the tournament's remote seats connect (None: it has none). ConfigError where
+    a bot would fill several seats of a table: a remote bot has one connection."""
     specs = bot_specs([bot.command for bot in spec.bots], list(spec.bot_names),
                       file_dirs(spec.bots))
-    return with_remote(LaunchSettings(spec.time_limits), specs, listen, key).remote
+    remote = with_remote(LaunchSettings(spec.time_limits), specs, listen, key).remote
+    if remote is not None and spec.size > len(spec.bots):
+        raise ConfigError(f"{len(spec.bots)} bots at {spec.size} seats: a bot would fill "
+                          "several seats of a table, and a remote bot has one connection "
+                          f"(give at least {spec.size} bots, or a smaller {spec.size_key})")
+    return remote
 
 
 def _is_file(argument: str) -> bool:

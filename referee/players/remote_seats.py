@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import multiprocessing.util
 import re
+import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import click
 
 from protocols.remote_relay import RELAYED_TOKEN
 from referee.errors import BotStartError, ConfigError
@@ -109,7 +108,8 @@ _HALLS_LOCK = threading.Lock()
 
 def tell_organiser(line: str) -> None:
     """A hall's news (connections, refusals) on standard error, one escaped line each."""
-    click.echo(f"referee: remote: {printable(line)}", err=True)
+    sys.stderr.write(f"referee: remote: {printable(line)}\n")
+    sys.stderr.flush()
 
 
 def hall_for(settings: RemoteSettings) -> RemoteHall:

@@ -65,7 +65,7 @@ EXIT_CODES = (
     ExitCode(STDOUT_CLOSED, "play", "standard output closed (piped into head, say): the "
                                     "game stopped there, as for Ctrl-C (128 + SIGPIPE, as a "
                                     "shell reports a program a closed pipe ended)"),
-    ExitCode(TERMINATED, "play, tournament, check, gate, rerun",
+    ExitCode(TERMINATED, "play, tournament, check, gate, rerun, connect",
              "stopped by SIGTERM, as for Ctrl-C"),
 )
 

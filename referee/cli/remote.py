@@ -10,7 +10,7 @@ from typing import Sequence
 
 import click
 
-from referee.cli.exit_codes import INTERRUPTED
+from referee.cli.exit_codes import INTERRUPTED, TERMINATED
 from referee.cli.errors import Stopped
 from referee.cli.options import compose
 from referee.errors import ConfigError
@@ -19,7 +19,7 @@ from referee.players.relay import Relay, RelaySettings, RelayStop
 from referee.players.remote_seats import RemoteSettings
 from referee.processes.bot_command import default_label, split_bot_command
 from referee.transport.curve_keys import read_public_key, read_secret_key, write_key_pair
-from referee.transport.endpoints import parse_tcp_address
+from referee.transport.endpoints import check_listenable, parse_tcp_address
 
 DEFAULT_LISTEN = "tcp://0.0.0.0:5555"  # every interface, so contestants elsewhere reach it
 DEFAULT_KEY = "referee.key"  # in the folder the command runs in
@@ -46,6 +46,7 @@ def with_remote(settings: LaunchSettings, specs: Sequence[BotSpec], listen: str 
                               "and no BOT is one")
         return settings
     address = parse_tcp_address(listen or DEFAULT_LISTEN, listening=True)
+    check_listenable(address)
     if not referee_key.exists():
         raise ConfigError(f"the referee's key {referee_key} does not exist: make it with "
                           "`referee keygen referee` (and give contestants referee.pub), "
@@ -92,8 +93,8 @@ def connect_command(address: str, key_file: Path, server_key: Path,
         relay.run()
     except RelayStop as stop:
         raise click.ClickException(str(stop)) from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:  # SIGTERM comes as one too (referee.cli.main)
         raise Stopped("connect: stopped; the game in play counts it as this bot's crash",
-                      INTERRUPTED) from None
+                      TERMINATED if str(stop) == "SIGTERM" else INTERRUPTED) from None
     finally:
         relay.close()

@@ -132,7 +132,10 @@ class Relay:
                 self._end_session()
             elif kind == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
                 raise RelayStop("the referee refused this key: it is listed for no seat "
-                                "there, or a connection with it is playing already", 1)
+                                "there, or a connection with it is playing already (if "
+                                "yours just dropped, try again in a few seconds: the "
+                                "referee notices a lost connection within its heartbeat "
+                                "time)", 1)
             elif kind == zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL:
                 raise RelayStop("the CurveZMQ handshake failed: is --server-key the "
                                 "referee's public key?", 1)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import socket
 from dataclasses import dataclass
 
 from referee.errors import ConfigError
@@ -44,3 +45,19 @@ def parse_tcp_address(text: str, listening: bool) -> TcpAddress:
     if port > 65535 or (port == 0 and not listening):
         raise ConfigError(f"address {shown!r}: the port must be 1 to 65535")
     return TcpAddress(host, port)
+
+
+def check_listenable(address: TcpAddress) -> None:
+    """ConfigError now, before any game, where nothing can listen on `address` (a port
+    in use, an address not of this machine): a tournament's worker listens later."""
+    host = "" if address.host == "*" else address.host.strip("[]")
+    try:
+        infos = socket.getaddrinfo(host or None, address.port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+        family, kind, proto, _, where = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as libzmq binds
+            probe.bind(where)
+    except OSError as error:
+        raise ConfigError(f"--listen {address.endpoint}: cannot listen there: "
+                          f"{error.strerror or error}") from None

@@ -55,7 +55,6 @@ class Seat:
     fd: int = -1
     inbox: Inbox | None = None  # the active channel's
     gone: str = ""  # why the active channel can get no more
-    joined: int = 0  # connections bound so far
 
     def detach(self, why: str) -> None:
         """The session ends (`why`): later lines are dropped until the next launch."""
@@ -88,6 +87,9 @@ class RemoteHall:
                                   f"{name} have the same key: a key takes only its own seat")
             self._shared.by_key[key] = Seat(name, key)
         self._by_name = {seat.name: seat for seat in self._shared.by_key.values()}
+        self._refused: set[bytes] = set()  # routing ids told REFUSED: told once
+        self._closed = False
+        self._monitor: _Monitor | None = None
         self._context = zmq.Context()
         self._auth = _SeatAuthenticator(self._context, self._shared, log)
         self._auth.start()
@@ -96,7 +98,6 @@ class RemoteHall:
         self.endpoint = self._bind(address, keys, heartbeat)
         self._monitor = _Monitor(self._router.get_monitor_socket(), self._shared, log)
         self._monitor.start()
-        self._closed = False
 
     def _bind(self, address: TcpAddress, keys: KeyPair, heartbeat: float) -> str:
         router = self._router
@@ -179,10 +180,12 @@ class RemoteHall:
                 return
             if seat.routing_id is None:
                 seat.routing_id, seat.fd = routing_id, int(body[0].get(zmq.SRCFD))
-                seat.joined += 1
                 self._log(f"seat {seat.name}: connected from "
                           f"{printable(str(body[0].get('Peer-Address')))}")
             elif seat.routing_id != routing_id:
+                if routing_id in self._refused or len(self._refused) > 4096:
+                    return  # told already: its further messages are dropped unread
+                self._refused.add(routing_id)
                 self._log(f"refused a second connection with the key of seat {seat.name} "
                           f"(from {printable(str(body[0].get('Peer-Address')))}): one "
                           "is playing")
@@ -220,13 +223,14 @@ class RemoteHall:
 
     def close(self) -> None:
         """Tell every connected relay the event is over, and stop listening. Idempotent."""
-        if getattr(self, "_closed", True):
+        if self._closed:
             return
         self._closed = True
         for seat in self._by_name.values():
             self._send_note(seat.routing_id, END)
         self._router.setsockopt(zmq.LINGER, 200)  # long enough for the END notes
-        self._monitor.stop()
+        if self._monitor is not None:
+            self._monitor.stop()
         self._router.close()
         self._auth.stop()
         self._context.term()

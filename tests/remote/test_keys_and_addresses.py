@@ -4,6 +4,7 @@ every bad input one clear error (fuzzed with hypothesis)."""
 from __future__ import annotations
 
 import os
+import socket
 import stat
 from pathlib import Path
 
@@ -87,6 +88,14 @@ def test_commands_refuse_bad_remote_input_in_one_line(tmp_path: Path,
                       "udp://1.2.3.4:5"], "tcp://HOST:PORT")
     assert_bad_input(["play", "rage", "remote:alice=alice.pub", "remote:bob=alice.pub",
                       "python3", "python3"], "same key")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        assert_bad_input(["play", "rage", *bots[:1], "python3", "python3", "--sandbox",
+                          "off", "--listen", f"tcp://127.0.0.1:{taken.getsockname()[1]}"],
+                         "cannot listen there")
+    assert_bad_input(["tournament", "rage", *bots[:1], "python3", "python3",
+                      "--table-size", "4", "--sandbox", "off"], "one connection")
     assert_bad_input(["connect", "tcp://example.org:0", "--key", "alice.key",
                       "--server-key", "referee.pub", "--", "python3"], "port")
     assert_bad_input(["connect", "tcp://127.0.0.1:5555", "--key", "alice.pub",

@@ -51,8 +51,10 @@ def with_remote(settings: LaunchSettings, specs: Sequence[BotSpec], listen: str 
         raise ConfigError(f"the referee's key {referee_key} does not exist: make it with "
                           "`referee keygen referee` (and give contestants referee.pub), "
                           "or name it with --key")
-    return replace(settings, remote=RemoteSettings.make(address, referee_key, remote,
-                                                        settings.times))
+    remote_settings = RemoteSettings.make(address, referee_key, remote, settings.times)
+    # No local bot may read the referee's secret key: it could pose as the referee.
+    return replace(settings, remote=remote_settings,
+                   secrets=(*settings.secrets, remote_settings.key_file))
 
 
 @click.command("keygen")

@@ -253,8 +253,9 @@ class Lineup:
         s, spec = self.settings, launch.spec
         if spec.remote is not None:
             if s.remote is None:
-                raise ConfigError(f"remote seat {spec.label}: give --listen "
-                                  "tcp://ADDRESS:PORT for remote bots to connect to")
+                raise ConfigError(f"remote seat {spec.label}: this command cannot seat "
+                                  "remote bots (play, tournament, check and gate can, "
+                                  "with --listen)")
             return start_remote(spec.remote, spec.command.text, s.remote, s.times,
                                 s.busy_wait, self._zmq_hub())
         try:  # a stdio bot's waits let the hub answer the ZeroMQ bots' heartbeats

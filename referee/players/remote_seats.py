@@ -99,7 +99,7 @@ class RemoteSettings:
             keys[spec.key] = spec.name
         heartbeat = min(MAX_HEARTBEAT, max(MIN_HEARTBEAT, times.move))
         return cls(listen, key_file.resolve(),
-                   tuple((spec.name, spec.key) for spec in specs), heartbeat)
+                   tuple((name, key) for key, name in keys.items()), heartbeat)
 
 
 _HALLS: dict[RemoteSettings, RemoteHall] = {}

@@ -94,9 +94,11 @@ def play_context(spec: TournamentSpec, db_path: Path, transport: str = "ipc",
     logs = logs_dir(db_path).resolve()
     # The db's whole folder, not the file: SQLite's journal, its WAL and the backups
     # appear beside the db as it is written, and a bot that saw them would read seeds.
+    # The referee's secret key too: a bot holding it could pose as the referee.
+    key = () if remote is None else (remote.key_file,)
     return checked_context(PlayContext(spec, (), logs, transport, log_times, busy_wait,
                                        sandbox, persistent_bots,
-                                       (logs, db_path.resolve().parent), remote=remote))
+                                       (logs, db_path.resolve().parent, *key), remote=remote))
 
 
 def checked_context(context: PlayContext) -> PlayContext:

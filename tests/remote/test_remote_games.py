@@ -4,8 +4,10 @@ impostors. Short games (a slowed bot only where a test must act mid-game)."""
 
 from __future__ import annotations
 
-import json
 import gzip
+import json
+import os
+import signal
 import socket
 import threading
 from pathlib import Path
@@ -113,6 +115,32 @@ def test_a_disconnect_mid_game_is_that_seats_crash(tmp_path: Path) -> None:
     assert "remote bot disconnected" in str(faults[0]["detail"])
     assert "seat alice: disconnected" in game.err
     assert not running_with(str(SLOW))  # its bot died with its relay
+
+
+def test_a_silent_peer_is_dropped_by_heartbeats(tmp_path: Path) -> None:
+    """A relay that stops answering (SIGSTOP: its TCP connection stays open, as behind a
+    dead network) loses its seat within the heartbeat time (here the move time, 0.5 s)
+    though nothing closed its connection; the game then charges that seat a crash."""
+    hall, port = _organiser(tmp_path), free_port()
+    server = hall / "referee.pub"
+    game = _play(hall, port, ["remote:alice=alice.pub", "remote:bob=bob.pub", RANDOM],
+                 "--move-time", "0.5")
+    alice = connect(tmp_path / "alice", port, "alice", RANDOM, server)
+    bob: Running | None = None
+    try:
+        game.wait_for("seat alice: connected")  # the game waits for bob meanwhile
+        os.kill(alice.process.pid, signal.SIGSTOP)
+        game.wait_for("seat alice: disconnected", timeout=10)
+        bob = connect(tmp_path / "bob", port, "bob", RANDOM, server)
+        assert game.finish() == 0, game.err
+    finally:
+        game.stop()
+        alice.kill()
+        if bob is not None:
+            bob.stop()
+    faults = _faults(hall / "game.jsonl")
+    assert [(f["seat"], f["kind"]) for f in faults] == [(0, "crash")], faults
+    assert "remote bot disconnected" in str(faults[0]["detail"])
 
 
 def test_a_crash_on_the_contestants_machine_is_that_seats_crash(tmp_path: Path) -> None:

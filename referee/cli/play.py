@@ -18,11 +18,13 @@ from referee.cli.options import (
     sandbox_settings,
 )
 from referee.cli.errors import Stopped, quiet_stdout
+from referee.cli.remote import remote_options, with_remote
 from referee.cli.exit_codes import INTERRUPTED, STDOUT_CLOSED, TERMINATED
 from referee.errors import ConfigError, Fault
 from referee.printable import printable
 from referee.matches.logged_game import LogOptions, OutputClosed, play_game
 from referee.players.lineup import LaunchSettings, bot_specs, sandbox_view
+from referee.players.remote_seats import close_halls
 from referee.registry import games
 from referee.registry.games import AnyGame
 
@@ -60,15 +62,17 @@ def play_command(game: AnyGame) -> click.Command:
     @bot_limit_options
     @sandbox_options
     @bot_dir_option
+    @remote_options
     def command(bots: tuple[str, ...], fail_on_fault: bool, seed: int | None,
                 log_path: Path | None, log_times: bool, sandbox: str,
                 sandbox_dirs: tuple[Path, ...], bot_dirs: tuple[tuple[str, Path], ...],
-                **rest: Any) -> None:
+                listen: str | None, referee_key: Path, **rest: Any) -> None:
         game.check_players(len(bots))
         options = option_values(game, rest)
         config = game.configure(len(bots), options)
         launch = _play_launch(rest, sandbox, sandbox_dirs, log_path)
         specs = bot_specs(bots, dirs=declared_dirs(bot_dirs))
+        launch = with_remote(launch, specs, listen, referee_key)
         try:
             result = play_game(game, specs, config, seed, launch,
                                LogOptions(log_path, log_times), click.echo)
@@ -81,6 +85,8 @@ def play_command(game: AnyGame) -> click.Command:
             raise Stopped(f"{'terminated' if name == 'SIGTERM' else 'aborted'} ({name}): "
                           f"the game stopped{_kept(log_path)}",
                           TERMINATED if name == "SIGTERM" else INTERRUPTED) from None
+        finally:
+            close_halls()  # the remote seats' relays hear that the game is over
         faults = game.outcome(result).faults
         report_faults(faults)
         if fail_on_fault and faults:

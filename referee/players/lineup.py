@@ -25,6 +25,10 @@ from referee.processes.sandbox import (
     SandboxMode, SandboxSettings, View, package_root, sandbox_enabled, sandbox_problem,
 )
 from referee.players.remote_player import BYE_GRACE, RemotePlayer
+from referee.players.remote_seats import (
+    RemoteSeatSpec, RemoteSettings, is_remote, parse_remote_seat, remote_command,
+    start_remote,
+)
 from referee.players.sdk_bytecode import ensure_sdk_bytecode
 from referee.settings import ResourceLimits, TimeLimits
 from protocols.clock import Clock
@@ -33,10 +37,12 @@ from referee.transport.zmq_channel import ZmqHub
 
 @dataclass(frozen=True)
 class BotSpec:
-    """A bot to start: its command and the name shown in tables."""
+    """A bot to start: its command and the name shown in tables; a remote seat's
+    (`remote:NAME=KEY_FILE`) has nothing to run, and its key."""
 
     command: BotCommand
     label: str
+    remote: RemoteSeatSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -66,7 +72,7 @@ def bot_specs(texts: Sequence[str], names: Sequence[str] | None = None,
     the folders declared for bots by name (`--bot-dir NAME=DIR`); a bot without one must
     have a command line that tells its folder (bot_command.bot_folder)."""
     if names:
-        labels, commands = list(names), [split_bot_command(text) for text in texts]
+        labels, commands = list(names), [_command(text) for text in texts]
     else:
         labels, commands = _labelled(texts)
     dirs = dirs or {}
@@ -74,8 +80,20 @@ def bot_specs(texts: Sequence[str], names: Sequence[str] | None = None,
         if name not in labels:
             raise BotStartError(f"--bot-dir {name}=...: no bot is named {name!r} (the "
                                 f"bots: {', '.join(labels)})")
-    return [BotSpec(with_folder(command, dirs.get(label)), label)
-            for command, label in zip(commands, labels)]
+    return [_spec(command, label, dirs.get(label)) for command, label in zip(commands, labels)]
+
+
+def _command(text: str) -> BotCommand:
+    return remote_command(text) if is_remote(text) else split_bot_command(text)
+
+
+def _spec(command: BotCommand, label: str, folder: Path | None) -> BotSpec:
+    if not is_remote(command.text):
+        return BotSpec(with_folder(command, folder), label)
+    if folder is not None:
+        raise BotStartError(f"--bot-dir {label}=...: {label} is a remote seat, with no "
+                            "folder here")
+    return BotSpec(command, label, parse_remote_seat(command.text))
 
 
 def bot_labels(texts: Sequence[str]) -> list[str]:
@@ -85,8 +103,9 @@ def bot_labels(texts: Sequence[str]) -> list[str]:
 
 
 def _labelled(texts: Sequence[str]) -> tuple[list[str], list[BotCommand]]:
-    pairs = [named(text) for text in texts]
-    commands = [split_bot_command(command) for _, command in pairs]
+    pairs = [(parse_remote_seat(text).name, text) if is_remote(text) else named(text)
+             for text in texts]
+    commands = [_command(command) for _, command in pairs]
     unnamed = [safe_word(default_label(c))[:36] or "bot"
                for (name, _), c in zip(pairs, commands) if name is None]
     defaults = iter(unique_labels(unnamed))
@@ -144,6 +163,7 @@ class LaunchSettings:
     busy_wait: float | None = None  # seconds a wait polls first (None: by CPUs; busy_wait.py)
     sandbox: SandboxSettings = SandboxSettings()
     secrets: tuple[Path, ...] = ()
+    remote: RemoteSettings | None = None  # where remote seats connect (remote_seats.py)
 
 
 def sandbox_view(settings: LaunchSettings) -> View | None:
@@ -231,6 +251,13 @@ class Lineup:
         """The bot's process, started without waiting for its HELLO; its stderr goes to
         `launch.stderr`, else to the settings' (else to ours)."""
         s, spec = self.settings, launch.spec
+        if spec.remote is not None:
+            if s.remote is None:
+                raise ConfigError(f"remote seat {spec.label}: this command cannot seat "
+                                  "remote bots (play, tournament, check and gate can, "
+                                  "with --listen)")
+            return start_remote(spec.remote, spec.command.text, s.remote, s.times,
+                                s.busy_wait, self._zmq_hub())
         try:  # a stdio bot's waits let the hub answer the ZeroMQ bots' heartbeats
             return RemotePlayer.start(
                 spec.command, spec.label, self._zmq_hub(), s.times, s.limits,

@@ -44,6 +44,7 @@ from referee.players.lineup import (
 )
 from referee.players.player import Player
 from referee.players.remote_player import RemotePlayer
+from referee.players.remote_seats import RemoteSettings
 from referee.processes.bot_command import bot_folder
 from referee.processes.sandbox import SandboxSettings, check_sealed
 from tournaments.run.disqualify import disqualified_player
@@ -74,26 +75,30 @@ class PlayContext:
     # Per bot, the sha256 of its files, hashed once by the coordinator before any game
     # (tournaments/store/provenance.py) and stamped on each record here; empty: not kept.
     hashes: tuple[BotHashes, ...] = ()
+    remote: RemoteSettings | None = None  # where remote seats connect (one worker only)
 
     def launch_settings(self) -> LaunchSettings:
         spec = self.spec
         return LaunchSettings(spec.time_limits, spec.resource_limits, self.transport,
                               busy_wait=self.busy_wait, sandbox=self.sandbox,
-                              secrets=self.secrets)
+                              secrets=self.secrets, remote=self.remote)
 
 
 def play_context(spec: TournamentSpec, db_path: Path, transport: str = "ipc",
                  log_times: bool = True, busy_wait: float | None = None,
                  sandbox: SandboxSettings = SandboxSettings(),
-                 persistent_bots: bool = False) -> PlayContext:
+                 persistent_bots: bool = False,
+                 remote: RemoteSettings | None = None) -> PlayContext:
     """The context of a tournament whose logs go beside its results db (checked_context);
     no bot may see either."""
     logs = logs_dir(db_path).resolve()
     # The db's whole folder, not the file: SQLite's journal, its WAL and the backups
     # appear beside the db as it is written, and a bot that saw them would read seeds.
+    # The referee's secret key too: a bot holding it could pose as the referee.
+    key = () if remote is None else (remote.key_file,)
     return checked_context(PlayContext(spec, (), logs, transport, log_times, busy_wait,
                                        sandbox, persistent_bots,
-                                       (logs, db_path.resolve().parent)))
+                                       (logs, db_path.resolve().parent, *key), remote=remote))
 
 
 def checked_context(context: PlayContext) -> PlayContext:
@@ -107,7 +112,8 @@ def checked_context(context: PlayContext) -> PlayContext:
     context = replace(context, bots=tuple(specs))
     view = sandbox_view(context.launch_settings())  # `--sandbox on` where none: fail now
     if view is not None:  # a secret a bot's sandbox could not hide: fail now, not per game
-        check_sealed(view, [(bot.label, bot_folder(bot.command, view.cwd)) for bot in specs])
+        check_sealed(view, [(bot.label, bot_folder(bot.command, view.cwd)) for bot in specs
+                            if bot.remote is None])  # a remote seat has no folder here
     return context
 
 

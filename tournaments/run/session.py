@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 from referee.errors import ConfigError
+from referee.players.remote_seats import RemoteSettings
 from referee.processes.sandbox import SandboxSettings
 from tournaments.output.formats import OutputFormat
 from tournaments.output.render import select
@@ -59,6 +60,7 @@ class RunOptions:
     restart: bool = False  # move an existing db and its logs to a backup, start over
     fail_on_fault: bool = False  # FaultsFound, with the tables, if any stored game faulted
     cluster: str | None = None  # a Dask cluster to play on (tournaments/run/cluster.py)
+    remote: RemoteSettings | None = None  # remote seats' --listen: one worker, no cluster
     # Workers that each keep their own bots (None: jobs), which size play order's windows.
     pools: int | None = None
 
@@ -88,8 +90,12 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     _check_size(spec, options.max_games)
     select(result_tables(spec, [], options.fmt), options.table)  # a bad name before any game
     db_path = options.db_path or default_db_path(spec)
+    if options.remote is not None and (options.cluster is not None or options.jobs > 1):
+        raise ConfigError("remote seats are served by one worker, which listens on "
+                          "--listen: give --jobs 1, and no --cluster")
     context = play_context(spec, db_path, options.transport, busy_wait=options.busy_wait,
-                           sandbox=options.sandbox, persistent_bots=options.persistent_bots)
+                           sandbox=options.sandbox, persistent_bots=options.persistent_bots,
+                           remote=options.remote)
     bots = bots_provenance(spec.bots, context.bots)  # every file read before any game
     context = replace(context, hashes=tuple(bot.hashes for bot in bots))
     err = stream if stream is not None else sys.stderr

@@ -56,6 +56,13 @@ def bots_provenance(entries: Sequence[BotEntry], specs: Sequence[BotSpec],
     digests: dict[Path, str] = {}  # bots sharing an interpreter hash it once
     found = []
     for entry, spec in zip(entries, specs, strict=True):
+        if spec.remote is not None:  # its code is on another machine: its key is known
+            key = (where / spec.remote.key_file).resolve()
+            found.append(BotProvenance(entry.name, "reference" if entry.reference else
+                                       "candidate", entry.command, str(key), None,
+                                       BotHashes(_digest(entry.name, "public key", key,
+                                                         digests))))
+            continue
         executable = _executable(entry.name, spec.command.argv[0], where)
         script = _script(spec.command.argv[1:], where)
         hashes = BotHashes(_digest(entry.name, "executable", executable, digests),

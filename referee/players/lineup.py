@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from referee.processes.bot_command import (
     BotCommand, default_label, split_bot_command, with_folder,
@@ -20,6 +20,7 @@ from referee.processes.bot_command import (
 from referee.processes.cgroups import CgroupRoot
 from referee.errors import BotFault, BotStartError, ConfigError
 from referee.players.greeting import greet_all
+from referee.players.human import HUMAN, human_name
 from referee.players.player import Player
 from referee.processes.sandbox import (
     SandboxMode, SandboxSettings, View, package_root, sandbox_enabled, sandbox_problem,
@@ -37,6 +38,7 @@ class BotSpec:
 
     command: BotCommand
     label: str
+    human: bool = False  # a person's seat (referee/players/human.py): no command runs
 
 
 @dataclass(frozen=True)
@@ -52,9 +54,16 @@ class BotLaunch:
 _NAMED = re.compile(r"([A-Za-z0-9._-]{1,40})=(\S.*)", re.DOTALL)
 
 
+HUMANS_ONLY_IN_PLAY = (f"{HUMAN!r} is a person's seat, and people play only in `referee "
+                       "play` (docs/human.md)")
+
+
 def named(text: str) -> tuple[str | None, str]:
     """A BOT argument as (name, command): `alice=students/alice/bot` is named alice; a
-    plain command (or one whose first word merely holds '=') has no name."""
+    plain command (or one whose first word merely holds '=') has no name. BotStartError
+    for a human seat (`human`, `human=NAME`): only `play` seats people (seat_specs)."""
+    if human_name(text) is not None:
+        raise BotStartError(HUMANS_ONLY_IN_PLAY)
     match = _NAMED.fullmatch(text)
     return (match.group(1), match.group(2)) if match else (None, text)
 
@@ -66,6 +75,8 @@ def bot_specs(texts: Sequence[str], names: Sequence[str] | None = None,
     the folders declared for bots by name (`--bot-dir NAME=DIR`); a bot without one must
     have a command line that tells its folder (bot_command.bot_folder)."""
     if names:
+        if any(human_name(text) is not None for text in texts):
+            raise BotStartError(HUMANS_ONLY_IN_PLAY)
         labels, commands = list(names), [split_bot_command(text) for text in texts]
     else:
         labels, commands = _labelled(texts)
@@ -76,6 +87,21 @@ def bot_specs(texts: Sequence[str], names: Sequence[str] | None = None,
                                 f"bots: {', '.join(labels)})")
     return [BotSpec(with_folder(command, dirs.get(label)), label)
             for command, label in zip(commands, labels)]
+
+
+def seat_specs(texts: Sequence[str], dirs: Mapping[str, Path] | None = None
+               ) -> list[BotSpec]:
+    """bot_specs, where a BOT may also be a person (`human`, `human=NAME`), for `play`:
+    each named after the person, and every name distinct."""
+    people = {index: human_name(text) for index, text in enumerate(texts)}
+    bots = iter(bot_specs([t for i, t in enumerate(texts) if people[i] is None], dirs=dirs))
+    specs = [next(bots) if name is None else
+             BotSpec(BotCommand(HUMAN, (), False), safe_word(name)[:40], human=True)
+             for name in people.values()]
+    labels = [spec.label for spec in specs]
+    if len(set(labels)) < len(labels):
+        raise BotStartError(f"bot names must differ: {', '.join(labels)}")
+    return specs
 
 
 def bot_labels(texts: Sequence[str]) -> list[str]:
@@ -144,6 +170,7 @@ class LaunchSettings:
     busy_wait: float | None = None  # seconds a wait polls first (None: by CPUs; busy_wait.py)
     sandbox: SandboxSettings = SandboxSettings()
     secrets: tuple[Path, ...] = ()
+    human: Callable[[str], Player] | None = None  # a person's seat, by name (play only)
 
 
 def sandbox_view(settings: LaunchSettings) -> View | None:
@@ -231,6 +258,10 @@ class Lineup:
         """The bot's process, started without waiting for its HELLO; its stderr goes to
         `launch.stderr`, else to the settings' (else to ours)."""
         s, spec = self.settings, launch.spec
+        if spec.human:
+            if s.human is None:
+                raise BotStartError(HUMANS_ONLY_IN_PLAY)
+            return s.human(spec.label)
         try:  # a stdio bot's waits let the hub answer the ZeroMQ bots' heartbeats
             return RemotePlayer.start(
                 spec.command, spec.label, self._zmq_hub(), s.times, s.limits,

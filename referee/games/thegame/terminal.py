@@ -27,8 +27,8 @@ State = dict[str, Any]
 # The HTML board's colours (board.css): piles up green, down red; commands by kind.
 UP, DOWN = "#1f6f43", "#a3361f"
 LIGHTNING, INFINITY = "#e0a020", "#3b78d0"
-SHORT = {"stop": "stop", "skull": "skull", "three": "3!", "notalk": "no talk",
-         "noreverse": "no reverse", "onepile": "one pile", "drawone": "draw one"}
+SHORT = {"stop": "stop", "skull": "skull", "three": "3!", "notalk": "no-talk",
+         "noreverse": "no-reverse", "onepile": "one-pile", "drawone": "draw-one"}
 _LIGHTNING = {"stop", "skull", "three"}
 _OFFERED = 9  # legal turns offered by number; any other is typed
 _PLACEMENT = re.compile(r"([abcd]):?\s*(\d{1,3})")

@@ -32,19 +32,23 @@ def board_lines(records: Sequence[Mapping[str, Any]], seat: int | None, paint: P
         raise ConfigError(f"--step {beyond[0]}: the game has steps 0 to {last}")
     names = [printable(str(p.get("name"))) for p in table.header.get("players", [])]
     yield paint.bold(heading(table.game, table.header, seat))
+    before = -1  # the state the step before showed
     for index, step in enumerate(table.steps):
+        moved, before = step.moves != before, step.moves
         if wanted and index not in wanted:
             continue
         state = table.states[step.moves]
         yield ""
-        yield paint.reverse(f" step {index} of {last} ") + " " + _said(step, names, state)
+        yield paint.reverse(f" step {index} of {last} ") + " " + _said(step, names, state,
+                                                                          moved)
         for fault in step.faults:
             yield paint.bold(f"  fault: {fault.get('kind')}: {printable(str(fault.get('detail')))}")
         yield from terminal.draw(state, names, seat, paint, step.seat, table.states[0])
 
 
-def _said(step: Step, names: Sequence[str], state: Mapping[str, Any]) -> str:
-    """Whose decision the step was, and what it became (or how the game ended)."""
+def _said(step: Step, names: Sequence[str], state: Mapping[str, Any], moved: bool) -> str:
+    """Whose decision the step was, and what it became if it `moved` the game (or how
+    the game ended)."""
     if step.end is not None:
         return step.end
     if step.seat is None:
@@ -52,7 +56,7 @@ def _said(step: Step, names: Sequence[str], state: Mapping[str, Any]) -> str:
     who = f"seat {step.seat} {names[step.seat]}"
     if step.answer is not None and step.kind is not None:
         who += f": {printable(step.answer)}"
-    say = state.get("say")
+    say = state.get("say") if moved else None
     if step.by not in (None, "bot"):
         who += f" (by the {step.by})"
     return f"{who} · {say}" if say else who

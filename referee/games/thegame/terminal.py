@@ -213,9 +213,11 @@ class TheGameDesk:
         text = typed.strip().lower()
         if request.startswith("HINTS?"):
             try:
-                return codec.hints_reply(codec.parse_hints(text or "none"))
+                hints = codec.parse_hints(text or "none")
             except WireError as error:
                 raise ValueError(str(error)) from None
+            self.state["g"][self.seat] += len(hints)  # no HINT line tells a seat its own
+            return codec.hints_reply(hints)
         if text.isdigit() and 1 <= int(text) <= len(self.offered):
             return self.offered[int(text) - 1]
         words = _PLACEMENT.findall(text)

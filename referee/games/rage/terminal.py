@@ -234,7 +234,9 @@ class RageDesk:
 
     def screen(self, request: str | None) -> list[str]:
         """The board, what happened since the last decision, and the request's offer."""
-        lines = draw(self.state, self.names, self.seat, self.paint) if self.state else []
+        actor = None if request is None else self.seat
+        lines = draw(self.state, self.names, self.seat, self.paint, actor) if self.state \
+            else []
         news, self.news = self.news[-8:], []
         if news:
             lines += ["", self.paint.dim("Since your last move:")] + [f"  {n}" for n in news]

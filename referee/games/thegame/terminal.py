@@ -184,7 +184,9 @@ class TheGameDesk:
                         commands=self.commands, others_cards=others)
 
     def screen(self, request: str | None) -> list[str]:
-        lines = draw(self.state, self.names, self.seat, self.paint) if self.state else []
+        actor = None if request is None else self.seat
+        lines = draw(self.state, self.names, self.seat, self.paint, actor) if self.state \
+            else []
         news, self.news = self.news[-8:], []
         if news:
             lines += ["", self.paint.dim("Since your last move:")] + [f"  {n}" for n in news]

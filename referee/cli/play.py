@@ -14,8 +14,8 @@ from typing import Any, Callable, Sequence
 import click
 
 from referee.cli.options import (
-    FAULTED_EXIT, Seconds, bot_dir_option, bot_limit_options, declared_dirs, fail_on_fault_option,
-    game_options, launch_settings, option_values, per_game_options, sandbox_options,
+    FAULTED_EXIT, Seconds, bot_dir_option, bot_limit_options, declared_dirs,
+    fail_on_fault_option, game_options, launch_settings, option_values, per_game_options, sandbox_options,
     sandbox_settings,
 )
 from referee.cli.errors import Stopped, quiet_stdout
@@ -24,7 +24,7 @@ from referee.errors import ConfigError, Fault
 from referee.printable import printable
 from referee.matches.logged_game import LogOptions, OutputClosed, play_game
 from referee.ansi import Paint, wants_colour
-from referee.players.human import Console, HumanPlayer
+from referee.players.human import Console, HumanPlayer, Idle
 from referee.players.lineup import LaunchSettings, sandbox_view, seat_specs
 from referee.players.player import Player
 from referee.registry import games
@@ -100,7 +100,7 @@ def play_command(game: AnyGame) -> click.Command:
     return command
 
 
-def _human_seat(game: AnyGame, move_time: float | None) -> Callable[[str], Player]:
+def _human_seat(game: AnyGame, move_time: float | None) -> Callable[[str, Idle], Player]:
     """How a person's seat is made: the game's desk on this terminal (standard input and
     output), with the given clock. ConfigError for a game with no terminal board."""
     terminal = game.terminal()
@@ -109,7 +109,8 @@ def _human_seat(game: AnyGame, move_time: float | None) -> Callable[[str], Playe
     out = sys.stdout
     console = Console(sys.stdin, out, clear=out.isatty())
     paint = Paint(wants_colour(out))
-    return lambda name: HumanPlayer(name, terminal.desk(paint), console, move_time)
+    return lambda name, idle: HumanPlayer(name, terminal.desk(paint), console, move_time,
+                                          idle)
 
 
 def _kept(log_path: Path | None) -> str:

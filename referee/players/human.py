@@ -17,11 +17,13 @@ import select
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import IO, Any, Protocol
+from typing import IO, Any, Callable, Protocol
 
 from referee.errors import BotTimeout
 from referee.players.player import Player
+from referee.transport.channel import KEEP_ALIVE_SLICE
 
+Idle = Callable[[float], None]  # told the time while the person thinks (Lineup.serve_idle)
 HUMAN = "human"  # the BOT word for a person's seat; `human=NAME` names the person
 CLEAR = "\x1b[H\x1b[2J"
 _CLOSING = ("END ", "ERROR ")  # lines after which the seat is asked nothing more
@@ -65,14 +67,20 @@ class Console:
         self.output.write((CLEAR if clear and self.clear else "") + text)
         self.output.flush()
 
-    def read(self, deadline: float | None) -> str | None:
+    def read(self, deadline: float | None, idle: Idle | None = None) -> str | None:
         """A line typed (without its newline); None at the deadline. HumanLeft at the end
-        of input."""
-        if deadline is not None:
-            wait = max(0.0, deadline - time.monotonic())
-            ready, _, _ = select.select([self.input], [], [], wait)
-            if not ready:
+        of input. While the person thinks, `idle(now)` is called every KEEP_ALIVE_SLICE:
+        the bots' connections are read, so their heartbeats are answered."""
+        while deadline is not None or idle is not None:
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
                 return None
+            wait = KEEP_ALIVE_SLICE if deadline is None else \
+                min(KEEP_ALIVE_SLICE, deadline - now)
+            if select.select([self.input], [], [], wait)[0]:
+                break
+            if idle is not None:
+                idle(time.monotonic())
         line = self.input.readline()
         if not line:
             raise HumanLeft("end of input")
@@ -83,11 +91,12 @@ class HumanPlayer(Player):
     """A person's seat: the board at each request, and their typed move as the reply."""
 
     def __init__(self, name: str, desk: Desk, console: Console,
-                 move_time: float | None = None) -> None:
+                 move_time: float | None = None, idle: Idle | None = None) -> None:
         self.name = name
         self.desk = desk
         self.console = console
         self.move_time = move_time  # seconds per request; None: no clock
+        self.idle = idle
 
     def new_game(self, line: str) -> None:
         self.tell_many((line,))
@@ -117,7 +126,7 @@ class HumanPlayer(Player):
         while True:
             self.console.output.write("> ")
             self.console.output.flush()
-            typed = self.console.read(deadline)
+            typed = self.console.read(deadline, self.idle)
             if typed is None:
                 raise BotTimeout(f"no move within {self.move_time:g} s (--human-time)")
             if typed.strip().lower() in ("?", "help"):

@@ -20,7 +20,7 @@ from referee.processes.bot_command import (
 from referee.processes.cgroups import CgroupRoot
 from referee.errors import BotFault, BotStartError, ConfigError
 from referee.players.greeting import greet_all
-from referee.players.human import HUMAN, human_name
+from referee.players.human import HUMAN, Idle, human_name
 from referee.players.player import Player
 from referee.processes.sandbox import (
     SandboxMode, SandboxSettings, View, package_root, sandbox_enabled, sandbox_problem,
@@ -170,7 +170,9 @@ class LaunchSettings:
     busy_wait: float | None = None  # seconds a wait polls first (None: by CPUs; busy_wait.py)
     sandbox: SandboxSettings = SandboxSettings()
     secrets: tuple[Path, ...] = ()
-    human: Callable[[str], Player] | None = None  # a person's seat, by name (play only)
+    # A person's seat (play only), made from its name and what keeps the bots' connections
+    # served while the person thinks (Lineup.serve_idle).
+    human: Callable[[str, Idle], Player] | None = None
 
 
 def sandbox_view(settings: LaunchSettings) -> View | None:
@@ -261,7 +263,7 @@ class Lineup:
         if spec.human:
             if s.human is None:
                 raise BotStartError(HUMANS_ONLY_IN_PLAY)
-            return s.human(spec.label)
+            return s.human(spec.label, self.serve_idle)
         try:  # a stdio bot's waits let the hub answer the ZeroMQ bots' heartbeats
             return RemotePlayer.start(
                 spec.command, spec.label, self._zmq_hub(), s.times, s.limits,

@@ -8,6 +8,7 @@ import json
 import re
 import shlex
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -157,3 +158,18 @@ def test_a_human_has_a_clock_only_when_given_one(tmux: Tmux, tmp_path: Path) -> 
     faults = [r for r in load_log(log) if r.get("type") == "fault"]
     assert [(f["seat"], f["kind"]) for f in faults] == [(0, "timeout")]
     assert "--human-time" in json.dumps(faults[0])
+
+
+def test_bots_heartbeats_are_answered_while_the_person_thinks(tmux: Tmux,
+                                                             tmp_path: Path) -> None:
+    """Bots whose ZeroMQ library drops the connection after 250 ms without a PONG sit
+    beside a person who thinks far longer: the referee reads their connections while it
+    waits for the person (as it does while it waits for another bot), so neither faults."""
+    log = tmp_path / "beating.jsonl"
+    bot = shlex.quote(f"python {ROOT / 'tests/referee/fault_bots/heartbeat_bot.py'} 0 0")
+    start(tmux, f"play rage --seed 2 --log {log} {bot} human {bot}")
+    tmux.wait(at_prompt)
+    time.sleep(1.5)  # the person thinks: six heartbeat timeouts
+    _, last = play_through(tmux, rage_answer)
+    assert exit_code(last) == 0
+    assert not [r for r in load_log(log) if r.get("type") == "fault"]

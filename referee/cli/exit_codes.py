@@ -61,7 +61,8 @@ EXIT_CODES = (
     ExitCode(INTERRUPTED, "play, tournament, check, gate, rerun, connect",
              "interrupted by Ctrl-C (SIGINT), every bot stopped; a tournament says how many "
              "games it kept, and the same command again resumes; play's game log ends "
-             "where the game stopped, marked interrupted"),
+             "where the game stopped, marked interrupted; play also when a human seat's "
+             "input ends (Ctrl-D)"),
     ExitCode(STDOUT_CLOSED, "play", "standard output closed (piped into head, say): the "
                                     "game stopped there, as for Ctrl-C (128 + SIGPIPE, as a "
                                     "shell reports a program a closed pipe ended)"),

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from referee.processes.bot_command import (
     BotCommand, default_label, split_bot_command, with_folder,
@@ -20,6 +20,7 @@ from referee.processes.bot_command import (
 from referee.processes.cgroups import CgroupRoot
 from referee.errors import BotFault, BotStartError, ConfigError
 from referee.players.greeting import greet_all
+from referee.players.human import HUMAN, Idle, human_name
 from referee.players.player import Player
 from referee.processes.sandbox import (
     SandboxMode, SandboxSettings, View, package_root, sandbox_enabled, sandbox_problem,
@@ -43,6 +44,7 @@ class BotSpec:
     command: BotCommand
     label: str
     remote: RemoteSeatSpec | None = None
+    human: bool = False  # a person's seat (referee/players/human.py): no command runs
 
 
 @dataclass(frozen=True)
@@ -58,9 +60,16 @@ class BotLaunch:
 _NAMED = re.compile(r"([A-Za-z0-9._-]{1,40})=(\S.*)", re.DOTALL)
 
 
+HUMANS_ONLY_IN_PLAY = (f"{HUMAN!r} is a person's seat, and people play only in `referee "
+                       "play` (docs/human.md)")
+
+
 def named(text: str) -> tuple[str | None, str]:
     """A BOT argument as (name, command): `alice=students/alice/bot` is named alice; a
-    plain command (or one whose first word merely holds '=') has no name."""
+    plain command (or one whose first word merely holds '=') has no name. BotStartError
+    for a human seat (`human`, `human=NAME`): only `play` seats people (seat_specs)."""
+    if human_name(text) is not None:
+        raise BotStartError(HUMANS_ONLY_IN_PLAY)
     match = _NAMED.fullmatch(text)
     return (match.group(1), match.group(2)) if match else (None, text)
 
@@ -72,6 +81,8 @@ def bot_specs(texts: Sequence[str], names: Sequence[str] | None = None,
     the folders declared for bots by name (`--bot-dir NAME=DIR`); a bot without one must
     have a command line that tells its folder (bot_command.bot_folder)."""
     if names:
+        if any(human_name(text) is not None for text in texts):
+            raise BotStartError(HUMANS_ONLY_IN_PLAY)
         labels, commands = list(names), [_command(text) for text in texts]
     else:
         labels, commands = _labelled(texts)
@@ -94,6 +105,21 @@ def _spec(command: BotCommand, label: str, folder: Path | None) -> BotSpec:
         raise BotStartError(f"--bot-dir {label}=...: {label} is a remote seat, with no "
                             "folder here")
     return BotSpec(command, label, parse_remote_seat(command.text))
+
+
+def seat_specs(texts: Sequence[str], dirs: Mapping[str, Path] | None = None
+               ) -> list[BotSpec]:
+    """bot_specs, where a BOT may also be a person (`human`, `human=NAME`), for `play`:
+    each named after the person, and every name distinct."""
+    people = {index: human_name(text) for index, text in enumerate(texts)}
+    bots = iter(bot_specs([t for i, t in enumerate(texts) if people[i] is None], dirs=dirs))
+    specs = [next(bots) if name is None else
+             BotSpec(BotCommand(HUMAN, (), False), safe_word(name)[:40], human=True)
+             for name in people.values()]
+    labels = [spec.label for spec in specs]
+    if len(set(labels)) < len(labels):
+        raise BotStartError(f"bot names must differ: {', '.join(labels)}")
+    return specs
 
 
 def bot_labels(texts: Sequence[str]) -> list[str]:
@@ -164,6 +190,9 @@ class LaunchSettings:
     sandbox: SandboxSettings = SandboxSettings()
     secrets: tuple[Path, ...] = ()
     remote: RemoteSettings | None = None  # where remote seats connect (remote_seats.py)
+    # A person's seat (play only), made from its name and what keeps the bots' connections
+    # served while the person thinks (Lineup.serve_idle).
+    human: Callable[[str, Idle], Player] | None = None
 
 
 def sandbox_view(settings: LaunchSettings) -> View | None:
@@ -251,6 +280,10 @@ class Lineup:
         """The bot's process, started without waiting for its HELLO; its stderr goes to
         `launch.stderr`, else to the settings' (else to ours)."""
         s, spec = self.settings, launch.spec
+        if spec.human:
+            if s.human is None:
+                raise BotStartError(HUMANS_ONLY_IN_PLAY)
+            return s.human(spec.label, self.serve_idle)
         if spec.remote is not None:
             if s.remote is None:
                 raise ConfigError(f"remote seat {spec.label}: this command cannot seat "

@@ -61,8 +61,15 @@ def replayed(records: Sequence[Mapping[str, Any]], seat: int | None) -> Replayed
 
 
 def _not_a_page(error: Exception) -> ConfigError:
+    if isinstance(error, ConfigError):  # already said in one line (a ValueError too)
+        return error
     return ConfigError(f"the log does not make a page: a record is not as a game log "
-                       f"writes it ({type(error).__name__}: {error})")
+                       f"writes it ({type(error).__name__}: {_one_line(error)})")
+
+
+def _one_line(error: Exception) -> str:
+    """An error's words on one line: a library's may span several."""
+    return " ".join(str(error).split())
 
 
 def _replayed(records: Sequence[Mapping[str, Any]], seat: int | None) -> Replayed:
@@ -75,7 +82,7 @@ def _replayed(records: Sequence[Mapping[str, Any]], seat: int | None) -> Replaye
     try:
         board = game.board(header, moves, faults, seat)
     except _BROKEN as error:
-        raise ConfigError(f"the log's moves do not replay: {error}") from None
+        raise ConfigError(f"the log's moves do not replay: {_one_line(error)}") from None
     if seat is not None:
         steps = _seen_by(steps, seat)
     kept = _board_states(steps, board, len(moves))

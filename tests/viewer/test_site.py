@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -190,3 +191,19 @@ def test_bad_input_is_one_error_line(db: Path, tmp_path: Path) -> None:
     assert_bad_input(["publish", str(db), str(text / "site")], "cannot make")
     assert_bad_input(["publish", str(db), str(tmp_path / "d"), "--replays", "some"])
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_a_game_whose_log_is_gone_is_listed_without_a_replay(db: Path,
+                                                              tmp_path: Path) -> None:
+    shutil.copy(db, tmp_path / db.name)
+    logs = sorted((db.parent / "r-logs").glob("*.jsonl*"))
+    (tmp_path / "r-logs").mkdir()
+    for log in logs[1:]:
+        shutil.copy(log, tmp_path / "r-logs" / log.name)
+    code, _, err = run_main(["publish", str(tmp_path / db.name), str(tmp_path / "site")])
+    assert code == 0, err
+    gone = [line for line in err.splitlines() if line.startswith("referee: no replay of")]
+    assert len(gone) == 1 and "rage/d01/t01/r0" in gone[0]
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert "rage/d01/t01/r0</td>" in index and "rage/d01/t01/r1</a>" in index
+    assert len(list((tmp_path / "site" / "games").iterdir())) == 2

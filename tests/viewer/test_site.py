@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 
+from referee.games.rage.definition import RAGE
 from referee.registry.game_logs import read_log
 from tests.cli_support import assert_bad_input, run_main
+from tests.tournaments.output.stored import fake_db
 from tests.viewer.logs import HEURISTIC, MARKUP_BOT, RANDOM, ROOT, page_data
 from tests.viewer.markup_bot import MARKUP_REPLY
 from tests.viewer.test_seat_pages import others_private_lines
@@ -207,3 +209,30 @@ def test_a_game_whose_log_is_gone_is_listed_without_a_replay(db: Path,
     index = (tmp_path / "site" / "index.html").read_text()
     assert "rage/d01/t01/r0</td>" in index and "rage/d01/t01/r1</a>" in index
     assert len(list((tmp_path / "site" / "games").iterdir())) == 2
+
+
+def test_a_manifest_links_only_to_the_sites_own_pages(db: Path, tmp_path: Path) -> None:
+    """`--replays-dir` takes its links from DIR's manifest, a file anyone could edit:
+    a link that is not one of the site's pages makes it no site."""
+    folder = publish(db, tmp_path / "site")
+    manifest = folder / ".referee-site.json"
+    data = json.loads(manifest.read_text())
+    game = next(iter(data["replays"]))
+    data["replays"][game]["all"]["href"] = "javascript:alert(1)"
+    manifest.write_text(json.dumps(data))
+    assert_bad_input(["results", str(db), "--format", "html", "--replays-dir",
+                      str(folder)], "holds no site")
+
+
+def test_a_gauntlet_site_shows_candidates_against_references(tmp_path: Path) -> None:
+    db = tmp_path / "g.sqlite"
+    fake_db(db, RAGE, n_bots=5, references=2, size=3)  # records without logs: no replays
+    folder = publish(db, tmp_path / "site")
+    index = (folder / "index.html").read_text()
+    crosstable = index[index.index('<table id="head_to_head">'):]
+    crosstable = crosstable[:crosstable.index("</table>")]
+    head = crosstable[crosstable.index("<thead>"):crosstable.index("</thead>")]
+    assert ">d</th>" in head and ">e</th>" in head and ">a</th>" not in head
+    assert crosstable.count("<tr>") == 4 and "n/a" not in crosstable  # head + a, b, c
+    reference = (folder / "bots" / "d.html").read_text()
+    assert '<table id="references">' in reference and 'bots/d.html">d</a>' in reference

@@ -61,8 +61,10 @@ class Replay:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Replay:
-        steps = data.get("fault_steps", {})
-        return cls(str(data["href"]), {int(k): int(v) for k, v in steps.items()})
+        steps, href = data.get("fault_steps", {}), str(data["href"])
+        if not _OURS.fullmatch(href) or not href.startswith(GAMES + "/"):
+            raise ValueError(f"not a replay page of a site: {href!r}")  # a link we made, only
+        return cls(href, {int(k): int(v) for k, v in steps.items()})
 
 
 @dataclass

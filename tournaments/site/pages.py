@@ -37,12 +37,13 @@ def index_page(tables: Sequence[ResultTable], metadata: Metadata,
 
 
 def bot_page(bot: str, spec: TournamentSpec, records: Sequence[GameRecord],
-             ranking: ResultTable, provenance: Mapping[str, BotProvenance],
+             rankings: Sequence[ResultTable], provenance: Mapping[str, BotProvenance],
              bot_pages: Mapping[str, str], replays: Mapping[str, GameReplays]) -> str:
     """One bot's page: its row of the ranking, where it came from, its games and its
-    faults, each linked to its replay (a fault to its step)."""
+    faults, each linked to its replay (a fault to its step). `rankings`: the ranking
+    table, and in a gauntlet the references' table."""
     links = SiteLinks("../", bot_pages, replays)
-    tables = [_only(ranking, bot), bots_table(spec, provenance, only=bot),
+    tables = [_only(rankings, bot), bots_table(spec, provenance, only=bot),
               bot_games(records, bot, spec.bot_names, Path("."), paths=False),
               _bot_faults(records, bot, replays)]
     title = f"{spec.game.title} tournament: {bot}"
@@ -51,10 +52,13 @@ def bot_page(bot: str, spec: TournamentSpec, records: Sequence[GameRecord],
     return document(title, body)
 
 
-def _only(ranking: ResultTable, bot: str) -> ResultTable:
-    """The bot's row of the ranking table."""
-    where = ranking.keys.index("bot") if "bot" in ranking.keys else 1
-    return replace(ranking, rows=tuple(row for row in ranking.rows if row[where] == bot))
+def _only(rankings: Sequence[ResultTable], bot: str) -> ResultTable:
+    """The bot's row of the ranking table, or of the references' (a reference bot's)."""
+    for table in rankings:
+        rows = tuple(row for row in table.rows if row[1] == bot)  # rank, then bot
+        if rows:
+            return replace(table, rows=rows)
+    return replace(rankings[0], rows=())
 
 
 def _bot_faults(records: Sequence[GameRecord], bot: str,

@@ -63,7 +63,8 @@ def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
         texts = {INDEX: index_page(tables, metadata(spec, len(records)), bot_pages,
                                    replays, mode)}
         for name, page in bot_pages.items():
-            texts[page] = bot_html(name, spec, records, tables[0], provenance, bot_pages,
+            rankings = [tables[0], *[t for t in tables if t.name == "references"]]
+            texts[page] = bot_html(name, spec, records, rankings, provenance, bot_pages,
                                    replays)
         for path, text in texts.items():
             data = text.encode()

@@ -111,6 +111,8 @@ def test_a_fault_link_opens_the_replay_at_its_step(browser: Any, site: Path) -> 
     fault = page.locator(".fault")
     assert fault.count() == 1 and fault.first.is_visible()
     assert "FAULT: protocol" in fault.first.text_content()
+    page.click("nav.site a")  # back to the site
+    assert page.url.endswith("/index.html") and page.locator("#standings").count() == 1
     page.close()
 
 

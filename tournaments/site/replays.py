@@ -18,6 +18,8 @@ from tournaments.site.layout import GameReplays, Replay, ReplayMode, replay_page
 
 PARALLEL_FROM = 40  # fewer games than this are done in this process: starting workers costs more
 _CHUNK = 8  # games per task sent to a worker
+_BACK = ('<nav class="site" style="padding: 6px 18px 0; font-size: 13px">'
+         '<a href="../index.html">← all results</a></nav>')
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ def write_game(job: ReplayJob, mode: ReplayMode, folder: Path) -> ReplayDone:
     replays, size = GameReplays(), 0
     for seat, page in pages.items():
         href = replay_page(job.game_id, seat)
-        text = html(page).encode()
+        text = html(page, _BACK).encode()
         (folder / href).write_bytes(text)
         size += len(text)
         replays.pages[seat] = Replay(href, fault_steps(page))

@@ -48,7 +48,6 @@ class SiteLinks:
         return None if href is None else self.prefix + href
 
 
-
 def published_links(folder: Path) -> SiteLinks:
     """Links to the pages of the site published in `folder`, as the path was given (a
     page saved where that path leads there links right). ConfigError where no site is:

@@ -8,6 +8,7 @@ publish lists (so the site is replaced, and files the user put there stay).
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +20,9 @@ from tournaments.site.layout import (
 )
 from tournaments.site.pages import bot_page as bot_html, index_page
 from tournaments.site.replays import ReplayJob, write_replays
+from tournaments.spec.definition import TournamentSpec
+from tournaments.store.provenance import BotProvenance
+from tournaments.store.records import GameRecord
 from tournaments.store.results_db import ResultStore
 
 
@@ -59,13 +63,7 @@ def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
             replays[result.game_id] = result.replays
             done.pages += len(result.replays.pages)
             done.size += result.size
-        tables = result_tables(spec, records, OutputFormat.HTML, provenance)
-        texts = {INDEX: index_page(tables, metadata(spec, len(records)), bot_pages,
-                                   replays, mode)}
-        for name, page in bot_pages.items():
-            rankings = [tables[0], *[t for t in tables if t.name == "references"]]
-            texts[page] = bot_html(name, spec, records, rankings, provenance, bot_pages,
-                                   replays)
+        texts = _pages(spec, records, provenance, bot_pages, replays, mode)
         for path, text in texts.items():
             data = text.encode()
             (folder / path).write_bytes(data)
@@ -76,6 +74,20 @@ def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
                           f"{error.strerror or error}") from None
     done.seconds = time.perf_counter() - started
     return done
+
+
+def _pages(spec: TournamentSpec, records: Sequence[GameRecord],
+           provenance: Mapping[str, BotProvenance], bot_pages: Mapping[str, str],
+           replays: Mapping[str, GameReplays], mode: ReplayMode) -> dict[str, str]:
+    """The index and the bots' pages, by file name: the tables once, for all of them."""
+    tables = result_tables(spec, records, OutputFormat.HTML, provenance)
+    texts = {INDEX: index_page(tables, metadata(spec, len(records)), bot_pages, replays,
+                               mode)}
+    rankings = [tables[0], *[table for table in tables if table.name == "references"]]
+    for name, page in bot_pages.items():
+        texts[page] = bot_html(name, spec, records, rankings, provenance, bot_pages,
+                               replays)
+    return texts
 
 
 def _prepare(folder: Path) -> None:

@@ -49,6 +49,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tournaments.output",),
     ("tournaments.run",),
     ("tournaments.gate",),
+    ("tournaments.site",),  # `referee publish`: the result tables and the viewer's pages
     ("referee.cli", "referee.__main__"),
 )
 # A game's folder: these modules in every one (a game adds its own, e.g. Rage's cards).

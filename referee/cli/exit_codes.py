@@ -34,7 +34,8 @@ EXIT_CODES = (
              "success: play and tournament refereed every game (a bot's fault is a result, "
              "not an error, unless --fail-on-fault); results printed the tables; replay "
              "verified the log; show printed it; rerun reproduced the game; check: the bot conforms; gate: "
-             "NEW is not weaker; connect: the referee is done with the bot"),
+             "NEW is not weaker; view and publish wrote their pages; connect: the referee is done "
+             "with the bot"),
     ExitCode(FAILED, EVERY_COMMAND,
              "play and tournament with --fail-on-fault: a bot faulted; check: a check "
              "failed; gate: NEW is weaker, or faulted; rerun: the game came out "
@@ -52,7 +53,8 @@ EXIT_CODES = (
              "a bad command mapping, options of another game, a bad tournament file, a "
              "--log, --db, --junit or --json that cannot be written, a file that is no "
              "results db or no game log, a resumed bot whose files changed, a --cluster "
-             "address where no Dask scheduler answers"),
+             "address where no Dask scheduler answers, a publish DIR that is a file or "
+             "cannot be written"),
     ExitCode(UNDECIDED, "gate", "undecided: --max-games came before the test decided, or "
                                 "BASELINE or an opponent faulted"),
     ExitCode(CUT_SHORT, "replay", "the log is of a game that was interrupted (Ctrl-C, "

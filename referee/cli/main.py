@@ -20,6 +20,7 @@ from referee.cli.gate import gate_command
 from referee.cli.options import describe_os_error
 from referee.cli.play import play
 from referee.cli.remote import connect_command, keygen_command
+from referee.cli.publish import publish_command
 from referee.cli.replay import replay_command
 from referee.cli.show import show_command
 from referee.cli.tournament import rerun_command, results_command, tournament_command
@@ -63,6 +64,7 @@ cli.add_command(gate_command)
 cli.add_command(view_command)
 cli.add_command(keygen_command)
 cli.add_command(connect_command)
+cli.add_command(publish_command)
 
 
 def main(argv: list[str] | None = None) -> None:

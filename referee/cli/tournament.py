@@ -34,6 +34,7 @@ from tournaments.run.session import (
     DEFAULT_MAX_GAMES, FaultsFound, RunOptions, default_jobs, run_session,
 )
 from tournaments.output.results import results_tables
+from tournaments.site.links import published_links
 from tournaments.store.results_db import StoreFailure
 
 # Options that define a tournament beside the games' own: set in a file, not beside it.
@@ -171,11 +172,20 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
                    "with the offending line, and each game's log.")
 @click.option("--faults", is_flag=True, help="Every fault of the tournament, with its "
                                              "offending line and game log.")
+@click.option("--replays-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, metavar="DIR",
+              help="With --format html: link the bots and games to the site `referee "
+                   "publish DB DIR` wrote, each fault to its step in the replay (links "
+                   "as DIR is written: relative to where the page is opened).")
 def results_command(db_path: Path, fmt: str, table: str | None, bot: str | None,
-                    faults: bool) -> None:
+                    faults: bool, replays_dir: Path | None) -> None:
     """Print the tables of a results DB again (finished or not), or one bot's games."""
+    if replays_dir is not None and fmt != OutputFormat.HTML.value:
+        raise click.UsageError("--replays-dir links an HTML page: give --format html")
+    links = None if replays_dir is None else published_links(replays_dir)
     try:
-        click.echo(results_tables(db_path, OutputFormat(fmt), bot, faults, table), nl=False)
+        click.echo(results_tables(db_path, OutputFormat(fmt), bot, faults, table,
+                                  links=links), nl=False)
     except StoreFailure as error:
         raise click.ClickException(str(error)) from error  # exit 1: a damaged db
 

@@ -203,12 +203,13 @@ def _embedded(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def html(page: Page) -> str:
-    """The page as one HTML document."""
+def html(page: Page, before: str = "") -> str:
+    """The page as one HTML document; `before`, markup of the caller's own (a results
+    site's link back to its index), goes first in the body."""
     title = str(page.data["heading"])
     escaped = title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _TEMPLATE.format(
-        title=escaped, style=(_HERE / "viewer.css").read_text() + page.style,
+        title=escaped, before=before, style=(_HERE / "viewer.css").read_text() + page.style,
         data=_embedded(page.data), board=page.script,
         script=(_HERE / "viewer.js").read_text())
 
@@ -219,7 +220,7 @@ _TEMPLATE = """<!DOCTYPE html>
 <title>{title}</title>
 <style>
 {style}</style></head>
-<body>
+<body>{before}
 <script type="application/json" id="game-data">{data}</script>
 <script>
 {board}</script>

@@ -16,11 +16,12 @@ _LINE_SHOWN = 120  # characters of an offending line in a table cell
 
 
 def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
-              folder: Path) -> ResultTable:
+              folder: Path, paths: bool = True) -> ResultTable:
     """Every game `bot` played: seat, the others at the table, score, place, its fault
     (kind, detail and the offending line), the game's log and the bot's stderr file in
-    that game. ConfigError for a name
-    that is not a bot of the tournament, naming those that are."""
+    that game (without `paths`, for a page to publish, no paths of the organiser's
+    machine). ConfigError for a name that is not a bot of the tournament, naming those
+    that are."""
     if bot not in bots:
         raise ConfigError(f"no bot {bot!r} in this tournament (its bots: "
                           f"{', '.join(bots)})")
@@ -29,9 +30,12 @@ def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
         for seat, name in enumerate(record.bots):
             if name == bot:
                 rows.append(_game_row(record, seat, folder))
-    columns = (Column("game", "game"), Column("seat", "seat"), Column("with", "with"),
-               Column("score", "score"), Column("place", "place"), Column("fault", "fault"),
-               Column("log", "log"), Column("stderr", "stderr"))
+    columns: tuple[Column, ...] = (
+        Column("game", "game"), Column("seat", "seat"), Column("with", "with"),
+        Column("score", "score"), Column("place", "place"), Column("fault", "fault"),
+        Column("log", "log"), Column("stderr", "stderr"))
+    if not paths:
+        columns, rows = columns[:-2], [row[:-2] for row in rows]
     return ResultTable("bot_games", f"Games of {bot} ({len(rows)} seats played)", columns, tuple(rows))
 
 

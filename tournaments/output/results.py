@@ -13,6 +13,7 @@ from referee.errors import ConfigError
 from tournaments.output.bot_report import all_faults, bot_games, fault_list
 from tournaments.output.bots_table import bots_table
 from tournaments.output.formats import OutputFormat
+from tournaments.output.html_page import Linker
 from tournaments.output.metadata import Metadata
 from tournaments.output.render import Rendered, render
 from tournaments.output.tables import ResultTable, build_tables
@@ -24,23 +25,24 @@ from tournaments.store.results_db import ResultStore
 
 def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
                    faults: bool = False, table: str | None = None,
-                   stream: TextIO | None = None) -> str:
+                   stream: TextIO | None = None, links: Linker | None = None) -> str:
     """The tables of a results db made earlier (finished or not) and its bots; with
     `bot`, that bot's provenance and games instead, and with `faults`, every fault
     (ConfigError for an unknown bot or table). What belongs on standard error goes to
-    `stream` (by default, there)."""
+    `stream` (by default, there). An HTML page links its cells as `links` says."""
     err = stream if stream is not None else sys.stderr
     with opened(lambda: ResultStore.open_existing(db_path), db_path) as store:
         records, folder = store.records(), db_path.resolve().parent
         if bot is None and not faults:
-            return rendered_results(store, records, fmt, table, err)
+            return rendered_results(store, records, fmt, table, err, links)
         tables: list[ResultTable] = []
         if bot is not None:
             games = bot_games(records, bot, store.spec.bot_names, folder)  # checks the name
             tables += [bots_table(store.spec, store.bots(), only=bot), games]
         if faults:
             tables.append(all_faults(records, folder))
-        return _written(render(tables, metadata(store.spec, len(records)), fmt, table), err)
+        return _written(render(tables, metadata(store.spec, len(records)), fmt, table,
+                               links), err)
 
 
 def opened(opener: Callable[[], ResultStore], path: Path) -> ResultStore:
@@ -59,11 +61,11 @@ def standings(store: ResultStore) -> str:
 
 
 def rendered_results(store: ResultStore, records: Sequence[GameRecord], fmt: OutputFormat,
-                     table: str | None, err: TextIO) -> str:
+                     table: str | None, err: TextIO, links: Linker | None = None) -> str:
     """The tournament's tables of `records` (the store's) and where its bots came from:
     the same after a run and from `referee results`."""
     rendered = render(result_tables(store.spec, records, fmt, store.bots()),
-                      metadata(store.spec, len(records)), fmt, table)
+                      metadata(store.spec, len(records)), fmt, table, links)
     return _written(rendered, err)
 
 

@@ -72,9 +72,8 @@ static void turned(const char *line) {
 }
 
 static const char *turn(const char *line) {
-    static const char *piles = "abcd";
-    const char keys[PILES][2] = {"a", "b", "c", "d"};
-    for (int p = 0; p < PILES; p++) game.pos.tops[p] = setting(line, keys[p]);
+    static const char *names[PILES] = {"a", "b", "c", "d"};
+    for (int p = 0; p < PILES; p++) game.pos.tops[p] = setting(line, names[p]);
     game.pos.draw = setting(line, "draw");
     game.pos.others_cards = 0;
     for (int s = 0; s < MAX_SEATS; s++)
@@ -84,8 +83,8 @@ static const char *turn(const char *line) {
     size_t used = 0;
     reply[0] = '\0';
     for (int i = 0; i < n; i++)
-        used += snprintf(reply + used, sizeof reply - used, "%s%c:%d", i ? " " : "",
-                         piles[placements[i].pile], placements[i].card);
+        used += snprintf(reply + used, sizeof reply - used, "%s%s:%d", i ? " " : "",
+                         names[placements[i].pile], placements[i].card);
     return reply;
 }
 

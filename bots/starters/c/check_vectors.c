@@ -1,6 +1,7 @@
 /* Runs turn_check.c over protocols/thegame-vectors.jsonl (read from standard input) and
- * compares each verdict, and the card it blames, with the referee's. Prints each
- * disagreement; exit 0 only when there is none. `make test` runs it. */
+ * compares each verdict, and the card it blames, with the referee's; where the referee
+ * found a turn legal, find_turn must find a legal turn too. Prints each disagreement;
+ * exit 0 only when there is none. `make test` runs it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,11 @@ int main(void) {
         enum breach b = check_turn(&pos, turn, n, &card_no);
         int agrees = strcmp(verdict, "legal") == 0 ? b == LEGAL
                                                    : b != LEGAL && card_no == expected_card;
+        if (agrees && b == LEGAL) { /* a legal turn exists here: the search must find one */
+            struct placement found[MAX_HAND];
+            int length = find_turn(&pos, found);
+            agrees = length > 0 && check_turn(&pos, found, length, &card_no) == LEGAL;
+        }
         total++;
         if (!agrees) {
             wrong++;

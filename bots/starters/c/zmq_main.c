@@ -33,7 +33,8 @@ int main(void) {
     for (;;) {
         int size = zmq_recv(socket, frame, sizeof frame - 1, 0);
         if (size < 0) return 1;
-        frame[size < (int)sizeof frame - 1 ? size : (int)sizeof frame - 1] = '\0';
+        if (size > (int)sizeof frame - 1) size = sizeof frame - 1; /* zmq_recv truncated it */
+        frame[size] = '\0';
         for (char *line = strtok(frame, "\n"); line; line = strtok(NULL, "\n")) {
             if (is_bye(line)) {
                 zmq_close(socket);

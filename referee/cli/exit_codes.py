@@ -57,14 +57,15 @@ EXIT_CODES = (
     ExitCode(CUT_SHORT, "replay", "the log is of a game that was interrupted (Ctrl-C, "
                                   "SIGTERM, its output closed): it reads up to there, and "
                                   "there is no result to reproduce"),
-    ExitCode(INTERRUPTED, "play, tournament, check, gate, rerun",
+    ExitCode(INTERRUPTED, "play, tournament, check, gate, rerun, serve",
              "interrupted by Ctrl-C (SIGINT), every bot stopped; a tournament says how many "
              "games it kept, and the same command again resumes; play's game log ends "
-             "where the game stopped, marked interrupted"),
+             "where the game stopped, marked interrupted; serve: the server stopped (how "
+             "it always ends), the tournament it watched plays on"),
     ExitCode(STDOUT_CLOSED, "play", "standard output closed (piped into head, say): the "
                                     "game stopped there, as for Ctrl-C (128 + SIGPIPE, as a "
                                     "shell reports a program a closed pipe ended)"),
-    ExitCode(TERMINATED, "play, tournament, check, gate, rerun",
+    ExitCode(TERMINATED, "play, tournament, check, gate, rerun, serve",
              "stopped by SIGTERM, as for Ctrl-C"),
 )
 

@@ -20,6 +20,7 @@ from referee.cli.gate import gate_command
 from referee.cli.options import describe_os_error
 from referee.cli.play import play
 from referee.cli.replay import replay_command
+from referee.cli.serve import serve_command
 from referee.cli.show import show_command
 from referee.cli.tournament import rerun_command, results_command, tournament_command
 from referee.cli.view import view_command
@@ -60,6 +61,7 @@ cli.add_command(rerun_command)
 cli.add_command(check_command)
 cli.add_command(gate_command)
 cli.add_command(view_command)
+cli.add_command(serve_command)
 
 
 def main(argv: list[str] | None = None) -> None:

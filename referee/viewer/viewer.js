@@ -291,6 +291,9 @@
       if (source.readyState === EventSource.CLOSED) return;
       status.textContent = "Live: not connected to referee serve (stopped?): trying again";
     });
+    source.addEventListener("open", () => {
+      status.textContent = "Live: the game is being played";
+    });
     document.body.dataset.steps = String(steps.length);
   }
 })();

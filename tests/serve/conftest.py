@@ -44,24 +44,40 @@ def wait_for(check: object, timeout: float = 30, what: str = "") -> None:
         time.sleep(0.05)
 
 
-@pytest.fixture
-def tournament(tmp_path: Path) -> Iterator[Path]:
+class Tournament:
     """A Rage tournament of three bots that sleep 20 ms a move (3 games, one at a time,
-    some 3 s each), running; its db, once it is there."""
-    db = tmp_path / "t.sqlite"
-    bots = [f"{SLOW} 0.02"] * 3
-    process = referee("tournament", "rage", *bots, "--db", str(db), "--sandbox", "off",
-                      "--jobs", "1")
-    wait_for(lambda: db.exists() or process.poll() is not None, what="the db")
-    assert process.poll() is None, process.communicate()
-    yield db
-    stop(process)
+    some 3 s each), running in a process of its own."""
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+        self.process = self.start()
+
+    def start(self) -> subprocess.Popen[str]:
+        """The tournament's command (again: it resumes), once its db is there."""
+        process = referee("tournament", "rage", *[f"{SLOW} 0.02"] * 3, "--db", str(self.db),
+                          "--sandbox", "off", "--jobs", "1")
+        wait_for(lambda: self.db.exists() or process.poll() is not None, what="the db")
+        assert process.poll() is None, process.communicate()
+        return process
+
+    def resume(self) -> None:
+        """Ctrl-C, then the same command again."""
+        code, err = stop(self.process)
+        assert code == 130, err
+        self.process = self.start()
 
 
 @pytest.fixture
-def server(tournament: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+def tournament(tmp_path: Path) -> Iterator[Tournament]:
+    running = Tournament(tmp_path / "t.sqlite")
+    yield running
+    stop(running.process)
+
+
+@pytest.fixture
+def server(tournament: Tournament) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """`referee serve` on the tournament's db, on a free port: it and its URL."""
-    process = referee("serve", str(tournament), "--port", "0")
+    process = referee("serve", str(tournament.db), "--port", "0")
     assert process.stderr is not None
     line = process.stderr.readline()
     assert line.startswith("referee serve: http://127.0.0.1:"), line

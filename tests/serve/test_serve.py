@@ -13,7 +13,7 @@ from typing import Any
 from referee.cli.exit_codes import BAD_USAGE, INTERRUPTED
 from referee.logs.live import WATCHING
 from tests.cli_support import run_main
-from tests.serve.conftest import referee, stop, wait_for
+from tests.serve.conftest import Tournament, referee, stop, wait_for
 
 PLAYED = re.compile(r"incomplete: (\d+) of 3 games played")
 
@@ -28,7 +28,8 @@ def games_played(page: Any) -> int:
 
 
 def test_live_results_and_a_game_in_progress(
-        server: tuple[subprocess.Popen[str], str], tournament: Path, browser: Any) -> None:
+        server: tuple[subprocess.Popen[str], str], tournament: Tournament,
+        browser: Any) -> None:
     process, url = server
     page = browser.new_page()
     page.goto(url)
@@ -58,9 +59,17 @@ def test_live_results_and_a_game_in_progress(
              what="the game's end")
     game.keyboard.press("End")
     assert "the game is over" in game.locator("#step").inner_text()
+    # The tournament stopped and run again to resume: the same page follows it to its end.
+    done = games_played(page)
+    assert done < 3
+    tournament.resume()
+    wait_for(lambda: page.locator("#games a").count() > 0, timeout=20,
+             what="a game of the resumed run")
+    wait_for(lambda: games_played(page) == 3, timeout=40, what="the resumed run's end")
+    assert "none" in page.locator("#games").inner_text()
     # A second server on the same port: one error line.
     port = url.rstrip("/").rsplit(":", 1)[1]
-    again = referee("serve", str(tournament), "--port", port)
+    again = referee("serve", str(tournament.db), "--port", port)
     _, again_err = again.communicate(timeout=30)
     assert again.returncode == BAD_USAGE
     assert again_err == f"referee: error: cannot serve on 127.0.0.1:{port}: address " \
@@ -68,7 +77,7 @@ def test_live_results_and_a_game_in_progress(
     code, err = stop(process)
     assert code == INTERRUPTED, err
     assert "Traceback" not in err and err.strip().splitlines() == ["referee: aborted"]
-    live = tournament.with_name("t-logs") / "live"
+    live = tournament.db.with_name("t-logs") / "live"
     assert not (live / WATCHING).exists()
 
 

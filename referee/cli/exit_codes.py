@@ -60,15 +60,16 @@ EXIT_CODES = (
     ExitCode(CUT_SHORT, "replay", "the log is of a game that was interrupted (Ctrl-C, "
                                   "SIGTERM, its output closed): it reads up to there, and "
                                   "there is no result to reproduce"),
-    ExitCode(INTERRUPTED, "play, tournament, check, gate, rerun, connect",
+    ExitCode(INTERRUPTED, "play, tournament, check, gate, rerun, connect, serve",
              "interrupted by Ctrl-C (SIGINT), every bot stopped; a tournament says how many "
              "games it kept, and the same command again resumes; play's game log ends "
              "where the game stopped, marked interrupted; play also when a human seat's "
-             "input ends (Ctrl-D)"),
+             "input ends (Ctrl-D); serve: the server stopped (how it always ends), the "
+             "tournament it watched plays on"),
     ExitCode(STDOUT_CLOSED, "play", "standard output closed (piped into head, say): the "
                                     "game stopped there, as for Ctrl-C (128 + SIGPIPE, as a "
                                     "shell reports a program a closed pipe ended)"),
-    ExitCode(TERMINATED, "play, tournament, check, gate, rerun, connect",
+    ExitCode(TERMINATED, "play, tournament, check, gate, rerun, connect, serve",
              "stopped by SIGTERM, as for Ctrl-C"),
 )
 

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Collection, Sequence
 
 from referee import __version__
+from referee.logs.live import open_log
 from referee.logs.writer import GameLog
 from referee.matches.logged_game import write_header
 from referee.players.lineup import (
@@ -278,7 +279,7 @@ def play_fixture(fixture: Fixture, context: PlayContext) -> GameRecord:
     log_path = context.logs / log_name(fixture.fixture_id)
     game_stderr = _game_stderr(context, fixture, log_path)
     with pool.keep_alive.busy():
-        with closing(GameLog.open(log_path, context.log_times)) as log:
+        with closing(open_log(log_path, context.log_times, context.logs)) as log:
             players = pool.take(keys, game_stderr, fixture.deal, fixture.disqualified)
             try:
                 record = _play(fixture, context, players, log)

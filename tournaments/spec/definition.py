@@ -191,8 +191,22 @@ class TournamentSpec:
             **self._faults_json(),
         }
 
+    def frame(self) -> dict[str, object]:
+        """What the games already played rest on: `definition()`, less a gauntlet's
+        candidates. Each candidate plays with the references only, so adding, removing or
+        replacing one changes no other candidate's games (docs/gauntlet.md); a round robin's
+        games depend on every bot, so its frame is its whole definition."""
+        return frame_of(self.definition())
+
     def fingerprint(self) -> str:
-        """sha256 hex of the canonical JSON of `definition()`."""
+        """sha256 hex of the canonical JSON of `frame()`: a gauntlet's results db stays
+        the same as its class changes."""
+        return hashlib.sha256(canonical_json(self.frame()).encode()).hexdigest()
+
+    def full_fingerprint(self) -> str:
+        """sha256 hex of the canonical JSON of the whole `definition()`: what fingerprint()
+        was before gauntlets kept their db as their class changes (older default db
+        paths)."""
         return hashlib.sha256(canonical_json(self.definition()).encode()).hexdigest()
 
     def to_json(self) -> dict[str, object]:
@@ -212,6 +226,15 @@ class TournamentSpec:
         if self.disqualify_after is None:
             return {}
         return {"faults": {"disqualify_after": self.disqualify_after}}
+
+
+def frame_of(definition: Mapping[str, Any]) -> dict[str, object]:
+    """The frame (TournamentSpec.frame) of a stored definition: a gauntlet's keeps only
+    its reference bots."""
+    bots = definition.get("bots", [])
+    if not any(isinstance(bot, dict) and bot.get("reference") for bot in bots):
+        return dict(definition)
+    return {**definition, "bots": [bot for bot in bots if bot.get("reference")]}
 
 
 def spec_from_json(data: dict[str, Any]) -> TournamentSpec:

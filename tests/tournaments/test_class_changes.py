@@ -129,6 +129,12 @@ def test_a_fixed_bot_replays_its_games_and_one_who_left_is_left_out(tmp_path: Pa
                   if record.hellos is not None}
     assert hellos == {("pick", "2.0")}  # the tables count version 2's games alone
     assert len(rows(db, "replaced_games")) == 3
+    code, out, err = run_main(["results", str(db), "--bot", "dave", "--format", "json"])
+    assert code == 0, err
+    history = json.loads(out)["tables"]["replaced_games"]["rows"]
+    assert [(row["version"], row["game"]) for row in history] == [
+        (1, f"rage/d01/c-dave/t01/r{rotation}") for rotation in range(3)]
+    assert all(Path(str(row["log"])).is_file() for row in history)
     logs = sorted(path.name for path in (db.parent / "class-logs").iterdir())
     assert set(first_logs) <= set(logs)  # the old version's logs stay beside its games
     assert sum(name.endswith(".v2.jsonl.gz") for name in logs) == 3, logs
@@ -196,7 +202,7 @@ def test_the_default_db_of_a_gauntlet_made_before_keeps_being_found(
     assert default_db_path(spec) == older
 
 
-def spec_of(candidates: list[str], deals: int, size: int) -> TournamentSpec:
+def spec_of(candidates: list[str], deals: int, size: int | None) -> TournamentSpec:
     bots = tuple(BotEntry(name, f"python {name}.py") for name in candidates)
     bots += (BotEntry("r1", "python r.py", True), BotEntry("r2", "python r.py", True),
              BotEntry("r3", "python r.py", True))
@@ -230,3 +236,12 @@ def test_a_round_robins_fingerprint_is_its_whole_definition() -> None:
     spec = TournamentSpec.create("rage", (BotEntry("a", "x"), BotEntry("b", "y"),
                                           BotEntry("c", "z")))
     assert spec.fingerprint() == spec.full_fingerprint()  # older dbs keep resuming
+
+
+def test_a_gauntlets_default_table_size_stays_as_its_class_grows() -> None:
+    """A round robin of 3 bots sits at tables of 3; a gauntlet's default size must not
+    follow its number of candidates, or a second student would make another tournament."""
+    small, grown = spec_of(["al"], 1, None), spec_of(["al", "bo"], 1, None)
+    assert small.size == grown.size == 4 and small.fingerprint() == grown.fingerprint()
+    one_reference = (BotEntry("al", "x"), BotEntry("r", "y", True))
+    assert TournamentSpec.create("rage", one_reference).size == 4

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from referee.errors import ConfigError
-from tournaments.output.bot_report import all_faults, bot_games, fault_list
+from tournaments.output.bot_report import all_faults, bot_games, fault_list, replaced_games
 from tournaments.output.bots_table import bots_table, left_out_table
 from tournaments.output.formats import OutputFormat
 from tournaments.output.metadata import Metadata
@@ -37,7 +37,8 @@ def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
         tables: list[ResultTable] = []
         if bot is not None:
             games = bot_games(records, bot, store.spec.bot_names, folder)  # checks the name
-            tables += [bots_table(store.spec, store.bots(), only=bot), games]
+            tables += [bots_table(store.spec, store.bots(), only=bot), games,
+                       *replaced_games(store.replaced(bot), bot, folder)]
         if faults:
             tables.append(all_faults(records, folder))
         return _written(render(tables, metadata(store.spec, len(records)), fmt, table), err)

@@ -74,14 +74,15 @@ def declared_dirs(bots: tuple[BotEntry, ...]) -> dict[str, Path]:
     return {bot.name: Path(bot.dir) for bot in bots if bot.dir is not None}
 
 
-def default_size(game: AnyGame, n_bots: int) -> int:
+def default_size(game: AnyGame, n_bots: int, gauntlet: bool = False) -> int:
     """Competitive: tables of 4, or as many as there are bots if fewer, within the game's
     seats. Cooperative: teams of 2 when there are 2 or more bots (solo deals are always
-    played too)."""
+    played too). A gauntlet's: as many bots as there could be, so that its size, which
+    its frame holds, stays the same as its class grows (docs/gauntlet.md)."""
     least, most = game.seats.start, game.seats.stop - 1
     if game.contest is Contest.COOPERATIVE:
-        return min(2, most) if n_bots >= 2 else least
-    return max(least, min(4, n_bots, most))
+        return min(2, most) if n_bots >= 2 or gauntlet else least
+    return max(least, min(4, most if gauntlet else n_bots, most))
 
 
 def size_bound(game: AnyGame) -> Bound:
@@ -124,7 +125,8 @@ class TournamentSpec:
             raise SpecError(error.option, str(error)) from None
         return cls(
             game=game, bots=bots,
-            size=default_size(game, len(bots)) if size is None else size,
+            size=(default_size(game, len(bots), any(bot.reference for bot in bots))
+                  if size is None else size),
             deals=deals, seed=seed, time_limits=time_limits or TimeLimits(),
             resource_limits=resource_limits or ResourceLimits(), options=values,
             fresh_bots=fresh_bots, disqualify_after=disqualify_after)

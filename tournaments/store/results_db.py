@@ -38,7 +38,7 @@ from tournaments.spec.definition import (
 from tournaments.store.bots_db import (
     COLUMNS, COLUMNS_2, REPLACED, REPLACED_COLUMNS, changed_bot, create_bots_table,
     create_replaced_table, insert_bot, note_hellos, read_bots, replace_candidate,
-    replaced_counts,
+    replaced_counts, replaced_records,
 )
 from tournaments.store.provenance import BotProvenance
 from tournaments.store.records import GameRecord
@@ -258,6 +258,19 @@ class ResultStore:
                     for bot, games in sorted(removed.items())]
             return gone + [LeftOut(bot, version, games, False)
                            for bot, version, games in replaced_counts(self._conn)]
+
+    def replaced(self, bot: str) -> list[tuple[int, GameRecord]]:
+        """(version, record) of each game kept of `bot`'s versions since replaced, oldest
+        version first; DamagedResults for a row that cannot be read."""
+        if self._schema != SCHEMA_VERSION:
+            return []
+        with _reading(self.path):
+            rows = replaced_records(self._conn, bot)
+        try:
+            return [(version, GameRecord.from_json(json.loads(text))) for version, text in rows]
+        except _DECODE_ERRORS as error:
+            raise DamagedResults(f"{self.path} is a damaged results db: a replaced game of "
+                                 f"{bot!r} is unreadable ({error})") from None
 
     def _stored_bots(self) -> dict[str, BotProvenance]:
         try:

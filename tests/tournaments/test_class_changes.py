@@ -14,16 +14,19 @@ import shutil
 import sqlite3
 import sys
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from referee.errors import ConfigError
 from tests.cli_support import run_main
 from tests.tournaments.fakes import TEST_SECRET
 from tournaments.schedule.fixtures import fixtures_for
 from tournaments.spec.definition import BotEntry, TournamentSpec
-from tournaments.store.provenance import file_sha256
+from tournaments.store.provenance import BotProvenance, file_sha256
+from tournaments.store.records import BotHashes
 from tournaments.store.results_db import ResultStore, default_db_path
 
 pytestmark = pytest.mark.usefixtures("no_bot_left")
@@ -202,23 +205,26 @@ def test_the_default_db_of_a_gauntlet_made_before_keeps_being_found(
     assert default_db_path(spec) == older
 
 
-def spec_of(candidates: list[str], deals: int, size: int | None) -> TournamentSpec:
+def spec_of(candidates: list[str], deals: int, size: int | None,
+            game: str = "rage") -> TournamentSpec:
     bots = tuple(BotEntry(name, f"python {name}.py") for name in candidates)
     bots += (BotEntry("r1", "python r.py", True), BotEntry("r2", "python r.py", True),
              BotEntry("r3", "python r.py", True))
-    return TournamentSpec.create("rage", bots, deals=deals, size=size)
+    return TournamentSpec.create(game, bots, deals=deals, size=size)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.lists(st.sampled_from(["al", "bo", "cy", "di", "Ed.x", "f_g"]), min_size=2,
-                max_size=6, unique=True), st.data(), st.integers(1, 3), st.integers(3, 4))
+                max_size=6, unique=True), st.data(), st.integers(1, 3),
+       st.sampled_from([("rage", 3), ("rage", 4), ("thegame", 1), ("thegame", 3)]))
 def test_a_candidates_games_do_not_change_with_the_class(
-        names: list[str], data: st.DataObject, deals: int, size: int) -> None:
+        names: list[str], data: st.DataObject, deals: int, game_size: tuple[str, int]) -> None:
     """Another class (a candidate added or removed, the order changed) keeps each shared
-    candidate's fixtures: the same ids, deals, seeds, and bots in the same seats; and the
-    same fingerprint, so the same db."""
+    candidate's fixtures, and the references' solo deals: the same ids, deals, seeds, and
+    bots in the same seats; and the same fingerprint, so the same db."""
+    game, size = game_size
     other = data.draw(st.permutations(names[1:] + ["zed"]))
-    specs = spec_of(names, deals, size), spec_of(list(other), deals, size)
+    specs = spec_of(names, deals, size, game), spec_of(list(other), deals, size, game)
     assert specs[0].fingerprint() == specs[1].fingerprint()
 
     def games(spec: TournamentSpec) -> dict[str, tuple[int, int, tuple[str, ...]]]:
@@ -227,8 +233,9 @@ def test_a_candidates_games_do_not_change_with_the_class(
     first, second = games(specs[0]), games(specs[1])
     shared = {key: value for key, value in first.items() if names[0] not in value[2]}
     assert shared == {key: value for key, value in second.items() if "zed" not in value[2]}
+    assert any(names[1] in value[2] for value in shared.values())  # not vacuous
     frame_changed = specs[0].bots[:-1] + (BotEntry("r3", "python other.py", True),)
-    assert TournamentSpec.create("rage", frame_changed, deals=deals, size=size
+    assert TournamentSpec.create(game, frame_changed, deals=deals, size=size
                                  ).fingerprint() != specs[0].fingerprint()
 
 
@@ -245,3 +252,25 @@ def test_a_gauntlets_default_table_size_stays_as_its_class_grows() -> None:
     assert small.size == grown.size == 4 and small.fingerprint() == grown.fingerprint()
     one_reference = (BotEntry("al", "x"), BotEntry("r", "y", True))
     assert TournamentSpec.create("rage", one_reference).size == 4
+
+
+def test_a_changed_reference_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    spec = spec_of(["al", "bo"], 1, 3)
+    bots = [BotProvenance(bot.name, "reference" if bot.reference else "candidate",
+                          bot.command, "/usr/bin/python3", None, BotHashes(f"{i:x}" * 64))
+            for i, bot in enumerate(spec.bots)]
+    db = tmp_path / "r.sqlite"
+    with ResultStore(db, spec) as store:
+        store.claim_bots(bots)
+    rebuilt = replace(bots[2], hashes=BotHashes("f" * 64))  # r1, a reference
+    before = db.read_bytes()
+    with ResultStore(db, spec) as store, pytest.raises(ConfigError) as refused:
+        store.claim_bots([*bots[:2], rebuilt, *bots[3:]])
+    for words in ("bot 'r1' changed", "a reference sets every candidate's bar",
+                  "--restart", "another --db"):
+        assert words in str(refused.value)
+    assert db.read_bytes() == before
+    with ResultStore(db, spec) as store:  # a candidate's change is a new version
+        claim = store.claim_bots([replace(bots[0], hashes=BotHashes("e" * 64)), *bots[1:]])
+    assert claim.versions == {"al": 2, "bo": 1, "r1": 1, "r2": 1, "r3": 1}
+    assert claim.replaced == (("al", 1, 0),)

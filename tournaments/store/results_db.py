@@ -555,6 +555,8 @@ def _mismatch(path: Path, stored: str, wanted: str) -> str:
     # games each depend on every bot, so its bots may not.
     why = ("; a round robin's games depend on every bot, so its bots cannot change"
            if "bots" in differing and not gauntlet else "")
+    if gauntlet:  # its candidates are not in the frame: only its references differ
+        differing = ["references" if key == "bots" else key for key in differing]
     return (f"{path} holds a different tournament (it differs in {', '.join(differing)})"
             f"{why}: --restart starts over (keeping the old results as a backup), or give "
             "another --db")

@@ -117,7 +117,7 @@ def test_a_fixed_bot_replays_its_games_and_one_who_left_is_left_out(tmp_path: Pa
     script.write_text(PY_BOT.format(version="2.0", choice=-1))  # the fix: another card
     code, out, err = gauntlet(db, dave)  # and alice has left
     assert code == 0 and to_play(err) == (3, 3), err
-    assert "class: dave's files changed: version 2 plays its games again" in err
+    assert "class: dave's files or command changed: version 2 plays its games" in err
     assert "class: alice is no longer in the class: its 3 games stay in the db" in err
     shown = tables(db)
     assert [row["bot"] for row in shown["standings"]] == ["dave"]

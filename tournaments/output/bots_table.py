@@ -14,8 +14,8 @@ from tournaments.store.results_db import LeftOut
 
 TITLE = "Bots"
 _COLUMNS = (Column("bot", "bot"), Column("role", "role"), Column("version", "version"),
-            Column("command", "command"),
-            Column("hello", "hello"), Column("executable", "executable"),
+            Column("command", "command"), Column("hello", "hello"),
+            Column("executable", "executable"),
             Column("sha256", "executable_sha256"), Column("script", "script"),
             Column("script sha256", "script_sha256"))
 
@@ -37,8 +37,8 @@ def _row(name: str, role: str, command: str,
     # HELLO's words are the bot's own text: quoted, like every line a bot sends.
     hello = None if bot.hello is None else quote(" ".join(bot.hello))
     script_hash = None if bot.script is None else short_hash(bot.hashes.script)
-    return (name, role, bot.version, command, hello, bot.executable, short_hash(bot.hashes.executable),
-            bot.script, script_hash)
+    return (name, role, bot.version, command, hello, bot.executable,
+            short_hash(bot.hashes.executable), bot.script, script_hash)
 
 
 def left_out_table(left_out: Sequence[LeftOut]) -> list[ResultTable]:

@@ -128,8 +128,8 @@ def class_changes(claim: Claim, left_out: Sequence[LeftOut]) -> list[str]:
     """What a gauntlet's run says of its class as the db had it: candidates new, their
     files changed, or gone."""
     lines = [f"class: {name} is new: its games are played" for name in claim.added]
-    lines += [f"class: {name}'s files changed: version {old + 1} plays its games again; "
-              f"the {moved} game{'s' if moved != 1 else ''} of version {old} stay in the db, "
+    lines += [f"class: {name}'s files or command changed: version {old + 1} plays its games "
+              f"again; the {moved} game{'s' if moved != 1 else ''} of version {old} stay in the db, "
               "not counted" for name, old, moved in claim.replaced]
     lines += [f"class: {gone.bot} is no longer in the class: its {gone.games} game"
               f"{'s' if gone.games != 1 else ''} stay in the db, not counted"

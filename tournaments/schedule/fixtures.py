@@ -1,7 +1,8 @@
 """Pure scheduling: which bots meet, in which seats, on which deals.
 
 Fixture order is deal by deal; fixture ids are zero-padded so that sorting them gives the
-same order. The runner plays them in another order (tournaments/schedule/play_order.py), which
+same order (a gauntlet's ids name their candidates, docs/gauntlet.md: within a deal they
+sort by name, not in the order the candidates were given). The runner plays them in another order (tournaments/schedule/play_order.py), which
 leaves the ids as they are. Deal seeds are keyed
 with the tournament's secret (tournaments/schedule/secret.py): the public seed alone gives no deal.
 """

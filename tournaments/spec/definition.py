@@ -77,8 +77,9 @@ def declared_dirs(bots: tuple[BotEntry, ...]) -> dict[str, Path]:
 def default_size(game: AnyGame, n_bots: int, gauntlet: bool = False) -> int:
     """Competitive: tables of 4, or as many as there are bots if fewer, within the game's
     seats. Cooperative: teams of 2 when there are 2 or more bots (solo deals are always
-    played too). A gauntlet's: as many bots as there could be, so that its size, which
-    its frame holds, stays the same as its class grows (docs/gauntlet.md)."""
+    played too). A gauntlet's does not follow its number of bots (tables of 4, teams of
+    2): its size is in its frame, which must stay the same as its class grows
+    (docs/gauntlet.md)."""
     least, most = game.seats.start, game.seats.stop - 1
     if game.contest is Contest.COOPERATIVE:
         return min(2, most) if n_bots >= 2 or gauntlet else least

@@ -180,6 +180,8 @@ def test_a_gauntlet_db_made_before_schema_3_reads_and_grows(tmp_path: Path) -> N
     assert [(row["bot"], row["games"]) for row in old["standings"]] == [("bob", 3),
                                                                          ("alice", 3)]
     assert "rage/d01/c01/t01/r0" in rows(db)
+    code, out, err = run_main(["rerun", str(db), "rage/d01/c01/t01/r1"])  # its old ids
+    assert code == 0 and "reproduced" in out, out + err
     code, out, err = gauntlet(db, f"alice={RANDOM}", f"bob={HEURISTIC}", f"carol={FIRST}",
                               references=["--reference", f"ref={HEURISTIC}", "--reference",
                                           f"rnd={RANDOM}"])

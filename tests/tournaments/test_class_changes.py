@@ -276,3 +276,22 @@ def test_a_changed_reference_is_refused_and_changes_nothing(tmp_path: Path) -> N
         claim = store.claim_bots([replace(bots[0], hashes=BotHashes("e" * 64)), *bots[1:]])
     assert claim.versions == {"al": 2, "bo": 1, "r1": 1, "r2": 1, "r3": 1}
     assert claim.replaced == (("al", 1, 0),)
+
+
+def test_a_cooperative_class_keeps_the_references_solo_deals(tmp_path: Path) -> None:
+    """The Game: a reference's solo deals are its baseline, played once for any class."""
+    db = tmp_path / "coop.sqlite"
+
+    def coop(*candidates: str) -> tuple[int, str, str]:
+        return run_main(["tournament", "thegame", "--db", str(db), "--jobs", "1",
+                         "--reference", "ref=python bots/thegame_heuristic.py", *candidates])
+    code, _, err = coop("alice=python bots/thegame_random.py")
+    assert code == 0 and to_play(err) == (3, 3), err  # two solo deals and one team
+    solo = rows(db)["thegame/d01/solo/r-ref"]
+    code, _, err = coop("bob=python bots/thegame_heuristic.py")  # alice left, bob came
+    assert code == 0 and to_play(err) == (3, 2), err
+    assert rows(db)["thegame/d01/solo/r-ref"] == solo
+    shown = tables(db)
+    assert [row["bot"] for row in shown["solo"]] == ["bob"]
+    assert [row["team"] for row in shown["teams"]] == ["bob+ref"]
+    assert [(row["bot"], row["games"]) for row in shown["left_out"]] == [("alice", 2)]

@@ -76,7 +76,7 @@ _tournament_options = compose(
                       "secret (default 0)."),
     click.option("--table-size", type=Bounded(bounds.GAME_SIZE), default=None,
                  help="Competitive games (Rage): seats per table (default 4, or fewer bots, "
-                      "within the game's seats)."),
+                      "within the game's seats; with --reference, 4)."),
     click.option("--team-size", type=Bounded(bounds.GAME_SIZE), default=None,
                  help="Cooperative games (The Game): players per team (default 2 with 2+ "
                       "bots)."),

@@ -30,13 +30,31 @@ def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
         for seat, name in enumerate(record.bots):
             if name == bot:
                 rows.append(_game_row(record, seat, folder))
-    columns: tuple[Column, ...] = (
-        Column("game", "game"), Column("seat", "seat"), Column("with", "with"),
-        Column("score", "score"), Column("place", "place"), Column("fault", "fault"),
-        Column("log", "log"), Column("stderr", "stderr"))
+    columns: tuple[Column, ...] = _GAME_COLUMNS
     if not paths:
         columns, rows = columns[:-2], [row[:-2] for row in rows]
-    return ResultTable("bot_games", f"Games of {bot} ({len(rows)} seats played)", columns, tuple(rows))
+    return ResultTable("bot_games", f"Games of {bot} ({len(rows)} seats played)", columns,
+                       tuple(rows))
+
+
+_GAME_COLUMNS = (Column("game", "game"), Column("seat", "seat"), Column("with", "with"),
+                 Column("score", "score"), Column("place", "place"),
+                 Column("fault", "fault"), Column("log", "log"), Column("stderr", "stderr"))
+
+
+def replaced_games(replaced: Sequence[tuple[int, GameRecord]], bot: str,
+                   folder: Path) -> list[ResultTable]:
+    """The games of `bot`'s versions since replaced (a gauntlet's candidate whose files
+    changed), kept as history and counted nowhere: its version, then the columns of
+    `bot_games`. No table when there are none."""
+    if not replaced:
+        return []
+    rows = tuple((version, *_game_row(record, seat, folder))
+                 for version, record in replaced
+                 for seat, name in enumerate(record.bots) if name == bot)
+    columns = (Column("version", "version"), *_GAME_COLUMNS)
+    return [ResultTable("replaced_games", f"Games of {bot}'s replaced versions, not counted "
+                        f"({len(rows)} seats played)", columns, rows)]
 
 
 def all_faults(records: Sequence[GameRecord], folder: Path) -> ResultTable:

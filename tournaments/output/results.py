@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TextIO
 
 from referee.errors import ConfigError
-from tournaments.output.bot_report import all_faults, bot_games, fault_list
-from tournaments.output.bots_table import bots_table
+from tournaments.output.bot_report import all_faults, bot_games, fault_list, replaced_games
+from tournaments.output.bots_table import bots_table, left_out_table
 from tournaments.output.formats import OutputFormat
 from tournaments.output.html_page import Linker
 from tournaments.output.metadata import Metadata
@@ -20,7 +20,7 @@ from tournaments.output.tables import ResultTable, build_tables
 from tournaments.spec.definition import TournamentSpec
 from tournaments.store.provenance import BotProvenance
 from tournaments.store.records import GameRecord
-from tournaments.store.results_db import ResultStore
+from tournaments.store.results_db import LeftOut, ResultStore
 
 
 def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
@@ -38,7 +38,8 @@ def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
         tables: list[ResultTable] = []
         if bot is not None:
             games = bot_games(records, bot, store.spec.bot_names, folder)  # checks the name
-            tables += [bots_table(store.spec, store.bots(), only=bot), games]
+            tables += [bots_table(store.spec, store.bots(), only=bot), games,
+                       *replaced_games(store.replaced(bot), bot, folder)]
         if faults:
             tables.append(all_faults(records, folder))
         return _written(render(tables, metadata(store.spec, len(records)), fmt, table,
@@ -64,17 +65,19 @@ def rendered_results(store: ResultStore, records: Sequence[GameRecord], fmt: Out
                      table: str | None, err: TextIO, links: Linker | None = None) -> str:
     """The tournament's tables of `records` (the store's) and where its bots came from:
     the same after a run and from `referee results`."""
-    rendered = render(result_tables(store.spec, records, fmt, store.bots()),
+    rendered = render(result_tables(store.spec, records, fmt, store.bots(), store.left_out()),
                       metadata(store.spec, len(records)), fmt, table, links)
     return _written(rendered, err)
 
 
 def result_tables(spec: TournamentSpec, records: Sequence[GameRecord], fmt: OutputFormat,
-                  bots: Mapping[str, BotProvenance] | None = None) -> list[ResultTable]:
-    """The tournament's tables, the ranking first, then the bots; a page to publish lists
-    every fault, bot by bot, too."""
+                  bots: Mapping[str, BotProvenance] | None = None,
+                  left_out: Sequence[LeftOut] = ()) -> list[ResultTable]:
+    """The tournament's tables, the ranking first, then the bots, and the games a changed
+    class left out; a page to publish lists every fault, bot by bot, too."""
     tables = build_tables(spec.game, records, spec.bot_names, _reference_names(spec))
     tables.append(bots_table(spec, bots or {}))
+    tables += left_out_table(left_out)
     return tables + ([fault_list(records)] if fmt is OutputFormat.HTML else [])
 
 

@@ -77,6 +77,9 @@ class PlayContext:
     # (tournaments/store/provenance.py) and stamped on each record here; empty: not kept.
     hashes: tuple[BotHashes, ...] = ()
     remote: RemoteSettings | None = None  # where remote seats connect (one worker only)
+    # Per bot, its version in the results db (tournaments/store/bots_db.py); empty: all 1.
+    # A game of a later version gets logs of its own: the replaced version's stay.
+    versions: tuple[int, ...] = ()
 
     def launch_settings(self) -> LaunchSettings:
         spec = self.spec
@@ -121,10 +124,12 @@ def checked_context(context: PlayContext) -> PlayContext:
 LOG_SUFFIX = ".jsonl.gz"
 
 
-def log_name(fixture_id: str) -> str:
+def log_name(fixture_id: str, version: int = 1) -> str:
     """The game log's file name: the fixture id made safe, e.g. rage_d01_t02_r3.jsonl.gz
-    (gzip-compressed)."""
-    return safe_word(fixture_id).strip("_") + LOG_SUFFIX
+    (gzip-compressed); a game of a bot's version 2 or later, e.g.
+    rage_d01_c-alice_t01_r0.v2.jsonl.gz."""
+    tag = f".v{version}" if version > 1 else ""
+    return safe_word(fixture_id).strip("_") + tag + LOG_SUFFIX
 
 
 def stderr_path(context: PlayContext, bot: str) -> Path:
@@ -276,7 +281,9 @@ def play_fixture(fixture: Fixture, context: PlayContext) -> GameRecord:
     """Play one fixture with this worker's bots, log it, and return its record."""
     pool = worker_pool(context)
     keys = seat_keys(fixture.seats)
-    log_path = context.logs / log_name(fixture.fixture_id)
+    version = max((context.versions[bot] for bot in fixture.seats), default=1) \
+        if context.versions else 1
+    log_path = context.logs / log_name(fixture.fixture_id, version)
     game_stderr = _game_stderr(context, fixture, log_path)
     with pool.keep_alive.busy():
         with closing(open_log(log_path, context.log_times, context.logs)) as log:

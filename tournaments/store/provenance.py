@@ -41,6 +41,9 @@ class BotProvenance:
     script: str | None  # absolute, or None for a bot that runs none
     hashes: BotHashes
     hello: tuple[str, str] | None = None  # HELLO's name and version, once it said one
+    # 1, and in a gauntlet one more each time a candidate's files changed between runs
+    # (tournaments/store/bots_db.py): its games of older versions are kept, not counted.
+    version: int = 1
 
 
 def short_hash(digest: str | None) -> str:

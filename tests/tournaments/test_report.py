@@ -49,7 +49,7 @@ def test_rage_standings_rank_by_mean_place_with_faults_last() -> None:
     assert (rows["a"]["first places"], rows["b"]["first places"]) == (1, 1)
     assert rows["a"]["games"] == 3 and rows["c"]["games"] == 3
     assert str(rows["a"]["faults"]) == "timeout 1" and str(rows["b"]["faults"]) == "none"
-    assert rows["c"]["faults"] == FaultCounts((1, 2, 0, 0, 0, 0))
+    assert rows["c"]["faults"] == FaultCounts((0, 1, 2, 0, 0, 0, 0))
     assert str(rows["c"]["faults"]) == "timeout 1, crash 2"  # in FaultKind order
     assert isinstance(rows["a"]["rating mu"], float)
     assert rows["idle"]["games"] == 0 and rows["idle"]["rank"] is None

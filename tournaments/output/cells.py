@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 
-from tournaments.output.tables import Cell, Column, FaultCounts, Interval
+from tournaments.output.tables import Cell, Column, FaultCounts, Interval, Lines
 
-JsonValue = str | int | float | None | dict[str, int] | dict[str, float | None]
+JsonValue = str | int | float | None | dict[str, int] | dict[str, float | None] | list[str]
 JSON_DECIMALS = 6  # enough for any statistic here; hides float noise between runs
 
 
@@ -23,9 +23,11 @@ def text(cell: Cell, column: Column, missing: str = "n/a") -> str:
 
 def json_value(cell: Cell) -> JsonValue:
     """The cell for machines: numbers as numbers, faults as counts per kind, an interval
-    as its bounds, "not available" (and a non-finite number) as null."""
+    as its bounds, a bot's lines as a list, "not available" (and a non-finite number) as null."""
     if isinstance(cell, FaultCounts):
         return cell.by_kind()
+    if isinstance(cell, Lines):
+        return list(cell.lines)
     if isinstance(cell, Interval):
         return {"low": _number(cell.low), "high": _number(cell.high)}
     if isinstance(cell, float):

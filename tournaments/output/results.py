@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from referee.errors import ConfigError
-from tournaments.output.bot_report import all_faults, bot_games, fault_list
+from tournaments.output.bot_report import all_faults, bot_games, fault_list, fault_summary
 from tournaments.output.bots_table import bots_table
 from tournaments.output.formats import OutputFormat
 from tournaments.output.metadata import Metadata
@@ -72,6 +72,8 @@ def result_tables(spec: TournamentSpec, records: Sequence[GameRecord], fmt: Outp
     """The tournament's tables, the ranking first, then the bots; a page to publish lists
     every fault, bot by bot, too."""
     tables = build_tables(spec.game, records, spec.bot_names, _reference_names(spec))
+    if any(record.faults for record in records):  # each failure once, and where it was
+        tables.append(fault_summary(records))
     tables.append(bots_table(spec, bots or {}))
     return tables + ([fault_list(records)] if fmt is OutputFormat.HTML else [])
 

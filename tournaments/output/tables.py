@@ -48,7 +48,18 @@ class Interval:
     high: float
 
 
-Cell = str | int | float | None | FaultCounts | Interval
+@dataclass(frozen=True)
+class Lines:
+    """A bot's own lines (the last of its stderr), escaped already: people see the last
+    one in a cell (a traceback ends with its exception), machines and the HTML page all."""
+
+    lines: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return self.lines[-1] if self.lines else "none"
+
+
+Cell = str | int | float | None | FaultCounts | Interval | Lines
 
 
 @dataclass(frozen=True)

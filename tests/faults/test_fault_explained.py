@@ -187,3 +187,47 @@ def test_check_quotes_the_stderr_in_its_summary_and_junit(tmp_path: Path, bot: s
     assert "its stderr ended with:" in out and last in out
     cases = {case.name: case for suite in JUnitXml.fromfile(str(junit)) for case in suite}
     assert cases[check].system_err.splitlines()[-1] == last
+
+
+# ---------------------------------------------------------------- numbers that cannot be misread
+
+def test_a_faulted_seat_shows_no_score(db: Path) -> None:
+    report = results(db, "--bot", "carol")
+    games_part = report.split("Games of carol", 1)[1]
+    assert games_part.count("\u2014 (crash)") == 3
+    rows = json.loads(results(db, "--bot", "carol", "--format", "json")
+                      )["tables"]["bot_games"]["rows"]
+    assert [row["score"] for row in rows] == [None] * 3
+    play = run_main(["play", "rage", "--seed", "1", STUDENTS["carol"],
+                     f"stdio:{ROOT / 'bots' / 'rage_first.sh'}",
+                     f"stdio:{ROOT / 'bots' / 'rage_first.sh'}"])[1]
+    last = play.rstrip().splitlines()[-1]  # the places: carol's line, last
+    assert re.search(r"3\s+crash_round3\s+0\s+\u2014\s+crash \(round 3, ", last), last
+
+
+def test_mean_scores_say_how_many_clean_games_they_rest_on(db: Path) -> None:
+    document = json.loads(results(db, "--format", "json"))
+    rows = {row["bot"]: row for row in document["tables"]["standings"]["rows"]}
+    assert {bot: rows[bot]["clean_games"] for bot in STUDENTS} == dict.fromkeys(STUDENTS, 0)
+    assert all(rows[bot]["mean_score"] is None for bot in STUDENTS)
+    references = {row["bot"]: row for row in document["tables"]["references"]["rows"]}
+    assert references["ref1"]["clean_games"] == references["ref1"]["games"] == 15
+    assert "clean games" in results(db).splitlines()[1]
+
+
+def test_each_pair_that_met_has_a_difference_an_interval_and_a_los(db: Path) -> None:
+    rows = json.loads(results(db, "--format", "json"))["tables"]["pairs"]["rows"]
+    met = {frozenset((row["bot"], row["opponent"])) for row in rows}
+    assert frozenset(("carol", "ref1")) in met and frozenset(("carol", "dave")) not in met
+    for row in rows:  # one deal: a share, no interval yet
+        assert 50 <= row["ahead_pct"] <= 100 and row["deals"] == 1
+        assert row["ahead_pct_ci95"] is None and row["los_pct"] is None
+
+
+def test_csv_counts_each_fault_kind_in_a_column_of_its_own(db: Path) -> None:
+    rows = list(csv.DictReader(io.StringIO(results(db, "--format", "csv"))))
+    carol = next(row for row in rows if row["bot"] == "carol")
+    assert (carol["faults_crash"], carol["faults_startup"], carol["faults_timeout"]) == (
+        "3", "0", "0")
+    dave = next(row for row in rows if row["bot"] == "dave")
+    assert dave["faults_startup"] == "3" and dave["faults"] == "startup 3"

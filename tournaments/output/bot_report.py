@@ -11,7 +11,7 @@ from pathlib import Path
 from protocols.wire import line_escaped, quote
 from referee.errors import ConfigError, Fault
 from tournaments.store.records import GameRecord
-from tournaments.output.tables import Cell, Column, Lines, ResultTable
+from tournaments.output.tables import Cell, Column, Lines, NoScore, ResultTable
 
 _LINE_SHOWN = 120  # characters of an offending line in a table cell
 
@@ -102,7 +102,8 @@ def _clusters(faults: Sequence[Fault], shown: int = 3) -> str:
 def _game_row(record: GameRecord, seat: int, folder: Path) -> tuple[Cell, ...]:
     others = ", ".join(f"{s}:{name}" for s, name in enumerate(record.bots) if s != seat)
     fault = next((f for f in record.faults if f.seat == seat), None)
-    return (record.fixture_id, seat, others or "alone", record.scores[seat],
+    score: Cell = record.scores[seat] if fault is None else NoScore(fault.kind.value)
+    return (record.fixture_id, seat, others or "alone", score,
             record.places[seat], _fault_words(fault), None if fault is None else _tail(fault),
             _log(record, folder), _stderr(record, seat, folder))
 

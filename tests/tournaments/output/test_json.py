@@ -45,7 +45,8 @@ def test_a_finished_rage_tournament_validates_with_its_metadata(tmp_path: Path) 
     assert metadata["complete"] is True and metadata["references"] == []
     assert metadata["limits"]["clock"] == "wall" and metadata["bots"] == list("abcd")
     # the fake db has faults: each cause once, where it happened (issue 29)
-    assert list(document["tables"]) == ["standings", "head_to_head", "fault_summary", "bots"]
+    assert list(document["tables"]) == ["standings", "head_to_head", "pairs",
+                                        "fault_summary", "bots"]
     rows = {row["bot"]: row for row in document["tables"]["standings"]["rows"]}
     assert rows["a"]["faults"]["protocol"] >= 1  # the fake db's hostile fault
     assert set(rows["a"]["faults"]) == {kind.value for kind in FaultKind}
@@ -76,7 +77,7 @@ def test_an_incomplete_tournament_of_the_game_validates_and_says_so(tmp_path: Pa
 
 
 @pytest.mark.parametrize("game, tables", [
-    (RAGE, ["standings", "references", "head_to_head", "fault_summary", "bots"]),
+    (RAGE, ["standings", "references", "head_to_head", "pairs", "fault_summary", "bots"]),
     (THEGAME, ["solo", "references", "teams", "solo_vs_team", "fault_summary", "bots"])])
 def test_a_gauntlet_validates_with_its_references_apart(tmp_path: Path, game: AnyGame,
                                                         tables: list[str]) -> None:

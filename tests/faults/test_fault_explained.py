@@ -112,9 +112,14 @@ def test_a_stdio_bot_run_as_a_zeromq_one_gets_a_hint_and_its_token_is_never_show
 
 
 def test_text_tables_show_where_and_the_last_stderr_line(db: Path) -> None:
-    faults = results(db, "--faults")
-    mine = [line for line in faults.splitlines() if " carol " in line]
-    assert mine and all("round 3, " in line and "KeyError: 'oops'" in line for line in mine)
+    where = {row["game"] + row["bot"]: row["where"] for row in faults_json(db)}
+    for fmt in ("text", "markdown"):
+        faults = results(db, "--faults", "--format", fmt)
+        for bot, last in LAST_WORDS.items():
+            mine = [line for line in faults.splitlines() if f" {bot} " in line]
+            assert len(mine) == 3, (bot, fmt)
+            assert all(last in line and where[line.split()[
+                1 if fmt == "markdown" else 0] + bot] in line for line in mine), mine
     run = (db.parent / "run.txt").read_text()  # the tournament's own tables
     summary = run.split("Faults by bot and cause", 1)[1].split("\n\n", 1)[0]
     carol = next(line for line in summary.splitlines() if line.startswith("carol"))
@@ -172,6 +177,15 @@ def test_referee_play_says_where_and_quotes_the_traceback(tmp_path: Path) -> Non
     fault = next(line for line in err.splitlines() if line.startswith("referee: fault:"))
     assert re.search(r"crash \(round 3, \w+, step \d+\): bot exited with code 1", fault)
     assert err.rstrip().endswith("KeyError: 'oops'")
+
+
+def test_play_hints_stdio_for_a_stdio_bot_and_prints_no_token() -> None:
+    code, _, err = run_main(["play", "rage", "--seed", "1", STUDENTS["frank"],
+                             f"stdio:{ROOT / 'bots' / 'rage_first.sh'}",
+                             f"stdio:{ROOT / 'bots' / 'rage_first.sh'}"])
+    assert code == 0, err
+    assert "startup (at the start): died before its HELLO" in err
+    assert "run it as stdio:COMMAND" in err and not TOKEN_LIKE.search(err)
 
 
 @pytest.mark.parametrize("bot, check, last", [

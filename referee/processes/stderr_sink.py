@@ -201,9 +201,12 @@ class StderrSink:
             self._stats.total += len(data)
             self._out.take(data)
             recent = self._recent
-            recent += data
-            if len(recent) > RECENT:
-                del recent[:len(recent) - RECENT]
+            if len(data) >= RECENT:  # a flood: only its end is kept, not copied whole
+                recent[:] = data[-RECENT:]
+            else:
+                recent += data
+                if len(recent) > RECENT:
+                    del recent[:len(recent) - RECENT]
         return False
 
     def _end(self) -> None:

@@ -3,11 +3,14 @@ bot wrote (referee/players/stderr_tail.py)."""
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 from hypothesis import given, strategies as st
 
 from referee.errors import ProtocolError
+from referee.processes.stderr_sink import RECENT, StderrSink
 from referee.players.stderr_tail import (
     MAX_CHARS, MAX_LINES, STDIO_HINT, tail_lines, with_stdio_hint,
 )
@@ -41,3 +44,16 @@ def test_a_hello_on_stdout_gives_the_hint_and_is_never_quoted() -> None:
     assert error.detail.endswith(STDIO_HINT) and str(error) == error.detail
     assert tail_lines(data, TOKEN) == ()
     assert with_stdio_hint(ProtocolError("x"), b"hello world\n").detail == "x"
+
+
+def test_the_sink_keeps_the_last_bytes_of_each_game_in_memory(tmp_path: Path) -> None:
+    with StderrSink(tmp_path / "bot.stderr") as sink:
+        write = sink.child_fd()
+        os.write(write, b"between games\n")
+        sink.redirect(tmp_path / "game.stderr")  # a game starts: its own bytes only
+        os.write(write, b"x" * (2 * RECENT) + b"\nKeyError: 'oops'\n")
+        sink.started()
+        assert sink.wait(5.0)
+        recent = sink.recent()
+    assert len(recent) == RECENT and recent.endswith(b"\nKeyError: 'oops'\n")
+    assert tail_lines(recent, cut=True) == ("KeyError: 'oops'",)

@@ -10,6 +10,9 @@ import enum
 class FaultKind(enum.Enum):
     """What a bot did wrong. The value is the word used in logs, tables and the wire."""
 
+    # It never began to play: could not start, no HELLO in time, a bad HELLO, or died
+    # before its HELLO. Apart from CRASH, a crash once the game was under way.
+    STARTUP = "startup"
     TIMEOUT = "timeout"
     CRASH = "crash"
     PROTOCOL = "protocol"

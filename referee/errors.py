@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from protocols.faults import FaultKind
 
@@ -30,6 +30,13 @@ class BotCrashed(BotFault):
         self.exit_code = exit_code
 
 
+class BotStartFailed(BotFault):
+    """The bot never began to play: its start-up's own fault, told apart from a crash in
+    the game (a student's syntax error is not a bug in round 3)."""
+
+    kind = FaultKind.STARTUP
+
+
 class ProtocolError(BotFault):
     kind = FaultKind.PROTOCOL
 
@@ -48,21 +55,45 @@ class BotDisqualified(BotFault):
 
 @dataclass(frozen=True)
 class Fault:
-    """A recorded fault: which seat and bot, what kind, why, and the offending line."""
+    """A recorded fault: which seat and bot, what kind, why, and the offending line;
+    where in the game (e.g. "round 3, trick 2", "turn 14"), the step of the game log's
+    decisions it belongs to (`referee view`'s #step=N), and the last lines of the bot's
+    stderr, escaped (None and () where not known, as in records older than these)."""
 
     seat: int
     bot: str
     kind: FaultKind
     detail: str
     line: str | None = None
+    where: str | None = None
+    step: int | None = None
+    stderr: tuple[str, ...] = field(default=())
 
     @classmethod
-    def from_error(cls, seat: int, bot: str, error: BotFault) -> Fault:
-        return cls(seat, bot, error.kind, error.detail, error.line)
+    def from_error(cls, seat: int, bot: str, error: BotFault,
+                   where: str | None = None) -> Fault:
+        return cls(seat, bot, error.kind, error.detail, error.line, where)
+
+    @property
+    def place(self) -> str:
+        """Where it happened, for people: "round 3, trick 2, step 41" ("" if unknown)."""
+        step = None if self.step is None else f"step {self.step}"
+        return ", ".join(part for part in (self.where, step) if part)
+
+    def summary(self) -> str:
+        """One line for people: "crash (round 3, trick 2, step 41): bot exited with code 1"."""
+        place = f" ({self.place})" if self.place else ""
+        return f"{self.kind.value}{place}: {self.detail}"
 
     def to_json(self) -> dict[str, object]:
+        """The fields a game log holds (a replay makes the same): what, not where."""
         return {"seat": self.seat, "bot": self.bot, "kind": self.kind.value,
                 "detail": self.detail, "line": self.line}
+
+    def record_json(self) -> dict[str, object]:
+        """to_json, with where, step and stderr: as results keep it."""
+        return {**self.to_json(), "where": self.where, "step": self.step,
+                "stderr": list(self.stderr)}
 
 
 class RuleError(ValueError):

@@ -31,6 +31,7 @@ from referee.players.player import Player
 from referee.players.remote_seats import close_halls
 from referee.registry import games
 from referee.registry.games import AnyGame
+from referee.viewer.fault_steps import with_steps
 
 
 class PlayGroup(click.Group):
@@ -99,6 +100,8 @@ def play_command(game: AnyGame) -> click.Command:
         finally:
             close_halls()  # the remote seats' relays hear that the game is over
         faults = game.outcome(result).faults
+        if log_path is not None:  # the steps `referee view LOG` shows them at
+            faults = with_steps(faults, log_path)
         report_faults(faults)
         if fail_on_fault and faults:
             raise click.exceptions.Exit(FAULTED_EXIT)
@@ -139,9 +142,15 @@ def _play_launch(limits: dict[str, Any], sandbox: str, sandbox_dirs: Sequence[Pa
 
 
 def report_faults(faults: Sequence[Fault]) -> None:
-    """Diagnostics: each fault on standard error, with the offending line."""
+    """Diagnostics: each fault on standard error, with where it happened, the offending
+    line and the last lines of the bot's stderr (already escaped)."""
     for fault in faults:
         line = f" (line: {fault.line[:120]!r})" if fault.line is not None else ""
         click.echo(f"referee: fault: seat {fault.seat} {printable(fault.bot)}: "
-                   f"{fault.kind.value}: {printable(fault.detail)}{line}", err=True)
+                   f"{printable(fault.summary())}{line}", err=True)
+        if fault.stderr:
+            click.echo(f"referee: its stderr ended with {len(fault.stderr)} line(s):",
+                       err=True)
+            for text in fault.stderr:
+                click.echo(f"    {text}", err=True)
 

@@ -70,8 +70,7 @@ def _verdict(name: str, found: list[tuple[str, Fault]], games: int) -> Verdict:
         return Verdict(name, Status.PASS, f"no such fault in {games} game(s)")
     where, first = found[0]
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-    return fault_verdict(name, f"{where}: {first.kind.value}: {first.detail}{more}", 0.0,
-                         first)
+    return fault_verdict(name, f"{where}: {first.summary()}{more}", 0.0, first)
 
 
 def reply_verdict(replies: Sequence[Reply], times: TimeLimits) -> Verdict:

@@ -52,3 +52,6 @@ class RecordingPlayer(Player):
 
     def close(self, grace: float | None = None) -> None:
         self.inner.close(grace)
+
+    def stderr_tail(self) -> tuple[str, ...]:
+        return self.inner.stderr_tail()

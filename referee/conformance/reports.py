@@ -30,6 +30,9 @@ def summary_line(verdict: Verdict) -> str:
             f"{printable(verdict.evidence)}")
     if verdict.line is not None:
         text += f"\n      line: {_quoted_line(verdict.line, verdict)}"
+    if verdict.stderr:
+        text += "\n      its stderr ended with:" + "".join(
+            f"\n        {printable(line)}" for line in verdict.stderr)
     return text
 
 
@@ -53,7 +56,8 @@ def write_json(report: Report, path: Path) -> None:
 
 def junit(report: Report) -> ET.ElementTree:
     """One testsuite, one testcase per check: a failure carries its evidence, a skip its
-    reason, a warning goes to the testcase's system-out."""
+    reason, a warning goes to the testcase's system-out; the last lines of the bot's
+    stderr where it faulted go to its system-err."""
     suite = ET.Element("testsuite", {
         "name": f"referee check {report.game} {report.bot}",
         "tests": str(len(report.verdicts)), "failures": str(report.count(Status.FAIL)),
@@ -76,6 +80,8 @@ def _testcase(report: Report, verdict: Verdict) -> ET.Element:
         ET.SubElement(case, "skipped", {"message": evidence})
     else:
         ET.SubElement(case, "system-out").text = f"{verdict.status.name}: {body}"
+    if verdict.stderr:  # the bot's own last words: a traceback, a compiler's error
+        ET.SubElement(case, "system-err").text = _xml("\n".join(verdict.stderr))
     return case
 
 

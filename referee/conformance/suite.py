@@ -86,7 +86,7 @@ def hello_verdict(started: Started, limit: float) -> Verdict:
     fault = started.fault
     if fault is not None:
         return fault_verdict(HELLO_CHECK, f"{fault.kind.value}: {fault.detail}",
-                             started.seconds, fault)
+                             started.seconds, fault, started.player.stderr_tail())
     hello = getattr(started.player, "hello", None)
     said = f" ({hello.name} {hello.version}, protocol {hello.protocol})" if hello else ""
     return Verdict(HELLO_CHECK, Status.PASS, f"HELLO after {started.seconds:.3f} s (limit "
@@ -100,5 +100,4 @@ def game_verdict(bench: Bench, setup: Setup, run: GameRun) -> Verdict:
         return Verdict(setup.name, Status.PASS, f"{where}: {run.requests} requests answered, "
                                                 "no fault", run.seconds)
     fault = run.faults[0]
-    return fault_verdict(setup.name, f"{where}: {fault.kind.value}: {fault.detail}",
-                         run.seconds, fault)
+    return fault_verdict(setup.name, f"{where}: {fault.summary()}", run.seconds, fault)

@@ -37,18 +37,22 @@ class Verdict:
     line: str | None = None
     line_escaped: bool = False
     figures: dict[str, float] = field(default_factory=dict)
+    # The last lines of the bot's stderr where it faulted (escaped already): its cause.
+    stderr: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "status": self.status.value,
                 "seconds": round(self.seconds, 3), "evidence": self.evidence,
-                "line": self.line, "figures": self.figures}
+                "line": self.line, "figures": self.figures, "stderr": list(self.stderr)}
 
 
 def fault_verdict(name: str, evidence: str, seconds: float,
-                  fault: Fault | BotFault) -> Verdict:
-    """A check `fault` failed: its offending line kept, with how to quote it."""
+                  fault: Fault | BotFault, stderr: tuple[str, ...] = ()) -> Verdict:
+    """A check `fault` failed: its offending line kept, with how to quote it, and the
+    bot's last stderr lines (a recorded Fault's own, else `stderr`)."""
+    tail = fault.stderr if isinstance(fault, Fault) else stderr
     return Verdict(name, Status.FAIL, evidence, seconds, fault.line,
-                   line_escaped(fault.detail))
+                   line_escaped(fault.detail), stderr=tail)
 
 
 def skipped(name: str, why: str) -> Verdict:

@@ -12,6 +12,7 @@ of lines each seat receives is unchanged.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Sequence, TypeVar
 
 from protocols.wire import WireError, error_line
@@ -30,6 +31,9 @@ class Table:
         self.players = list(players)
         self.log = log
         self.faults: dict[int, Fault] = {}
+        # Where the game stands, for a fault's record ("round 3, trick 2"): the game's
+        # match sets it; None until the first request (the GAME lines' start).
+        self.where: Callable[[], str] | None = None
         # Each seat's held lines: one list for the whole game, emptied as it is sent, so
         # that the lists of the seats still playing can be kept (_open_held) until a fault.
         self._held: list[list[str]] = [[] for _ in self.players]
@@ -125,7 +129,8 @@ class Table:
     def fault(self, seat: int, error: BotFault) -> None:
         """Record the fault, tell the bot why (best effort), and kill it."""
         player = self.players[seat]
-        fault = Fault.from_error(seat, player.name, error)
+        where = "at the start" if self.where is None else self.where()
+        fault = Fault.from_error(seat, player.name, error, where)
         self.faults[seat] = fault
         self._held[seat].clear()
         self._open_held = [held for seat, held in enumerate(self._held)
@@ -136,7 +141,10 @@ class Table:
             player.tell(error_line(fault.kind.value, fault.detail))
         except BotFault:
             pass
-        player.close()
+        player.close()  # its stderr drained: a crash's traceback is all there now
+        tail = player.stderr_tail()
+        if tail:
+            self.faults[seat] = replace(fault, stderr=tail)
 
     def _take_held(self, seat: int) -> tuple[str, ...]:
         """The seat's held lines, no longer held."""

@@ -18,7 +18,8 @@ from referee.processes.bot_command import (
     BotCommand, default_label, split_bot_command, with_folder,
 )
 from referee.processes.cgroups import CgroupRoot
-from referee.errors import BotFault, BotStartError, ConfigError
+from referee.errors import BotFault, BotStartError, BotStartFailed, ConfigError
+from protocols.faults import FaultKind
 from referee.players.greeting import greet_all
 from referee.players.human import HUMAN, Idle, human_name
 from referee.players.player import Player
@@ -161,11 +162,16 @@ def unique_labels(labels: Sequence[str]) -> list[str]:
 
 
 class FaultedPlayer(Player):
-    """Stands in for a bot that failed to start: every exchange raises its fault."""
+    """Stands in for a bot that failed to start: every exchange raises its fault. `tail`:
+    the last lines of its stderr, for the fault's record."""
 
-    def __init__(self, name: str, error: BotFault) -> None:
+    def __init__(self, name: str, error: BotFault, tail: tuple[str, ...] = ()) -> None:
         self.name = name
         self.error = error
+        self._tail = tail
+
+    def stderr_tail(self) -> tuple[str, ...]:
+        return self._tail
 
     def new_game(self, line: str) -> None:
         raise self.error
@@ -175,6 +181,21 @@ class FaultedPlayer(Player):
 
     def ask(self, line: str, preamble: Sequence[str] = ()) -> str:
         raise self.error
+
+
+_NEVER_PLAYED = {FaultKind.CRASH: "died before its HELLO", FaultKind.TIMEOUT: "no HELLO",
+                 FaultKind.PROTOCOL: "a bad HELLO"}
+
+
+def start_failed(error: BotFault) -> BotFault:
+    """A fault found while the bot started, as a start-up failure (FaultKind.STARTUP)
+    that says what went wrong: a bot that never played is told apart from a crash in the
+    game. A fault of another kind (a flood of its stdout) stays as it is."""
+    what = _NEVER_PLAYED.get(error.kind)
+    if what is None:
+        return error
+    detail = error.detail if error.detail.startswith(what) else f"{what}: {error.detail}"
+    return BotStartFailed(detail, error.line)
 
 
 @dataclass(frozen=True)
@@ -271,7 +292,8 @@ class Lineup:
             raise
         for at, fault in faults.items():
             index = starting[at][0]
-            players[index] = FaultedPlayer(players[index].name, fault)
+            players[index] = FaultedPlayer(players[index].name, start_failed(fault),
+                                           players[index].stderr_tail())
         # Closed players are dropped: a tournament worker launches thousands.
         self._players = [p for p in self._players if not _closed(p)] + players
         return players
@@ -297,7 +319,7 @@ class Lineup:
                 launch.stderr or s.stderr, busy_wait=s.busy_wait, sandbox=self._view,
                 game_stderr=launch.game_stderr)
         except BotFault as error:
-            return FaultedPlayer(spec.label, error)
+            return FaultedPlayer(spec.label, start_failed(error))
 
     def _zmq_hub(self) -> ZmqHub:
         if self._hub is None:

@@ -59,6 +59,11 @@ class Player(ABC):
         Raises a BotFault subclass on timeout, crash, bad framing or flood.
         """
 
+    def stderr_tail(self) -> tuple[str, ...]:
+        """The last lines of the bot's stderr in this game, escaped, for its fault's
+        record (referee.players.stderr_tail); () where there are none to tell."""
+        return ()
+
     def say_bye(self) -> None:
         """Tell the bot its session is over, without waiting for it to go (close() does)."""
 

@@ -30,7 +30,9 @@ from referee.errors import (
 )
 from referee.players.player import LineListener, Player
 from referee.players.request_clock import CpuClock, wall_missed
+from referee.players.stderr_tail import tail_lines, with_stdio_hint
 from referee.players.token_redaction import redact_fault
+from referee.processes.stderr_sink import RECENT
 from referee.processes.sandbox import INSIDE_SOCKET_DIR, View, package_root
 from referee.settings import ResourceLimits, TimeLimits
 from protocols.clock import Clock
@@ -125,7 +127,7 @@ class RemotePlayer(Player):
             self._handshake(self._token, self._channel)
         except BotFault as fault:
             self.close()
-            raise redact_fault(fault, self._token)
+            raise self._start_fault(fault)
         except BaseException:
             self.close()
             raise
@@ -146,11 +148,22 @@ class RemotePlayer(Player):
             self._accept_hello(line, self._token)
         except BotFault as fault:
             self.close()
-            raise redact_fault(fault, self._token)
+            raise self._start_fault(fault)
         except BaseException:
             self.close()
             raise
         return True
+
+    def _start_fault(self, fault: BotFault) -> BotFault:
+        """A handshake's fault (the bot closed), with the hint for a stdio bot run as a
+        ZeroMQ one, and its tokens redacted."""
+        if not self.command.stdio:
+            with_stdio_hint(fault, self._process.stderr_recent())
+        return redact_fault(fault, self._token)
+
+    def stderr_tail(self) -> tuple[str, ...]:
+        data = self._process.stderr_recent()
+        return tail_lines(data, self._token, cut=len(data) >= RECENT)
 
     def share_start(self, factor: float) -> None:
         """Stretch the start-up allowance by `factor` (at least 1): it is meant for a bot

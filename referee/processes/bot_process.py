@@ -181,6 +181,11 @@ class BotProcess:
                 select.select([self._pidfd], [], [], remaining)
         return True
 
+    def stderr_recent(self) -> bytes:
+        """The last bytes the bot wrote to its stderr (a ZeroMQ bot's stdout too) since
+        its last redirect_stderr (StderrSink.recent); empty without a sink."""
+        return b"" if self._sink is None else self._sink.recent()
+
     def kill(self) -> None:
         """SIGKILL the whole process group and whatever left it, and reap the leader and
         the orphans that came to this process. Idempotent. What left the group is found

@@ -47,6 +47,7 @@ from referee.printable import printable
 
 DEFAULT_HEAD = 64 * 1024  # bytes passed through as they arrive
 DEFAULT_TAIL = 64 * 1024  # bytes kept from the end, written at EOF or close()
+RECENT = 4 * 1024  # the last bytes kept in memory for a fault's record (recent())
 THREAD_NAME = "referee-stderr"  # the reader thread's name (one per process)
 
 _READ_SIZE = 64 * 1024  # a Linux pipe's default capacity: one read usually empties it
@@ -59,6 +60,8 @@ _VISIT_FLAGS = os.O_WRONLY | os.O_TRUNC | os.O_CREAT | os.O_CLOEXEC  # a game pl
 # What a terminal would act on: C0 controls but tab and newline, DEL, every byte above
 # ASCII (C1 codes raw or in UTF-8, bidirectional overrides) checked by printable().
 _UNSAFE = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f-\xff]")
+# A bot's token on a terminal: a stdio bot run as a ZeroMQ one prints its HELLO there.
+_TOKEN_LIKE = re.compile(rb"(?<![0-9a-fA-F])[0-9a-fA-F]{32}(?![0-9a-fA-F])")
 
 
 class StderrSink:
@@ -79,6 +82,9 @@ class StderrSink:
         self._home = _Output(destination, self._stats, _FILE_FLAGS, prefix=prefix.encode(),
                              head=head, tail=tail)
         self._out = self._home  # where bytes go now: home, or a redirect's visit
+        # The last RECENT bytes since the last redirect: what a fault quotes, read at
+        # once from memory, whatever the destination (a terminal keeps nothing to read).
+        self._recent = bytearray()
         try:
             self._collector = _collector()
             self._collector.register(read_fd, self)
@@ -113,6 +119,12 @@ class StderrSink:
         """The latest of those errors, if any."""
         return self._stats.last_error
 
+    def recent(self) -> bytes:
+        """The last bytes (at most RECENT) the bot wrote since the sink was made or last
+        redirected: for a game, what it wrote in that game."""
+        with self._lock:
+            return bytes(self._recent)
+
     def child_fd(self) -> int:
         """The pipe's write end: the child's stderr (and a ZeroMQ bot's stdout)."""
         if self._write_fd is None:
@@ -145,6 +157,7 @@ class StderrSink:
             if self._read_fd is not None and self._read(_DRAIN_READS):
                 self._end()
             ended = self._out
+            self._recent.clear()
             self._out = self._home if destination is None else _Output(
                 destination, self._stats, _VISIT_FLAGS, head=0, tail=tail, lazy=True)
             if ended is self._home:
@@ -187,6 +200,13 @@ class StderrSink:
                 return True
             self._stats.total += len(data)
             self._out.take(data)
+            recent = self._recent
+            if len(data) >= RECENT:  # a flood: only its end is kept, not copied whole
+                recent[:] = data[-RECENT:]
+            else:
+                recent += data
+                if len(recent) > RECENT:
+                    del recent[:len(recent) - RECENT]
         return False
 
     def _end(self) -> None:
@@ -384,7 +404,7 @@ class _Lines:
         """`lines` (each ending with a newline) with the prefix in front of each."""
         if not lines:
             return b""
-        lines = _terminal_safe(lines)
+        lines = _TOKEN_LIKE.sub(b"<token>", _terminal_safe(lines))
         return self._prefix + lines[:-1].replace(b"\n", b"\n" + self._prefix) + b"\n"
 
 

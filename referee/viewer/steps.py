@@ -88,6 +88,14 @@ def decisions(records: Sequence[Record]) -> tuple[list[Step], list[Record], list
     return steps, moves, faults
 
 
+def fault_steps(records: Sequence[Record]) -> dict[int, int]:
+    """Each faulted seat's step: the index in decisions()'s steps of the step its fault
+    belongs to, as `referee view` numbers them (#step=N)."""
+    steps, _, _ = decisions(records)
+    return {int(fault["seat"]): index for index, step in enumerate(steps)
+            for fault in step.faults}
+
+
 def _line(record: Record, seats: list[_Seat], steps: list[Step], moves: int,
           move_limit: float) -> None:
     seat, line, when = record["seat"], str(record["line"]), record.get("t")

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from referee.errors import BotCrashed, BotStartError, BotTimeout, ProtocolError
+from referee.errors import BotStartError, BotStartFailed
 from referee.players import greeting
 from referee.players.lineup import BotSpec, FaultedPlayer, LaunchSettings, Lineup
 from referee.players.remote_player import RemotePlayer
@@ -62,9 +62,13 @@ def test_a_seat_failing_at_start_is_charged_alone_and_the_others_play(stdio: boo
         players = lineup.launch_all(specs)
         faults = {p.name: p.error for p in players if isinstance(p, FaultedPlayer)}
         assert sorted(faults) == ["crash", "oldproto", "silent"]
-        assert isinstance(faults["silent"], BotTimeout)
-        assert isinstance(faults["crash"], BotCrashed) and "code 3" in str(faults["crash"])
-        assert isinstance(faults["oldproto"], ProtocolError)
+        # Each a start-up failure (issue 29: told apart from a crash in the game) that
+        # says which: no HELLO, died before it, a bad one.
+        assert all(isinstance(fault, BotStartFailed) for fault in faults.values())
+        assert str(faults["silent"]).startswith("no HELLO within")
+        assert str(faults["crash"]).startswith("died before its HELLO: ")
+        assert "code 3" in str(faults["crash"])
+        assert str(faults["oldproto"]).startswith("a bad HELLO: ")
         good = [p for p in players if isinstance(p, RemotePlayer)]
         assert [p.name for p in good] == ["good", "late"]
         for player in good:  # still up and answering, though a neighbour timed out

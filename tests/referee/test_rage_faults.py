@@ -67,7 +67,7 @@ def assert_blamed(result: RageResult, kind: FaultKind) -> None:
     ("garbage", 3, FaultKind.PROTOCOL),     # bytes that are not UTF-8
     ("overlong", 3, FaultKind.PROTOCOL),    # a 10,000-character line
     ("flood", 3, FaultKind.FLOOD),          # endless LOG lines
-    ("nohello", 1, FaultKind.TIMEOUT),      # never finishes the handshake
+    ("nohello", 1, FaultKind.STARTUP),      # never finishes the handshake
 ])
 def test_misbehaving_zmq_bot_is_blamed_and_game_completes(
         mode: str, nth: int, kind: FaultKind, tmp_path: Path) -> None:
@@ -75,9 +75,10 @@ def test_misbehaving_zmq_bot_is_blamed_and_game_completes(
     assert_blamed(result, kind)
 
 
-def test_bot_that_exits_at_once_is_a_crash_with_its_exit_code(tmp_path: Path) -> None:
+def test_bot_that_exits_at_once_is_a_startup_fault_with_its_exit_code(tmp_path: Path) -> None:
     result = play_with("sh -c 'exit 5'", tmp_path)
-    assert_blamed(result, FaultKind.CRASH)
+    assert_blamed(result, FaultKind.STARTUP)  # not a crash in the game (issue 29)
+    assert result.faults[0].detail.startswith("died before its HELLO: ")
     assert "5" in result.faults[0].detail
 
 

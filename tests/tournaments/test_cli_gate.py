@@ -69,9 +69,11 @@ def test_a_new_that_misbehaves_fails_the_gate_at_once(tmp_path: Path, mode: str,
     code, out, err, report = gate(tmp_path, f"{MISBEHAVE} {mode} 5", RANDOM)
     assert code == 1, err
     assert out.startswith("gate: weaker (NEW faulted)")
-    assert f"fault: new in gate/d00001/new/r0, seat 0: {kind}" in out
+    assert f"fault: new in gate/d00001/new/r0, seat 0: {kind} (round 1, " in out
     assert all(line.isprintable() for line in out.splitlines())  # bot text quoted
     assert report["games"] == 1 and report["fault"]["kind"] == kind
+    assert report["fault"]["where"].startswith("round 1, ")  # where (issue 29)
+    assert isinstance(report["fault"]["step"], int)
     if mode == "garbage":  # its bytes were escaped when recorded: shown so, not twice
         assert r"(line: '\xff\xfe not utf-8 \xc3(')" in out
     assert Path(report["fault"]["log"]).is_file()

@@ -98,7 +98,7 @@ def test_a_crashing_bot_is_started_n_times_then_seated_disqualified(tmp_path: Pa
     assert len(records) == len(fixtures_for(spec, TEST_SECRET)) == 12  # every game stored
     with_bad = in_play_order(spec, [record for record in records if "crasher" in record.bots])
     assert [kinds(record, "crasher") for record in with_bad] == (
-        [[FaultKind.CRASH]] * 2 + [[FaultKind.DISQUALIFIED]] * 7)
+        [[FaultKind.STARTUP]] * 2 + [[FaultKind.DISQUALIFIED]] * 7)
     for record in with_bad[2:]:
         fault = record.faults[0]
         assert fault.detail == "disqualified after 2 faulted games"
@@ -107,7 +107,7 @@ def test_a_crashing_bot_is_started_n_times_then_seated_disqualified(tmp_path: Pa
         assert [fault.bot for fault in record.faults] in ([], ["crasher"])
     row = standings_row(tables, "crasher")
     assert row[0] == "4" and "disqualified 7" in " ".join(row), tables  # last
-    assert "crash 2," in " ".join(row)
+    assert "startup 2," in " ".join(row)
 
 
 def test_resume_keeps_the_disqualification(tmp_path: Path) -> None:
@@ -147,12 +147,12 @@ def test_the_game_team_and_solo_games_of_a_disqualified_bot_fault_at_once(
     tables, records = session(spec, tmp_path / "g.sqlite")
     assert starts(started) == 1
     with_bad = [record for record in records if "crasher" in record.bots]
-    assert [kinds(record, "crasher") for record in with_bad] == [[FaultKind.CRASH]] + [
+    assert [kinds(record, "crasher") for record in with_bad] == [[FaultKind.STARTUP]] + [
         [FaultKind.DISQUALIFIED]] * 3
     assert all(record.won is False for record in with_bad)  # ruling X1: lost at once
     assert all(record.faults == () for record in records if "crasher" not in record.bots)
     solo = tables.split("\n\n")[0]
-    assert "crash 1, disqualified 1" in solo, tables
+    assert "startup 1, disqualified 1" in solo, tables
 
 
 # ---------------------------------------------------------------- the coordinator

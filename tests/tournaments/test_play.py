@@ -188,14 +188,15 @@ def test_a_crashed_bot_is_charged_placed_last_and_replaced(tmp_path: Path) -> No
     assert worker_pool(context).started == 4  # only the crashed bot was started anew
 
 
-def test_a_bot_that_never_says_hello_is_charged_a_timeout(tmp_path: Path) -> None:
+def test_a_bot_that_never_says_hello_is_charged_a_startup_fault(tmp_path: Path) -> None:
     mute = BotEntry("mute", python_bot(MISBEHAVE, "nohello"))
     spec = TournamentSpec.create(RAGE, (RANDOM, FIRST, mute),
                                  # 2 s: the other bots boot in time, under load too
                                  time_limits=TimeLimits(startup=2.0, move=5.0))
     record = play_fixture(fixtures_for(spec, TEST_SECRET)[0], context_for(spec, tmp_path))
     seat = record.bots.index("mute")
-    assert [(f.seat, f.kind) for f in record.faults] == [(seat, FaultKind.TIMEOUT)]
+    assert [(f.seat, f.kind) for f in record.faults] == [(seat, FaultKind.STARTUP)]
+    assert record.faults[0].detail.startswith("no HELLO within")
     assert record.places[seat] == 3
 
 

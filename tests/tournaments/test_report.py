@@ -36,7 +36,7 @@ def rows_by_bot(table: ResultTable) -> dict[str, dict[str, object]]:
 
 
 def test_rage_standings_rank_by_mean_place_with_faults_last() -> None:
-    standings, _ = build_tables(RAGE, RAGE_RECORDS, BOTS)
+    standings, _, _ = build_tables(RAGE, RAGE_RECORDS, BOTS)
     rows = rows_by_bot(standings)
     # Places, a faulted game last (3): a 1,3,2 -> 2; b 2,2,1 -> 5/3; c 2,1,3 -> 2.
     # Mean scores count only games without a fault: a (30+20)/2, b 20, c (10+30)/2.
@@ -49,7 +49,7 @@ def test_rage_standings_rank_by_mean_place_with_faults_last() -> None:
     assert (rows["a"]["first places"], rows["b"]["first places"]) == (1, 1)
     assert rows["a"]["games"] == 3 and rows["c"]["games"] == 3
     assert str(rows["a"]["faults"]) == "timeout 1" and str(rows["b"]["faults"]) == "none"
-    assert rows["c"]["faults"] == FaultCounts((1, 2, 0, 0, 0, 0))
+    assert rows["c"]["faults"] == FaultCounts((0, 1, 2, 0, 0, 0, 0))
     assert str(rows["c"]["faults"]) == "timeout 1, crash 2"  # in FaultKind order
     assert isinstance(rows["a"]["rating mu"], float)
     assert rows["idle"]["games"] == 0 and rows["idle"]["rank"] is None
@@ -76,7 +76,7 @@ def test_a_bot_that_always_faults_ranks_below_every_bot_that_plays() -> None:
 
 
 def test_head_to_head_crosstable() -> None:
-    _, crosstable = build_tables(RAGE, RAGE_RECORDS, BOTS)
+    _, crosstable, _ = build_tables(RAGE, RAGE_RECORDS, BOTS)
     rows = {row[0]: dict(zip(crosstable.headers, row)) for row in crosstable.rows}
     # a vs b: ahead in r0, behind in r1 and r2 -> 1 of 3
     assert rows["a"]["b"] == pytest.approx(100 / 3)
@@ -149,7 +149,8 @@ def test_every_table_has_a_snake_case_name_and_column_keys() -> None:
     tables = [*build_tables(RAGE, RAGE_RECORDS, BOTS, references=("c",)),
               *build_tables(THEGAME, THEGAME_RECORDS, ("a", "b"))]
     assert [table.name for table in tables] == [
-        "standings", "references", "head_to_head", "solo", "teams", "solo_vs_team"]
+        "standings", "references", "head_to_head", "pairs", "solo", "teams",
+        "solo_vs_team"]
     for table in tables:
         keys = table.keys[:1] if table.name == "head_to_head" else table.keys
         assert all(re.fullmatch(r"[a-z][a-z0-9_]*", key) for key in keys), table.keys

@@ -44,8 +44,11 @@ def fault_words(where: GateFault) -> str:
     fault = where.fault
     line = (f" (line: {quote(fault.line, _LINE_SHOWN, line_escaped(fault.detail))})"
             if fault.line is not None else "")
-    return (f"{fault.bot} in {where.game_id}, seat {fault.seat}: {fault.kind.value}: "
-            f"{quote(fault.detail, _LINE_SHOWN)}{line}; log {where.log}")
+    place = f" ({fault.place})" if fault.place else ""
+    # The stderr's lines are escaped already: its last one (a traceback's exception) as is.
+    said = f"; its stderr ended: {fault.stderr[-1]}" if fault.stderr else ""
+    return (f"{fault.bot} in {where.game_id}, seat {fault.seat}: {fault.kind.value}{place}: "
+            f"{quote(fault.detail, _LINE_SHOWN)}{line}{said}; log {where.log}")
 
 
 def gate_json(result: GateResult, plan: GatePlan, bots: GateBots,
@@ -69,6 +72,6 @@ def gate_json(result: GateResult, plan: GatePlan, bots: GateBots,
         "new": bots.new, "baseline": bots.baseline, "opponents": list(bots.opponents),
         "differences": list(result.state.differences),
         "fault": None if fault is None else {
-            **fault.fault.to_json(), "game_id": fault.game_id, "log": str(fault.log)},
+            **fault.fault.record_json(), "game_id": fault.game_id, "log": str(fault.log)},
         "logs": logs,
     }

@@ -4,13 +4,14 @@ hand."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
 from protocols.wire import line_escaped, quote
 from referee.errors import ConfigError, Fault
 from tournaments.store.records import GameRecord
-from tournaments.output.tables import Cell, Column, ResultTable
+from tournaments.output.tables import Cell, Column, Lines, NoScore, ResultTable
 
 _LINE_SHOWN = 120  # characters of an offending line in a table cell
 
@@ -39,7 +40,9 @@ def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
 
 _GAME_COLUMNS = (Column("game", "game"), Column("seat", "seat"), Column("with", "with"),
                  Column("score", "score"), Column("place", "place"),
-                 Column("fault", "fault"), Column("log", "log"), Column("stderr", "stderr"))
+                 Column("fault", "fault"),
+                 Column("fault stderr", "fault_stderr"), Column("log", "log"),
+                 Column("stderr", "stderr"))
 
 
 def replaced_games(replaced: Sequence[tuple[int, GameRecord]], bot: str,
@@ -60,12 +63,14 @@ def replaced_games(replaced: Sequence[tuple[int, GameRecord]], bot: str,
 def all_faults(records: Sequence[GameRecord], folder: Path) -> ResultTable:
     """Every fault of the tournament, game by game, with the offending line, the log and
     the faulty bot's stderr file in that game."""
-    rows = tuple((record.fixture_id, fault.seat, fault.bot, fault.kind.value, fault.detail,
-                  _shown(fault), _log(record, folder), _stderr(record, fault.seat, folder))
+    rows = tuple((record.fixture_id, fault.seat, fault.bot, fault.kind.value, _where(fault),
+                  _step(fault), fault.detail, _shown(fault), _tail(fault),
+                  _log(record, folder), _stderr(record, fault.seat, folder))
                  for record in records for fault in record.faults)
     columns = (Column("game", "game"), Column("seat", "seat"), Column("bot", "bot"),
-               Column("kind", "kind"), Column("detail", "detail"), Column("line", "line"),
-               Column("log", "log"), Column("stderr", "stderr"))
+               Column("kind", "kind"), *_PLACE, Column("detail", "detail"),
+               Column("line", "line"), _TAIL, Column("log", "log"),
+               Column("stderr", "stderr"))
     return ResultTable("faults", f"Faults ({len(rows)})", columns, rows)
 
 
@@ -74,26 +79,82 @@ def fault_list(records: Sequence[GameRecord]) -> ResultTable:
     machine, only the game, kind, detail and the offending line."""
     faults = sorted(((fault.bot, record.fixture_id, fault) for record in records
                      for fault in record.faults), key=lambda entry: entry[:2])
-    rows = tuple((bot, game, fault.seat, fault.kind.value, fault.detail, _shown(fault))
+    rows = tuple((bot, game, fault.seat, fault.kind.value, _where(fault), _step(fault),
+                  fault.detail, _shown(fault), _tail(fault))
                  for bot, game, fault in faults)
     columns = (Column("bot", "bot"), Column("game", "game"), Column("seat", "seat"),
-               Column("kind", "kind"), Column("detail", "detail"), Column("line", "line"))
+               Column("kind", "kind"), *_PLACE, Column("detail", "detail"),
+               Column("line", "line"), _TAIL)
     return ResultTable("faults", f"Faults by bot ({len(rows)})", columns, rows)
+
+
+def fault_summary(records: Sequence[GameRecord]) -> ResultTable:
+    """The faults, one row per bot and distinct failure (its kind and the last line of
+    its stderr, else its detail): in how many games, where they cluster, and the first
+    one's detail and stderr. 32 crashes in round 3 with one KeyError are one row."""
+    groups: dict[tuple[str, str, str], list[Fault]] = {}
+    for record in records:
+        for fault in record.faults:
+            cause = fault.stderr[-1] if fault.stderr else fault.detail
+            groups.setdefault((fault.bot, fault.kind.value, cause), []).append(fault)
+    rows = tuple((bot, kind, len(faults), _clusters(faults), faults[0].detail,
+                  _tail(faults[0]))
+                 for (bot, kind, _), faults in sorted(groups.items(), key=_most_first))
+    columns = (Column("bot", "bot"), Column("kind", "kind"), Column("games", "games"),
+               Column("where", "where"), Column("detail (first)", "detail"),
+               Column("stderr (last line)", "stderr_tail"))
+    return ResultTable("fault_summary", f"Faults by bot and cause ({len(rows)} causes)",
+                       columns, rows)
+
+
+def _most_first(item: tuple[tuple[str, str, str], list[Fault]]) -> tuple[str, int, str]:
+    (bot, kind, _), faults = item
+    return bot, -len(faults), kind
+
+
+def _clusters(faults: Sequence[Fault], shown: int = 3) -> str:
+    """Where the faults happened, the most frequent places first: "round 3, bidding
+    (31), round 4, trick 1 (1)"; "n/a" for records made before places were kept."""
+    counted = Counter(fault.where or "n/a" for fault in faults)
+    parts = [f"{where} ({count})" for where, count in counted.most_common(shown)]
+    if len(counted) > shown:
+        parts.append(f"{len(counted) - shown} more")
+    return "; ".join(parts)
 
 
 def _game_row(record: GameRecord, seat: int, folder: Path) -> tuple[Cell, ...]:
     others = ", ".join(f"{s}:{name}" for s, name in enumerate(record.bots) if s != seat)
     fault = next((f for f in record.faults if f.seat == seat), None)
-    return (record.fixture_id, seat, others or "alone", record.scores[seat],
-            record.places[seat], _fault_words(fault), _log(record, folder),
-            _stderr(record, seat, folder))
+    score: Cell = record.scores[seat] if fault is None else NoScore(fault.kind.value)
+    return (record.fixture_id, seat, others or "alone", score,
+            record.places[seat], _fault_words(fault), None if fault is None else _tail(fault),
+            _log(record, folder), _stderr(record, seat, folder))
 
 
 def _fault_words(fault: Fault | None) -> str:
     if fault is None:
         return "none"
     line = f" (line: {_shown(fault)})" if fault.line is not None else ""
-    return f"{fault.kind.value}: {fault.detail}{line}"
+    return f"{fault.summary()}{line}"
+
+
+# Where in the game: "round 3, trick 2" or "turn 14", and the step `referee view LOG`
+# shows it at (#step=N); n/a in records made before they were kept.
+_PLACE = (Column("where", "where"), Column("step", "step"))
+_TAIL = Column("stderr (last line)", "stderr_tail")
+
+
+def _where(fault: Fault) -> str | None:
+    return fault.where
+
+
+def _step(fault: Fault) -> int | None:
+    return fault.step
+
+
+def _tail(fault: Fault) -> Lines:
+    """The last lines of the bot's stderr in that game (already escaped)."""
+    return Lines(fault.stderr)
 
 
 def _shown(fault: Fault) -> str | None:

@@ -10,7 +10,7 @@ from typing import Protocol
 
 from tournaments.output import cells
 from tournaments.output.metadata import Metadata
-from tournaments.output.tables import Cell, Column, ResultTable
+from tournaments.output.tables import Cell, Column, Lines, ResultTable
 
 SHADED = "head_to_head"  # the crosstable: each cell a share from 0 to 100
 
@@ -92,6 +92,9 @@ def _cell(table: ResultTable, column: Column, cell: Cell, row: tuple[Cell, ...],
             attributes += f' style="background-color: {shade(float(cell))}"'
     elif column.key == "line":
         attributes = ' class="line"'
+    elif isinstance(cell, Lines) and cell.lines:  # the last line; all of them unfolded
+        return (f'<td class="line"><details><summary>{escape(str(cell))}</summary>'
+                f'<pre>{escape(chr(10).join(cell.lines))}</pre></details></td>')
     shown = escape(cells.text(cell, column))
     href = None if links is None or cell is None else links(table, row, column)
     if href is not None:

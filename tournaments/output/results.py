@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import TextIO
 
 from referee.errors import ConfigError
-from tournaments.output.bot_report import all_faults, bot_games, fault_list, replaced_games
+from tournaments.output.bot_report import (
+    all_faults, bot_games, fault_list, fault_summary, replaced_games,
+)
 from tournaments.output.bots_table import bots_table, left_out_table
 from tournaments.output.formats import OutputFormat
 from tournaments.output.html_page import Linker
@@ -76,6 +78,8 @@ def result_tables(spec: TournamentSpec, records: Sequence[GameRecord], fmt: Outp
     """The tournament's tables, the ranking first, then the bots, and the games a changed
     class left out; a page to publish lists every fault, bot by bot, too."""
     tables = build_tables(spec.game, records, spec.bot_names, _reference_names(spec))
+    if any(record.faults for record in records):  # each failure once, and where it was
+        tables.append(fault_summary(records))
     tables.append(bots_table(spec, bots or {}))
     tables += left_out_table(left_out)
     return tables + ([fault_list(records)] if fmt is OutputFormat.HTML else [])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -15,6 +16,7 @@ from tournaments.store.records import GameRecord
 from tournaments.stats.estimates import (
     competition_ranks, head_to_head, mean_ci, plackett_luce_ratings, wilson_interval,
 )
+from tournaments.stats.pairs import elo_difference, pair_comparisons
 
 EXCELLENT_BELOW = 10  # The Game: fewer than 10 cards left is "excellent"
 
@@ -48,7 +50,29 @@ class Interval:
     high: float
 
 
-Cell = str | int | float | None | FaultCounts | Interval
+@dataclass(frozen=True)
+class Lines:
+    """A bot's own lines (the last of its stderr), escaped already: people see the last
+    one in a cell (a traceback ends with its exception), machines and the HTML page all."""
+
+    lines: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return self.lines[-1] if self.lines else "none"
+
+
+@dataclass(frozen=True)
+class NoScore:
+    """A faulted seat's score: not the bot's (the fallback played on, or the game
+    stopped), so none is shown: "— (crash)" to people, null to machines."""
+
+    kind: str
+
+    def __str__(self) -> str:
+        return f"\u2014 ({self.kind})"
+
+
+Cell = str | int | float | None | FaultCounts | Interval | Lines | NoScore
 
 
 @dataclass(frozen=True)
@@ -98,7 +122,7 @@ def build_tables(game: AnyGame, records: Sequence[GameRecord],
                                             [bot for bot in ranked if bot in references])
         else:
             crosstable = head_to_head_table(records, ranked)
-        return [*_apart(standings, references), crosstable]
+        return [*_apart(standings, references), crosstable, pairs_table(records, ranked)]
     solo, *rest = cooperative_tables(game.title, records, names)
     return [*_apart(_naming_disqualified(solo, records), references), *rest]
 
@@ -165,14 +189,37 @@ def competitive_standings(title: str, records: Sequence[GameRecord],
     rows += [_standing_row(None, bot, [], [], [], None, faults.get(bot, []))
              for bot in bots if not places[bot]]
     columns = (Column("rank", "rank"), Column("bot", "bot"), Column("games", "games"),
+               Column("clean games", "clean_games"),
                Column("mean score", "mean_score"), Column("95% CI ±", "mean_score_ci95"),
                Column("mean place", "mean_place"), Column("first places", "first_places"),
                Column("faults", "faults"), Column("rating mu", "rating_mu"),
                Column("rating sigma", "rating_sigma"))
     return ResultTable("standings", f"{title} standings, ranked by mean place (a faulted game is a last "
-                 "place), then mean score (games without a fault; games = seats played; a "
+                 "place), then mean score (over the clean games alone, those without a "
+                 "fault; games = seats played; a "
                  "bot in two seats of one game counts twice; the CI treats each deal as one "
-                 "draw, as its rotations share the cards)", columns, tuple(rows))
+                 "draw, as its rotations share the cards)" + _rating_note(rows),
+                 columns, tuple(rows))
+
+
+_MU = 9  # the index of the rating mu in a standings row
+
+
+def _rating_note(rows: Sequence[tuple[Cell, ...]]) -> str:
+    """Why the rating may order bots otherwise than the rank, naming where it does: the
+    rank counts mean places, the rating (Plackett-Luce) weighs whom each bot beat."""
+    ranked = [(rank, str(bot), mu) for rank, bot, mu in ((row[0], row[1], row[_MU])
+                                                         for row in rows)
+              if isinstance(rank, int) and isinstance(mu, float)]
+    swapped = [(bot_a, bot_b) for i, (rank_a, bot_a, mu_a) in enumerate(ranked)
+               for rank_b, bot_b, mu_b in ranked[i + 1:] if rank_a < rank_b and mu_b > mu_a]
+    if not swapped:
+        return ""
+    named = ", ".join(f"{rated} rated above {ranked}" for ranked, rated in swapped[:3])
+    more = f" and {len(swapped) - 3} more" if len(swapped) > 3 else ""
+    return (f". The rating mu orders some bots otherwise than the rank ({named}{more}): "
+            "the rank is by mean place; the rating (Plackett-Luce) weighs whom each bot "
+            "beat and how sure it is (sigma)")
 
 
 def _standing_row(rank: int | None, bot: str, scores: list[int], deals: list[int],
@@ -181,8 +228,42 @@ def _standing_row(rank: int | None, bot: str, scores: list[int], deals: list[int
     mean, half = mean_ci(scores, deals) if scores else (None, None)
     mean_place = sum(places) / len(places) if places else None
     mu, sigma = rating if rating is not None else (None, None)
-    return (rank, bot, len(places), mean, half, mean_place,
+    return (rank, bot, len(places), len(scores), mean, half, mean_place,
             sum(1 for place in places if place == 1), FaultCounts.of(faults), mu, sigma)
+
+
+def pairs_table(records: Sequence[GameRecord], bots: Sequence[str]) -> ResultTable:
+    """Each pair of bots that met, the one ahead more often first: the share of their
+    seat pairs it placed ahead in, with its 95% interval on the duplicate deals, as an Elo
+    difference, and its likelihood of superiority (tournaments/stats/pairs.py)."""
+    order = {bot: index for index, bot in enumerate(bots)}
+    compared = sorted(pair_comparisons(records),
+                      key=lambda c: (order.get(c.bot, len(order)), order.get(c.other, 0)))
+    rows = tuple((c.bot, c.other, c.deals, c.pairs, _percent(c.share),
+                  None if c.low is None or c.high is None
+                  else Interval(_percent(c.low), _percent(c.high)),
+                  c.elo, _elo_interval(c.low, c.high),
+                  None if c.los is None else _percent(c.los))
+                 for c in compared)
+    columns = (Column("bot", "bot"), Column("vs", "opponent"), Column("deals", "deals"),
+               Column("seat pairs", "seat_pairs"), Column("ahead %", "ahead_pct", 1),
+               Column("ahead % 95% CI", "ahead_pct_ci95", 1),
+               Column("Elo diff", "elo_diff", 0), Column("Elo 95% CI", "elo_diff_ci95", 0),
+               Column("LOS %", "los_pct", 1))
+    return ResultTable("pairs", "Pairs that met: how often the first placed ahead of the "
+                       "second at one table (ties half), its 95% CI with each duplicate "
+                       "deal one draw, the Elo difference it stands for, and the likelihood "
+                       "of superiority (LOS: the chance the first is truly ahead more often)",
+                       columns, rows)
+
+
+def _elo_interval(low: float | None, high: float | None) -> Interval | None:
+    """The Elo difference's interval: the share's bounds mapped (unbounded at 0 and 1)."""
+    if low is None or high is None:
+        return None
+    lowest, highest = elo_difference(low), elo_difference(high)
+    return Interval(-math.inf if lowest is None else lowest,
+                    math.inf if highest is None else highest)
 
 
 def head_to_head_table(records: Sequence[GameRecord], bots: Sequence[str],

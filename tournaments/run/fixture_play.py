@@ -48,6 +48,7 @@ from referee.players.remote_player import RemotePlayer
 from referee.players.remote_seats import RemoteSettings
 from referee.processes.bot_command import bot_folder
 from referee.processes.sandbox import SandboxSettings, check_sealed
+from referee.viewer.fault_steps import with_steps
 from tournaments.run.disqualify import disqualified_player
 from tournaments.run.idle_bots import IdleBots, SeatKey
 from tournaments.run.idle_keep_alive import IdleKeepAlive
@@ -295,6 +296,7 @@ def play_fixture(fixture: Fixture, context: PlayContext) -> GameRecord:
                 raise
         pool.give_back(keys, players, frozenset(fault.seat for fault in record.faults))
     return replace(record, log_path=_relative(context, log_path),
+                   faults=with_steps(record.faults, log_path),
                    stderr_paths=tuple(_relative(context, path) if path.is_file() else None
                                       for path in game_stderr))
 

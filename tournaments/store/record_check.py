@@ -36,7 +36,10 @@ def _seats_problem(record: GameRecord, spec: TournamentSpec) -> str | None:
     for fault in record.faults:
         if not (type(fault.seat) is int and 0 <= fault.seat < seats
                 and isinstance(fault.bot, str) and isinstance(fault.detail, str)
-                and isinstance(fault.line, (str, type(None)))):
+                and isinstance(fault.line, (str, type(None)))
+                and isinstance(fault.where, (str, type(None)))
+                and (fault.step is None or type(fault.step) is int)
+                and all(isinstance(line, str) for line in fault.stderr)):
             return f"fault {fault!r} is malformed"
     return None
 

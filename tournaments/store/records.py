@@ -58,7 +58,7 @@ class GameRecord:
         return {
             "fixture_id": self.fixture_id, "game": str(self.game), "seed": self.seed,
             "bots": list(self.bots), "scores": list(self.scores), "places": list(self.places),
-            "faults": [fault.to_json() for fault in self.faults],
+            "faults": [fault.record_json() for fault in self.faults],
             "won": self.won, "cards_left": self.cards_left, "end_reason": self.end_reason,
             "cards_played": _list_or_none(self.cards_played),
             "hints_given": _list_or_none(self.hints_given),
@@ -92,9 +92,11 @@ class GameRecord:
 
 
 def fault_from_json(data: dict[str, Any]) -> Fault:
-    """Rebuild a Fault from `Fault.to_json` output."""
+    """Rebuild a Fault from `Fault.record_json` (or older records' `to_json`) output."""
+    stderr = data.get("stderr")  # where, step and stderr: absent in older records
     return Fault(seat=data["seat"], bot=data["bot"], kind=FaultKind(data["kind"]),
-                 detail=data["detail"], line=data["line"])
+                 detail=data["detail"], line=data["line"], where=data.get("where"),
+                 step=data.get("step"), stderr=() if stderr is None else tuple(stderr))
 
 
 def _list_or_none(values: tuple[int, ...] | None) -> list[int] | None:

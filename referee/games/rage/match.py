@@ -101,6 +101,7 @@ class RageMatch(Match[Record]):
     def run(self) -> RageResult:
         """Play the game to the end and return its result."""
         self._start()
+        self.table.where = self._where
         state = self.state
         while (phase := state.phase) is not _OVER:
             self._deliver()
@@ -123,6 +124,16 @@ class RageMatch(Match[Record]):
         """Queue for every seat the new events it may see (decided by the view alone),
         from the engine's raw records: no Event is built but for an observer."""
         self.deliver(self.state.records_since(self.delivered), self._route)
+
+    def _where(self) -> str:
+        """Where the game stands, for a fault's record: "round 3, bidding", "round 3,
+        trick 2", "the end"."""
+        state = self.state
+        if state.phase is _OVER:
+            return "the end"
+        if state.phase is _BID:
+            return f"round {state.round_no}, bidding"
+        return f"round {state.round_no}, trick {state.tricks_played + 1}"
 
     def _bid(self) -> None:
         state = self.state

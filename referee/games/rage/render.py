@@ -37,10 +37,12 @@ def score_sheet(names: Sequence[str], rounds: Sequence[RoundResult]) -> str:
 
 def standings(names: Sequence[str], totals: Sequence[int], places: Sequence[int],
               faults: Sequence[Fault]) -> str:
-    """Places (equal totals share a place, faulty bots last), totals and faults."""
-    fault_of = {f.seat: f"{f.kind.value}: {f.detail}" for f in faults}
+    """Places (equal totals share a place, faulty bots last), totals and faults. A
+    faulted seat's total is "—": the fallback's points after the fault are not the bot's."""
+    fault_of = {f.seat: f.summary() for f in faults}
     order = sorted(range(len(names)), key=lambda seat: (places[seat], seat))
-    rows = [[places[s], names[s], s, totals[s], fault_of.get(s, "")] for s in order]
+    rows = [[places[s], names[s], s, "\u2014" if s in fault_of else totals[s],
+             fault_of.get(s, "")] for s in order]
     return str(tabulate(rows, headers=["place", "player", "seat", "total", "fault"],
                         tablefmt="simple"))
 

@@ -82,10 +82,12 @@ class TheGameMatch(Match[Event]):
         self.state = state if state is not None else TheGameState.new_game(config, seed)
         self.seed = seed
         self.hints_given = [0] * config.players
+        self.turns = 0  # turns begun: the hints before a turn belong to it
 
     def run(self) -> TheGameResult:
         """Play until the team wins, has no legal turn, or a bot faults."""
         self._start()
+        self.table.where = self._where
         while not self.state.is_over:
             self._deliver()
             if self._collect_hints():
@@ -109,6 +111,10 @@ class TheGameMatch(Match[Event]):
     def _deliver(self) -> None:
         """Queue for every seat the new events it may see (decided by thegame_view alone)."""
         self.deliver(self.state.events_since(self.delivered), _ROUTE)
+
+    def _where(self) -> str:
+        """Where the game stands, for a fault's record: "turn 14" (its hints too)."""
+        return "the end" if self.state.is_over else f"turn {self.turns + 1}"
 
     def _collect_hints(self) -> bool:
         """Ask every other seat for hints and pass them on; False if someone faulted."""
@@ -134,6 +140,7 @@ class TheGameMatch(Match[Event]):
                                      [state.top(p) for p in range(4)])
         # The engine judges and applies the turn as the reply is decoded (_judged_turn).
         turn = self.table.ask(seat, request, self._judged_turn)
+        self.turns += 1
         if turn is None:
             self._charge_faults()
             return

@@ -31,7 +31,7 @@ def summary(result: TheGameResult) -> str:
     lines = [f"result: {verdict}, reason {result.reason}; {result.cards_left} cards left"
              f"{excellent}: {result.hand_cards} in hands, {result.draw_pile} in the draw pile"]
     played = sum(result.cards_played) or 1
-    fault_of = {f.seat: f"{f.kind.value}: {f.detail}" for f in result.faults}
+    fault_of = {f.seat: f.summary() for f in result.faults}
     rows = [[seat, name, result.cards_played[seat],
              f"{100 * result.cards_played[seat] / played:.0f}%", result.hints_given[seat],
              fault_of.get(seat, "")]

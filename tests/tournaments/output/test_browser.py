@@ -92,7 +92,8 @@ def test_the_page_lays_out_its_tables_with_their_rows(page: Path, tmp_path: Path
     assert run.returncode == 0, run.stderr[-2000:]
     layout = json.loads(Measured(run.stdout).text)
     tables = {table["id"]: table for table in layout["tables"]}
-    assert list(tables) == ["settings", "standings", "head_to_head", "bots", "faults"]
+    assert list(tables) == ["settings", "standings", "head_to_head", "pairs", "fault_summary",
+                           "bots", "faults"]
     assert tables["standings"]["rows"] == tables["head_to_head"]["rows"] == 4
     assert tables["faults"]["rows"] >= 1
     assert all(table["width"] > 100 and table["height"] > 20 * table["rows"]

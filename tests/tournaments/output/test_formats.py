@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from protocols.faults import FaultKind
 from tests.cli_support import assert_bad_input, run_main
 from tests.tournaments.output.stored import fake_db
 
@@ -55,8 +56,10 @@ def test_csv_is_one_table_with_one_header_row_of_keys(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     fake_db(db, n_bots=4)
     rows = list(csv.reader(io.StringIO(results(db, "--format", "csv")[0])))
-    assert rows[0] == ["rank", "bot", "games", "mean_score", "mean_score_ci95",
-                       "mean_place", "first_places", "faults", "rating_mu", "rating_sigma"]
+    kinds = [f"faults_{kind.value}" for kind in FaultKind]  # a number per kind (issue 29)
+    assert rows[0] == ["rank", "bot", "games", "clean_games", "mean_score", "mean_score_ci95",
+                       "mean_place", "first_places", "faults", *kinds, "rating_mu",
+                       "rating_sigma"]
     assert sorted(row[1] for row in rows[1:]) == ["a", "b", "c", "d"]
     assert all(len(row) == len(rows[0]) for row in rows)  # no title or blank rows
     crosstable = list(csv.reader(io.StringIO(

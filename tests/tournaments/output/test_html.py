@@ -64,8 +64,9 @@ def test_a_complete_standalone_page(tmp_path: Path) -> None:
     assert "script" not in elements.names() and "link" not in elements.names()
     assert not any({"src", "href"} & set(attrs) for _, attrs in elements.tags)  # no outside file
     tables = [attrs.get("id") for tag, attrs in elements.tags if tag == "table"]
-    assert tables == ["settings", "standings", "head_to_head", "bots", "faults"]
-    assert elements.names().count("caption") == 5
+    assert tables == ["settings", "standings", "head_to_head", "pairs", "fault_summary",
+                      "bots", "faults"]
+    assert elements.names().count("caption") == 7
     assert "<caption>Settings</caption>" in page
     assert f'<th scope="row">games played</th><td>{scheduled} of {scheduled}</td>' in page
     shaded = [attrs["style"] for tag, attrs in elements.tags

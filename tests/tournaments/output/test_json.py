@@ -44,7 +44,9 @@ def test_a_finished_rage_tournament_validates_with_its_metadata(tmp_path: Path) 
     assert metadata["games_played"] == metadata["games_scheduled"] == scheduled
     assert metadata["complete"] is True and metadata["references"] == []
     assert metadata["limits"]["clock"] == "wall" and metadata["bots"] == list("abcd")
-    assert list(document["tables"]) == ["standings", "head_to_head", "bots"]
+    # the fake db has faults: each cause once, where it happened (issue 29)
+    assert list(document["tables"]) == ["standings", "head_to_head", "pairs",
+                                        "fault_summary", "bots"]
     rows = {row["bot"]: row for row in document["tables"]["standings"]["rows"]}
     assert rows["a"]["faults"]["protocol"] >= 1  # the fake db's hostile fault
     assert set(rows["a"]["faults"]) == {kind.value for kind in FaultKind}
@@ -63,7 +65,8 @@ def test_an_incomplete_tournament_of_the_game_validates_and_says_so(tmp_path: Pa
     assert (metadata["games_played"], metadata["games_scheduled"]) == (1, scheduled)
     assert scheduled > 1 and metadata["complete"] is False
     assert "team_size" in metadata and "table_size" not in metadata
-    assert list(document["tables"]) == ["solo", "teams", "solo_vs_team", "bots"]
+    assert list(document["tables"]) == ["solo", "teams", "solo_vs_team", "fault_summary",
+                                        "bots"]
     solo = document["tables"]["solo"]["rows"]
     unplayed = [row for row in solo if row["games"] == 0]
     assert unplayed and all(row["rank"] is None and row["win_pct_ci95"] is None
@@ -74,8 +77,8 @@ def test_an_incomplete_tournament_of_the_game_validates_and_says_so(tmp_path: Pa
 
 
 @pytest.mark.parametrize("game, tables", [
-    (RAGE, ["standings", "references", "head_to_head", "bots"]),
-    (THEGAME, ["solo", "references", "teams", "solo_vs_team", "bots"])])
+    (RAGE, ["standings", "references", "head_to_head", "pairs", "fault_summary", "bots"]),
+    (THEGAME, ["solo", "references", "teams", "solo_vs_team", "fault_summary", "bots"])])
 def test_a_gauntlet_validates_with_its_references_apart(tmp_path: Path, game: AnyGame,
                                                         tables: list[str]) -> None:
     db = tmp_path / "g.sqlite"

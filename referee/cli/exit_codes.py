@@ -33,12 +33,14 @@ EXIT_CODES = (
     ExitCode(0, EVERY_COMMAND,
              "success: play and tournament refereed every game (a bot's fault is a result, "
              "not an error, unless --fail-on-fault); results printed the tables; replay "
-             "verified the log; show printed it; rerun reproduced the game; check: the bot conforms; gate: "
-             "NEW is not weaker"),
+             "verified the log; show printed it; rerun reproduced the game; reproduce: the bot passes (no "
+             "fault, every reply as logged up to the log's fault); check: the bot "
+             "conforms; gate: NEW is not weaker"),
     ExitCode(FAILED, EVERY_COMMAND,
              "play and tournament with --fail-on-fault: a bot faulted; check: a check "
              "failed; gate: NEW is weaker, or faulted; rerun: the game came out "
-             "differently; replay: the log does not verify. Any command: a failure while "
+             "differently; reproduce: the bot faults, or a reply differs from the log's "
+             "before its fault; replay: the log does not verify. Any command: a failure while "
              "running: a damaged results db (broken rows, missing tables or columns, a "
              "malformed SQLite file), a results db that cannot be written or read mid-run "
              "(a full disk, a folder no longer writable, locked by another run for over a "

@@ -20,6 +20,7 @@ from referee.cli.gate import gate_command
 from referee.cli.options import describe_os_error
 from referee.cli.play import play
 from referee.cli.replay import replay_command
+from referee.cli.reproduce import reproduce_command
 from referee.cli.show import show_command
 from referee.cli.tournament import rerun_command, results_command, tournament_command
 from referee.cli.view import view_command
@@ -54,6 +55,7 @@ def cli() -> None:
 
 cli.add_command(play)
 cli.add_command(replay_command)
+cli.add_command(reproduce_command)
 cli.add_command(show_command)
 cli.add_command(results_command)
 cli.add_command(rerun_command)

@@ -24,6 +24,7 @@ from referee.printable import printable
 from referee.matches.logged_game import LogOptions, OutputClosed, play_game
 from referee.players.lineup import LaunchSettings, bot_specs, sandbox_view
 from referee.registry import games
+from referee.reproduce import command_hint
 from referee.registry.games import AnyGame
 
 
@@ -82,7 +83,7 @@ def play_command(game: AnyGame) -> click.Command:
                           f"the game stopped{_kept(log_path)}",
                           TERMINATED if name == "SIGTERM" else INTERRUPTED) from None
         faults = game.outcome(result).faults
-        report_faults(faults)
+        report_faults(faults, log_path)
         if fail_on_fault and faults:
             raise click.exceptions.Exit(FAULTED_EXIT)
 
@@ -108,10 +109,12 @@ def _play_launch(limits: dict[str, Any], sandbox: str, sandbox_dirs: Sequence[Pa
     return settings
 
 
-def report_faults(faults: Sequence[Fault]) -> None:
-    """Diagnostics: each fault on standard error, with the offending line."""
+def report_faults(faults: Sequence[Fault], log_path: Path | None = None) -> None:
+    """Diagnostics: each fault on standard error, with the offending line, and with a
+    log, the command that plays the faulted seat again."""
     for fault in faults:
         line = f" (line: {fault.line[:120]!r})" if fault.line is not None else ""
+        again = f"; {command_hint(fault.seat, log_path=log_path)}" if log_path else ""
         click.echo(f"referee: fault: seat {fault.seat} {printable(fault.bot)}: "
-                   f"{fault.kind.value}: {printable(fault.detail)}{line}", err=True)
+                   f"{fault.kind.value}: {printable(fault.detail)}{line}{again}", err=True)
 

@@ -14,6 +14,7 @@ from typing import TextIO
 
 from referee.errors import ConfigError
 from referee.processes.sandbox import SandboxSettings
+from referee.reproduce import command_hint
 from tournaments.output.formats import OutputFormat
 from tournaments.output.render import select
 from tournaments.output.results import opened, rendered_results, result_tables, standings
@@ -66,10 +67,13 @@ class RunOptions:
 class FaultsFound(Exception):
     """--fail-on-fault: the tournament ran, and `faults` faults are among its games."""
 
-    def __init__(self, tables: str, faults: int, db_path: Path) -> None:
+    def __init__(self, tables: str, faults: int, db_path: Path,
+                 first: tuple[str, int] | None = None) -> None:
+        again = "" if first is None else \
+            f"; the first: {command_hint(first[1], db_path, first[0])}"
         super().__init__(f"{faults} fault{'s' if faults != 1 else ''} in this tournament's "
                          f"games (--fail-on-fault); `referee results "
-                         f"{shlex.quote(str(db_path))} --faults` lists them")
+                         f"{shlex.quote(str(db_path))} --faults` lists them{again}")
         self.tables = tables
         self.faults = faults
 
@@ -116,7 +120,8 @@ def run_session(spec: TournamentSpec, options: RunOptions,
         tables = rendered_results(store, records, options.fmt, options.table, err)
         faults = sum(len(record.faults) for record in records)
     if options.fail_on_fault and faults:
-        raise FaultsFound(tables, faults, db_path)
+        first = next(((r.fixture_id, f.seat) for r in records for f in r.faults), None)
+        raise FaultsFound(tables, faults, db_path, first)
     return tables
 
 

@@ -39,7 +39,7 @@ def _table(table: ResultTable, style: str) -> str:
                      for row in table.rows], [_cell(name, style) for name in table.headers],
                     tablefmt=tablefmt,
                     disable_numparse=True, colalign=_alignment(table))
-    return heading.format(table.title) + str(body)
+    return heading.format(_cell(table.title, style)) + str(body)  # a title names bots
 
 
 def _cell(text: str, style: str) -> str:

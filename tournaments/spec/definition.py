@@ -11,13 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from referee import bounds
 from referee.bounds import Bound
+from referee.bot_names import RULE, is_bot_name, normal_name
+from referee.printable import printable
 from referee.errors import ConfigError
 from referee.matches.game import Contest, GameOption, OptionError, OptionKind, Options
 from referee.registry.games import AnyGame, lookup
@@ -30,8 +31,6 @@ _RESOURCE_BOUNDS = {"memory_mb": bounds.MEMORY_MIB, "cpu_seconds": bounds.CPU_SE
                     "processes": bounds.PROCESSES}
 # --clock on the command line offers the same words.
 CLOCK_RULE = "must be " + " or ".join(f'"{clock.value}"' for clock in Clock)
-# Bot names appear in tables and in team names joined by '+', so '+' is not allowed.
-BOT_NAME = re.compile(r"[A-Za-z0-9._-]{1,40}")
 # The key that sizes a game, by kind of contest: seats at a table, or players in a team.
 SIZE_KEY = {Contest.COMPETITIVE: "table_size", Contest.COOPERATIVE: "team_size"}
 
@@ -305,9 +304,9 @@ def _check_bots(game: AnyGame, bots: tuple[BotEntry, ...]) -> None:
                                 f"{'s' if least > 1 else ''}, not {len(bots)}")
     seen: set[str] = set()
     for index, bot in enumerate(bots):
-        if not BOT_NAME.fullmatch(bot.name):
-            raise SpecError("name", f"bot name {bot.name!r} must be 1-40 characters of "
-                                    "A-Z a-z 0-9 . _ - ('+' joins team names)", index)
+        if bot.name != normal_name(bot.name) or not is_bot_name(bot.name):
+            raise SpecError("name", f"bot name {printable(bot.name)!r} must be {RULE} "
+                                    "('+' joins team names)", index)
         if bot.name in seen:
             raise SpecError("name", f"bot name {bot.name!r} is used twice; names must be "
                                     "unique", index)

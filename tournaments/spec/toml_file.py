@@ -20,6 +20,7 @@ from referee.registry.games import AnyGame
 from referee.settings import ResourceLimits, TimeLimits
 from protocols.clock import Clock
 from referee.toml_text import parse_toml, read_text
+from referee.bot_names import normal_name
 from tournaments.spec.definition import (
     CLOCK_RULE, SIZE_KEY, BotEntry, SpecError, TournamentSpec,
 )
@@ -146,7 +147,7 @@ class _FileReader:
         if role not in _ROLES:
             self._fail(f"bot 'role' must be \"candidate\" or \"reference\", not "
                        f"{_describe(role)}", "role", "bots", index)
-        return BotEntry(values[0], values[1], reference=role == "reference",
+        return BotEntry(normal_name(values[0]), values[1], reference=role == "reference",
                         dir=self._bot_dir(entry, index))
 
     def _bot_dir(self, entry: dict[str, Any], index: int) -> str | None:

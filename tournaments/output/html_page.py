@@ -29,7 +29,7 @@ table.settings th { text-align: left; }
 
 
 def html_page(tables: Sequence[ResultTable], metadata: Metadata) -> str:
-    title = f"{metadata.game_title} tournament results"
+    title = metadata.heading
     notice = metadata.notice()
     body = [f"<h1>{escape(title)}</h1>"]
     if notice:

@@ -106,6 +106,9 @@ class TournamentSpec:
     options: Options = Options()  # the game's own options, complete
     fresh_bots: bool = False  # start new bot processes for every game
     disqualify_after: int | None = None  # faulted games that end a bot's tournament
+    # The tournament's name (a file's `name =`), shown on every page; not part of what
+    # defines the results, so a renamed tournament is the same one.
+    title: str | None = None
 
     @classmethod
     def create(cls, game: AnyGame | str, bots: tuple[BotEntry, ...], *, deals: int = 1,
@@ -113,7 +116,8 @@ class TournamentSpec:
                resource_limits: ResourceLimits | None = None,
                options: Mapping[str, Any] | None = None,
                fresh_bots: bool = False,
-               disqualify_after: int | None = None) -> TournamentSpec:
+               disqualify_after: int | None = None,
+               title: str | None = None) -> TournamentSpec:
         """A validated spec; a size left as None gets its default."""
         if isinstance(game, str):
             game = _game(game)
@@ -126,7 +130,7 @@ class TournamentSpec:
             size=default_size(game, len(bots)) if size is None else size,
             deals=deals, seed=seed, time_limits=time_limits or TimeLimits(),
             resource_limits=resource_limits or ResourceLimits(), options=values,
-            fresh_bots=fresh_bots, disqualify_after=disqualify_after)
+            fresh_bots=fresh_bots, disqualify_after=disqualify_after, title=title)
 
     def __post_init__(self) -> None:
         _check_bots(self.game, self.bots)
@@ -139,6 +143,9 @@ class TournamentSpec:
             raise SpecError(error.option, str(error)) from None
         _check_limits(self.time_limits)
         _check_resources(self.resource_limits)
+        if self.title is not None and not _is_title(self.title):
+            raise SpecError("name", f"the tournament's name must be 1 to {MAX_TITLE} "
+                                    "printable characters on one line")
         if self.disqualify_after is not None:
             _check_number("disqualify_after", self.disqualify_after,
                           bounds.DISQUALIFY_AFTER, "faults")
@@ -202,7 +209,7 @@ class TournamentSpec:
             self.size_key: self.size, "deals": self.deals, "seed": self.seed,
             "limits": self.time_limits.to_json(), "resources": self.resource_limits.to_json(),
             **self.options.to_json(), "fresh_bots": self.fresh_bots,
-            **self._faults_json(),
+            **self._faults_json(), **({"title": self.title} if self.title else {}),
         }
 
     def _faults_json(self) -> dict[str, object]:
@@ -226,7 +233,8 @@ def spec_from_json(data: dict[str, Any]) -> TournamentSpec:
         time_limits=TimeLimits.from_json(data["limits"]),
         resource_limits=ResourceLimits(**data["resources"]), options=options,
         fresh_bots=data["fresh_bots"],
-        disqualify_after=data.get("faults", {}).get("disqualify_after"))
+        disqualify_after=data.get("faults", {}).get("disqualify_after"),
+        title=data.get("title"))
 
 
 def _option_value(option: GameOption, value: Any) -> Any:
@@ -293,6 +301,13 @@ def _check_games(spec: TournamentSpec) -> None:
         raise SpecError("deals", f"this tournament would be {games:,} games; at most "
                                  f"{bounds.MAX_GAMES:,} are allowed (fewer deals, bots or a "
                                  "smaller table or team size)")
+
+
+MAX_TITLE = 100
+
+
+def _is_title(text: str) -> bool:
+    return 0 < len(text.strip()) and len(text) <= MAX_TITLE and text.isprintable()
 
 
 def _check_bots(game: AnyGame, bots: tuple[BotEntry, ...]) -> None:

@@ -26,7 +26,7 @@ from tournaments.spec.definition import (
 )
 from tournaments.spec.toml_lines import TomlLines
 
-_COMMON_KEYS = {"game", "bots", "deals", "seed", "limits", "resources", "fresh_bots",
+_COMMON_KEYS = {"name", "game", "bots", "deals", "seed", "limits", "resources", "fresh_bots",
                 "faults"}
 _BOT_KEYS = {"name", "command", "role", "dir"}
 _ROLES = ("candidate", "reference")
@@ -84,7 +84,7 @@ class _FileReader:
                 options={option.name: self._option(data, option) for option in game.options
                          if option.name in data},
                 fresh_bots=self._bool(data, "fresh_bots"),
-                disqualify_after=self._disqualify_after(data))
+                disqualify_after=self._disqualify_after(data), title=self._title(data))
         except SpecError as error:
             table = "bots" if error.bot is not None else error.table
             self._fail(str(error), error.key, table, error.bot)
@@ -114,6 +114,13 @@ class _FileReader:
                     else f"known keys: {', '.join(sorted(known))}")
             self._fail(f"unknown key '{key}' in the {_table_name(name, bot)} table ({hint})",
                        key, name, bot)
+
+    def _title(self, data: dict[str, Any]) -> str | None:
+        """`name = "..."`: the tournament's name, shown on every page."""
+        value = data.get("name")
+        if value is not None and not isinstance(value, str):
+            self._fail(f"'name' (the tournament's) must be a string, not {value!r}", "name")
+        return value
 
     def _game(self, data: dict[str, Any]) -> AnyGame:
         if "game" not in data:

@@ -52,7 +52,8 @@ EXIT_CODES = (
              "that cannot be read, an unknown or impossible variant, a number out of range, "
              "a bad command mapping, options of another game, a bad tournament file, a "
              "--log, --db, --junit or --json that cannot be written, a file that is no "
-             "results db or no game log, a resumed bot whose files changed, a --cluster "
+             "results db or no game log, a results db in use by another run (\"in use by "
+             "pid N\"), a resumed bot whose files changed, a --cluster "
              "address where no Dask scheduler answers"),
     ExitCode(UNDECIDED, "gate", "undecided: --max-games came before the test decided, or "
                                 "BASELINE or an opponent faulted"),

@@ -4,6 +4,9 @@ said plainly, `check`'s replay hint, `gate`'s results when interrupted."""
 from __future__ import annotations
 
 import json
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.cli_support import assert_bad_input, run_main
@@ -49,3 +52,42 @@ def test_a_tournament_name_that_is_no_line_of_text_is_refused(tmp_path: Path) ->
     for value in ("42", '"two\\nlines"', '""'):
         path = tournament_file(tmp_path, f"name = {value}")
         assert_bad_input(["tournament", str(path)], str(path), "line 1", "name")
+
+
+def test_a_second_run_on_a_db_in_use_is_refused_and_the_lock_dies_with_its_run(
+        tmp_path: Path) -> None:
+    db = tmp_path / "results" / "t.sqlite"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; "
+         "from tournaments.store.run_lock import run_lock\n"
+         "with run_lock(Path(sys.argv[1])):\n print('held', flush=True); time.sleep(60)",
+         str(db)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        path = tournament_file(tmp_path)
+        assert_bad_input(["tournament", str(path), "--db", str(db), "--sandbox", "off"],
+                         f"{db} is in use by pid {holder.pid}")
+        assert not db.exists()  # refused before anything was made
+    finally:
+        holder.kill()  # as a run killed by SIGKILL: no stale lock is left
+        holder.wait()
+    code, _, err = run_main(["tournament", str(path), "--db", str(db), "--sandbox", "off"])
+    assert code == 0, err
+
+
+def test_checks_replay_hint_is_a_whole_command_that_plays_the_failure_again(
+        tmp_path: Path) -> None:
+    student = ROOT / "tests" / "referee" / "fault_bots" / "student.py"
+    bot = f"stdio:{sys.executable} {student} crash 3"
+    report = tmp_path / "report.json"
+    code, out, err = run_main(["check", "--game", "rage", bot, "--quick", "--sandbox", "off",
+                               "--json", str(report)])
+    assert code == 1, out + err
+    failed = [c for c in json.loads(report.read_text())["checks"] if c["status"] == "fail"]
+    evidence = failed[0]["evidence"]
+    command = evidence[evidence.index("(referee play ") + 1:evidence.index("): crash")]
+    words = shlex.split(command)
+    assert words[:2] == ["referee", "play"] and bot in words
+    code, _, err = run_main([*words[1:], "--sandbox", "off"])
+    seat = words.index(bot) - words.index("--seed") - 2
+    assert code == 0 and f"referee: fault: seat {seat} " in err and "crash" in err, err

@@ -29,6 +29,7 @@ from tournaments.spec.definition import TournamentSpec
 from tournaments.store.backup import back_up
 from tournaments.store.provenance import BotProvenance, bots_provenance
 from tournaments.store.results_db import ResultStore, default_db_path
+from tournaments.store.run_lock import run_lock
 
 
 # A class of 30 bots at tables of 4 is 143,840 games a deal: a schedule that big is
@@ -97,7 +98,7 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     bots = bots_provenance(spec.bots, context.bots)  # every file read before any game
     context = replace(context, hashes=tuple(bot.hashes for bot in bots))
     err = stream if stream is not None else sys.stderr
-    with _on_workers(options, context, bots) as options, \
+    with run_lock(db_path), _on_workers(options, context, bots) as options, \
             _open_new(db_path, spec, options.restart, err) as store:
         # The db's secret: a resumed run plays the deals the interrupted one began.
         fixtures = fixtures_for(spec, store.deal_secret)

@@ -62,8 +62,8 @@ EXIT_CODES = (
                                   "there is no result to reproduce"),
     ExitCode(INTERRUPTED, "play, tournament, check, gate, rerun",
              "interrupted by Ctrl-C (SIGINT), every bot stopped; a tournament says how many "
-             "games it kept, and the same command again resumes; play's game log ends "
-             "where the game stopped, marked interrupted"),
+             "games it kept, and the same command again resumes; a gate prints its results so "
+             "far; play's game log ends where the game stopped, marked interrupted"),
     ExitCode(STDOUT_CLOSED, "play", "standard output closed (piped into head, say): the "
                                     "game stopped there, as for Ctrl-C (128 + SIGPIPE, as a "
                                     "shell reports a program a closed pipe ended)"),

@@ -23,14 +23,18 @@ from referee.cli.options import (
     describe_os_error, launch_settings, option_values, per_game_options, sandbox_options,
     sandbox_settings,
 )
+from referee.cli.errors import Stopped
+from referee.cli.exit_codes import INTERRUPTED, TERMINATED
 from referee.errors import ConfigError
 from referee.matches.game import Options
 from referee.registry import games
 from referee.registry.games import AnyGame
 from tournaments.gate.runner import (
-    GateBots, GatePlan, GateState, Progress, gate_context, gate_table, run_gate,
+    GateBots, GateInterrupted, GatePlan, GateState, Progress, gate_context, gate_table, run_gate,
 )
-from tournaments.gate.report import gate_json, running_line, verdict_lines
+from tournaments.gate.report import (
+    gate_json, interrupted_lines, running_line, verdict_lines,
+)
 from tournaments.schedule.secret import new_secret
 from tournaments.stats.sprt import SprtSettings
 
@@ -113,7 +117,17 @@ def gate_command(game_name: str, new: str, baseline: str, opponents: tuple[str, 
         raise
     plan = GatePlan(table, new_secret() if seed is None else _PUBLIC_KEY, seed or 0,
                     sprt, max_games)
-    result = run_gate(plan, context, _progress_printer())
+    try:
+        result = run_gate(plan, context, _progress_printer())
+    except GateInterrupted as stop:
+        if sys.stderr.isatty():
+            click.echo(err=True)  # past the running line, redrawn in place
+        for line in interrupted_lines(stop.state, plan, str(logs), stop.why):
+            click.echo(line)
+        terminated = stop.why == "SIGTERM"
+        raise Stopped(f"{'terminated' if terminated else 'aborted'} ({stop.why}): the gate "
+                      "stopped; its results so far are above",
+                      TERMINATED if terminated else INTERRUPTED) from None
     if json_path is not None:  # first: a closed standard output must not lose it
         json_path.write_text(json.dumps(gate_json(result, plan, bots, seed, str(logs)),
                                         indent=2) + "\n")

@@ -4,7 +4,10 @@ said plainly, `check`'s replay hint, `gate`'s results when interrupted."""
 from __future__ import annotations
 
 import json
+import os
+import re
 import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -91,3 +94,25 @@ def test_checks_replay_hint_is_a_whole_command_that_plays_the_failure_again(
     code, _, err = run_main([*words[1:], "--sandbox", "off"])
     seat = words.index(bot) - words.index("--seed") - 2
     assert code == 0 and f"referee: fault: seat {seat} " in err and "crash" in err, err
+
+
+def test_an_interrupted_gate_prints_its_results_so_far(tmp_path: Path) -> None:
+    first = f"stdio:{ROOT}/bots/rage_first.sh"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "referee", "gate", "--game", "rage", "--new", first,
+         "--baseline", first, "--opponent", first, "--delta", "0.01", "--alpha", "0.001",
+         "--beta", "0.001", "--sandbox", "off", "--logs", str(tmp_path / "logs")],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
+    assert run.stderr is not None
+    progress = run.stderr.readline()  # the first deal's running line: mid-test now
+    assert progress.startswith("deals 1, games "), progress
+    os.killpg(run.pid, signal.SIGINT)  # Ctrl-C, to the terminal's process group
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    lines = out.splitlines()
+    assert lines[0] == "gate: interrupted (SIGINT) before a decision; the results so far:"
+    assert re.match(r"deals \d+, games \d+: mean [+-]\d", lines[1]), out
+    assert lines[-1] == f"game logs: {tmp_path / 'logs'}"
+    assert err.strip().splitlines()[-1].startswith("referee: aborted (SIGINT): the gate "
+                                                   "stopped; its results so far are above")

@@ -1,5 +1,6 @@
 """Issue 29 part 7, the smaller points: a tournament's own name on its pages, a db in use
-said plainly, `check`'s replay hint, `gate`'s results when interrupted."""
+said plainly, `check`'s replay hint, `gate`'s results when interrupted, a db in a bot's
+folder as the README says."""
 
 from __future__ import annotations
 
@@ -12,12 +13,19 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from referee.processes.sandbox import SandboxMode, sandbox_enabled
 from tests.cli_support import assert_bad_input, run_main
 from tournaments.spec.definition import spec_from_json
 from tournaments.spec.toml_file import load_tournament_file
 
 FIRST = "stdio:bots/rage_first.sh"
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def sandbox_works() -> bool:
+    return sandbox_enabled(SandboxMode.AUTO)
 
 
 def tournament_file(folder: Path, *top: str) -> Path:
@@ -116,3 +124,20 @@ def test_an_interrupted_gate_prints_its_results_so_far(tmp_path: Path) -> None:
     assert lines[-1] == f"game logs: {tmp_path / 'logs'}"
     assert err.strip().splitlines()[-1].startswith("referee: aborted (SIGINT): the gate "
                                                    "stopped; its results so far are above")
+
+
+@pytest.mark.skipif(not sandbox_works(), reason="no bubblewrap sandbox here")
+def test_a_db_in_a_bots_folder_is_as_the_readme_says(tmp_path: Path) -> None:
+    """README, Sandbox: refused where the db's folder is the bot's own; run, hidden, where
+    it is a folder under it."""
+    alice = tmp_path / "alice"
+    alice.mkdir()
+    (alice / "bot.sh").write_bytes((ROOT / "bots" / "rage_first.sh").read_bytes())
+    (alice / "bot.sh").chmod(0o755)
+    bots = [f"stdio:{alice}/bot.sh", FIRST, FIRST]
+    assert_bad_input(["tournament", "rage", "--sandbox", "on", "--db",
+                      str(alice / "r.sqlite"), *bots],
+                     "holds results or logs, and is also a bot's own folder")
+    code, _, err = run_main(["tournament", "rage", "--sandbox", "on", "--db",
+                             str(alice / "results" / "r.sqlite"), *bots])
+    assert code == 0, err

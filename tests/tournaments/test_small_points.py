@@ -141,3 +141,35 @@ def test_a_db_in_a_bots_folder_is_as_the_readme_says(tmp_path: Path) -> None:
     code, _, err = run_main(["tournament", "rage", "--sandbox", "on", "--db",
                              str(alice / "results" / "r.sqlite"), *bots])
     assert code == 0, err
+
+
+def test_paths_in_a_tournament_file_are_relative_to_its_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "class"
+    (folder / "alice").mkdir(parents=True)
+    (folder / "alice" / "bot.sh").write_bytes((ROOT / "bots" / "rage_first.sh").read_bytes())
+    (folder / "alice" / "bot.sh").chmod(0o755)
+    path = folder / "t.toml"
+    path.write_text('game = "rage"\n' + "".join(
+        f'[[bots]]\nname = "b{i}"\ncommand = "stdio:alice/bot.sh"\ndir = "alice"\n'
+        for i in range(3)))
+    spec = load_tournament_file(path)  # the tests run from the project's root
+    moved = os.path.relpath(folder / "alice", ROOT)
+    assert spec.bots[0].command == f"stdio:{moved}/bot.sh" and spec.bots[0].dir == moved
+    code, _, err = run_main(["tournament", str(path), "--db", str(tmp_path / "t.sqlite"),
+                             "--sandbox", "off"])
+    assert code == 0, err
+    monkeypatch.chdir(folder)  # from its own folder, the file reads as written
+    assert load_tournament_file(path).bots[0].command == "stdio:alice/bot.sh"
+
+
+def test_a_path_found_only_from_the_current_folder_is_one_error_line(
+        tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text('game = "rage"\n' + "".join(
+        f'[[bots]]\nname = "b{i}"\ncommand = "stdio:bots/rage_first.sh"\n' for i in range(3)))
+    fixed = os.path.relpath(ROOT / "bots" / "rage_first.sh", tmp_path)
+    if fixed.startswith("../../../"):  # then the error names the whole path
+        fixed = str(ROOT / "bots" / "rage_first.sh")
+    assert_bad_input(["tournament", str(path)], f"{path}, line 4", "'bots/rage_first.sh' is "
+                     "found from the current folder", f"write {fixed!r}")

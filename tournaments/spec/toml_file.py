@@ -21,6 +21,7 @@ from referee.settings import ResourceLimits, TimeLimits
 from protocols.clock import Clock
 from referee.toml_text import parse_toml, read_text
 from referee.bot_names import normal_name
+from tournaments.spec.file_paths import NotFromFile, command_from_file, path_from_file
 from tournaments.spec.definition import (
     CLOCK_RULE, SIZE_KEY, BotEntry, SpecError, TournamentSpec,
 )
@@ -154,20 +155,28 @@ class _FileReader:
         if role not in _ROLES:
             self._fail(f"bot 'role' must be \"candidate\" or \"reference\", not "
                        f"{_describe(role)}", "role", "bots", index)
-        return BotEntry(normal_name(values[0]), values[1], reference=role == "reference",
+        try:
+            command = command_from_file(values[1], self.path.parent, Path.cwd())
+        except NotFromFile as error:
+            self._fail(f"bot 'command': {error}", "command", "bots", index)
+        return BotEntry(normal_name(values[0]), command, reference=role == "reference",
                         dir=self._bot_dir(entry, index))
 
     def _bot_dir(self, entry: dict[str, Any], index: int) -> str | None:
-        """`dir`: the bot's folder, relative to the working folder like its command."""
+        """`dir`: the bot's folder, relative to the file's folder like its command."""
         value = entry.get("dir")
         if value is None:
             return None
         if not isinstance(value, str):
             self._fail(f"bot 'dir' must be a folder path, not {_describe(value)}", "dir",
                        "bots", index)
+        try:
+            value = path_from_file(value, self.path.parent, Path.cwd())
+        except NotFromFile as error:
+            self._fail(f"bot 'dir': {error}", "dir", "bots", index)
         if not Path(value).is_dir():
             self._fail(f"bot 'dir' {value!r} is not a folder (it is read, like the "
-                       "command, from the working folder)", "dir", "bots", index)
+                       "command, from the tournament file's folder)", "dir", "bots", index)
         return value
 
     def _int(self, data: dict[str, Any], key: str, default: int) -> int:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
+from wcwidth import wcswidth
 
 from referee.bot_names import is_bot_name, normal_name
 from referee.errors import BotStartError
@@ -94,7 +95,7 @@ def test_a_hostile_name_is_safe_in_every_format(tmp_path: Path) -> None:
     name = 'Zoë<b>|`&"x'
     db = tmp_path / "t.sqlite"
     code, _, err = run_main(["tournament", "rage", "--deals", "1", "--sandbox", "off",
-                             "--db", str(db), f"{name}={FIRST}", FIRST, FIRST, FIRST])
+                             "--db", str(db), f"{name}={FIRST}", f"王芳={FIRST}", FIRST, FIRST])
     assert code == 0, err
 
     def results(fmt: str) -> str:
@@ -102,7 +103,11 @@ def test_a_hostile_name_is_safe_in_every_format(tmp_path: Path) -> None:
         assert code == 0, err
         return out
 
-    assert name in results("text")
+    text = results("text")
+    assert name in text
+    # a wide name takes two columns a character: the table is aligned as a terminal shows it
+    standings = text.split("\n\n")[0].splitlines()[1:]
+    assert len({wcswidth(line) for line in standings}) == 1, text
     assert "Zoë&lt;b&gt;\\|\\`&amp;\"x" in results("markdown")
     page = results("html")
     assert "<b>" not in page and "Zoë&lt;b&gt;|`&amp;&quot;x" in page
@@ -122,3 +127,17 @@ def strings(value: object) -> set[str]:
     if isinstance(value, list):
         return {s for item in value for s in strings(item)}
     return set()
+
+
+@given(st.text(max_size=60))
+def test_any_bot_argument_is_a_named_command_a_plain_one_or_one_error(text: str) -> None:
+    try:
+        name, command = named(text)
+    except BotStartError as error:
+        assert "must be 1 to 40 printable characters" in str(error)
+        return
+    if name is None:
+        assert command == text
+    else:
+        assert is_bot_name(name) and name == normal_name(name)
+        assert text.endswith("=" + command) and command[:1].strip()

@@ -24,10 +24,10 @@ from __future__ import annotations
 import io
 import shlex
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from protocols.faults import FaultKind
 from referee.errors import BotFault, ConfigError, Fault
@@ -91,7 +91,7 @@ def reproduce(log_path: Path, seat: int, bot: BotSpec, launch: LaunchSettings,
         raise ConfigError(f"cannot play {log_path} again: {error}") from None
     steps, moves, _ = decisions(records)
     judge = _Judge(seat, steps, moves, log_label or str(log_path))
-    players: list[Player] = [_Scripted(s, steps) for s in range(seats)]
+    players: list[Player] = [_Scripted(s, steps, judge.beyond_log) for s in range(seats)]
     with Lineup(replace(launch, times=logged.times)) as lineup:
         players[seat] = _Watched(lineup.launch(bot), judge)
         try:
@@ -136,8 +136,7 @@ class _Judge:
                 break
             self._pass(index, step)  # a fault the log found between its requests
         else:
-            raise _Unfit(f"the seat is asked more often than the log has it asked "
-                         f"({self.asks})")
+            self.beyond_log(f"seat {self.seat}")
         self.at, self.asks = index, self.asks + 1
         if not self.past_fault and self.sent != step.asked:
             raise _Unfit(f"at step {index} seat {self.seat} is sent other lines than the "
@@ -160,6 +159,16 @@ class _Judge:
             "a changed bot, or one that plays by chance: from here on the game would "
             "differ"]))
 
+    def beyond_log(self, who: str) -> NoReturn:
+        """A seat is asked more often than the log has it asked: past the bot's passed
+        fault, the game went on where the log's ended (The Game ends at a fault);
+        before it, the log is not of this game."""
+        if self.past_fault:
+            raise _Stop(Verdict(PASSED, [*self.passed, (
+                f"diverges after step {self.at}: the log's game ended at the fault, this "
+                "one goes on; from here on the game would differ; stopped")]))
+        raise _Unfit(f"{who} is asked more often than the log has it asked")
+
     def moved(self, kind: str, move: str) -> None:
         """A move of the seat, once past the logged fault: the log's fallback made one
         here; another move takes the game elsewhere."""
@@ -167,7 +176,7 @@ class _Judge:
             return
         step = self.steps[self.at]
         logged = self.moves[step.moves - 1] if 0 < step.moves <= len(self.moves) else {}
-        if logged.get("seat") != self.seat:
+        if step.by != "fallback" or logged.get("seat") != self.seat:
             before = "the log has no move of this seat here (its game ended at the fault)"
         elif (logged.get("kind"), logged.get("move")) != (kind, move):
             before = f"the log's fallback played {logged.get('kind')} {logged.get('move')}"
@@ -308,9 +317,11 @@ class _Scripted(Player):
     """Another seat: it answers what the log says it answered and faults where the log
     says it faulted; once faulted, it is sent nothing that matters."""
 
-    def __init__(self, seat: int, steps: Sequence[Step]) -> None:
+    def __init__(self, seat: int, steps: Sequence[Step],
+                 beyond_log: Callable[[str], NoReturn]) -> None:
         self.name = f"seat {seat}"
         self._seat = seat
+        self._beyond_log = beyond_log
         self._script: deque[Step] = deque(
             step for step in steps if step.seat == seat and (
                 step.faults or (step.by != "fallback" and step.answer is not None)))
@@ -330,7 +341,7 @@ class _Scripted(Player):
             return ""
         self._between()
         if not self._script:
-            raise _Unfit(f"{self.name} is asked more often than the log has it asked")
+            self._beyond_log(self.name)
         step = self._script.popleft()
         if step.answer is not None:  # refused, if the log has a fault after it
             self._faulted = bool(step.faults)

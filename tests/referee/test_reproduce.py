@@ -137,3 +137,19 @@ def test_bad_input_is_one_error_line(crashed: Path, tmp_path: Path) -> None:
                      "cannot read log")
     assert_bad_input(["reproduce", "--log", str(crashed), "--seat", "0", "nosuch_prog_x"],
                      "not found on PATH")
+
+
+def test_a_cooperative_game_that_ended_at_the_fault_goes_on_and_stops_there(
+        tmp_path: Path) -> None:
+    """The Game ends a team's game at a fault: a bot that passes that step takes the game
+    where the log has nothing more, which is where reproduce stops, passed."""
+    log = tmp_path / "game.jsonl.gz"
+    misbehave = Path(__file__).parent / "fault_bots" / "misbehave.py"
+    heuristic = "python bots/thegame_heuristic.py"
+    code, _, err = run_main(["play", "thegame", "--seed", "3", "--sandbox", "off", "--log",
+                             str(log), heuristic, f"python {misbehave} good"])
+    assert code == 0 and "seat 1 misbehave: protocol" in err, err
+    code, out, err = reproduce(log, 1, heuristic)
+    assert code == 0, out + err
+    assert f"step {fault_step(log)}: passes the step the log has its fault at" in out
+    assert "diverges after step" in out and "the log's game ended at the fault" in out

@@ -39,6 +39,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     GAME_MATCHES,
     ("referee.registry",),
     ("referee.viewer",),  # `referee view`'s page: the registry's games, their boards
+    ("referee.reproduce",),  # a seat played again by a bot: players, logs, view's steps
     ("referee.conformance",),
     # tournaments/ by concern, in the order its folders import one another (README,
     # Layout): the spec, its schedule, the stored results, their statistics, the

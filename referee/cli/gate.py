@@ -24,6 +24,8 @@ from referee.cli.options import (
     sandbox_settings,
 )
 from referee.cli.remote import remote_options, with_remote
+from referee.cli.errors import Stopped
+from referee.cli.exit_codes import INTERRUPTED, TERMINATED
 from referee.errors import ConfigError
 from referee.players.lineup import bot_specs
 from referee.players.remote_seats import close_halls
@@ -31,9 +33,11 @@ from referee.matches.game import Options
 from referee.registry import games
 from referee.registry.games import AnyGame
 from tournaments.gate.runner import (
-    GateBots, GatePlan, GateState, Progress, gate_context, gate_table, run_gate,
+    GateBots, GateInterrupted, GatePlan, GateState, Progress, gate_context, gate_table, run_gate,
 )
-from tournaments.gate.report import gate_json, running_line, verdict_lines
+from tournaments.gate.report import (
+    gate_json, interrupted_lines, running_line, verdict_lines,
+)
 from tournaments.schedule.secret import new_secret
 from tournaments.stats.sprt import SprtSettings
 
@@ -122,6 +126,15 @@ def gate_command(game_name: str, new: str, baseline: str, opponents: tuple[str, 
                     sprt, max_games)
     try:
         result = run_gate(plan, context, _progress_printer())
+    except GateInterrupted as stop:
+        if sys.stderr.isatty():
+            click.echo(err=True)  # past the running line, redrawn in place
+        for line in interrupted_lines(stop.state, plan, str(logs), stop.why):
+            click.echo(line)
+        terminated = stop.why == "SIGTERM"
+        raise Stopped(f"{'terminated' if terminated else 'aborted'} ({stop.why}): the gate "
+                      "stopped; its results so far are above",
+                      TERMINATED if terminated else INTERRUPTED) from None
     finally:
         close_halls()  # the remote seats' relays hear that the gate is over
     if json_path is not None:  # first: a closed standard output must not lose it

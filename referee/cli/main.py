@@ -23,6 +23,7 @@ from referee.cli.remote import connect_command, keygen_command
 from referee.cli.publish import publish_command
 from referee.cli.replay import replay_command
 from referee.cli.serve import serve_command
+from referee.cli.reproduce import reproduce_command
 from referee.cli.show import show_command
 from referee.cli.tournament import rerun_command, results_command, tournament_command
 from referee.cli.view import view_command
@@ -57,6 +58,7 @@ def cli() -> None:
 
 cli.add_command(play)
 cli.add_command(replay_command)
+cli.add_command(reproduce_command)
 cli.add_command(show_command)
 cli.add_command(results_command)
 cli.add_command(rerun_command)

@@ -30,6 +30,7 @@ from referee.players.lineup import LaunchSettings, sandbox_view, seat_specs
 from referee.players.player import Player
 from referee.players.remote_seats import close_halls
 from referee.registry import games
+from referee.reproduce import command_hint
 from referee.registry.games import AnyGame
 from referee.viewer.fault_steps import with_steps
 
@@ -102,7 +103,7 @@ def play_command(game: AnyGame) -> click.Command:
         faults = game.outcome(result).faults
         if log_path is not None:  # the steps `referee view LOG` shows them at
             faults = with_steps(faults, log_path)
-        report_faults(faults)
+        report_faults(faults, log_path)
         if fail_on_fault and faults:
             raise click.exceptions.Exit(FAULTED_EXIT)
 
@@ -141,13 +142,15 @@ def _play_launch(limits: dict[str, Any], sandbox: str, sandbox_dirs: Sequence[Pa
     return settings
 
 
-def report_faults(faults: Sequence[Fault]) -> None:
+def report_faults(faults: Sequence[Fault], log_path: Path | None = None) -> None:
     """Diagnostics: each fault on standard error, with where it happened, the offending
-    line and the last lines of the bot's stderr (already escaped)."""
+    line and the last lines of the bot's stderr (already escaped), and with a log, the
+    command that plays the faulted seat again."""
     for fault in faults:
         line = f" (line: {fault.line[:120]!r})" if fault.line is not None else ""
+        again = f"; {command_hint(fault.seat, log_path=log_path)}" if log_path else ""
         click.echo(f"referee: fault: seat {fault.seat} {printable(fault.bot)}: "
-                   f"{printable(fault.summary())}{line}", err=True)
+                   f"{printable(fault.summary())}{line}{again}", err=True)
         if fault.stderr:
             click.echo(f"referee: its stderr ended with {len(fault.stderr)} line(s):",
                        err=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import shlex
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -186,6 +187,10 @@ def results_command(db_path: Path, fmt: str, table: str | None, bot: str | None,
     try:
         click.echo(results_tables(db_path, OutputFormat(fmt), bot, faults, table,
                                   links=links), nl=False)
+        if faults and fmt == OutputFormat.TEXT.value:
+            click.echo(f"reproduce: referee reproduce {shlex.quote(str(db_path))} GAME "
+                       "--seat SEAT plays a faulted seat again (its game and seat above)",
+                       err=True)
     except StoreFailure as error:
         raise click.ClickException(str(error)) from error  # exit 1: a damaged db
 

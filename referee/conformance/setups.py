@@ -4,6 +4,8 @@ on), so a game added to the registry is checked without an edit here."""
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -32,9 +34,11 @@ class Setup:
         words = [f"game {self.players} seat{'s' if self.players > 1 else ''}", *self.flags]
         return " ".join(words)
 
-    def replay_hint(self, game: AnyGame) -> str:
-        """How to play this game again, for the evidence of a failure."""
-        command = " ".join(["referee play", game.name, "--seed", str(self.seed), *self.flags])
+    def replay_hint(self, game: AnyGame, seats: Sequence[str]) -> str:
+        """How to play this game again, for the evidence of a failure: the whole command,
+        with `seats`, the command of each seat's bot, the checked one at its seat."""
+        command = shlex.join(["referee", "play", game.name, "--seed", str(self.seed),
+                              *self.flags, *seats])
         return f"seat {self.seat}, seed {self.seed} ({command})"
 
 

@@ -95,7 +95,9 @@ def hello_verdict(started: Started, limit: float) -> Verdict:
 
 
 def game_verdict(bench: Bench, setup: Setup, run: GameRun) -> Verdict:
-    where = setup.replay_hint(bench.game)
+    others = [spec.command.text for spec in bench.others(setup.players - 1)]
+    where = setup.replay_hint(bench.game, [*others[:setup.seat], bench.bot.command.text,
+                                           *others[setup.seat:]])
     if not run.faults:
         return Verdict(setup.name, Status.PASS, f"{where}: {run.requests} requests answered, "
                                                 "no fault", run.seconds)

@@ -14,6 +14,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Callable, Mapping, Sequence
 
+from referee.bot_names import MAX_NAME, RULE, is_bot_name, normal_name
+from referee.printable import printable
 from referee.processes.bot_command import (
     BotCommand, default_label, split_bot_command, with_folder,
 )
@@ -58,21 +60,30 @@ class BotLaunch:
     game_stderr: Path | None = None
 
 
-_NAMED = re.compile(r"([A-Za-z0-9._-]{1,40})=(\S.*)", re.DOTALL)
-
 
 HUMANS_ONLY_IN_PLAY = (f"{HUMAN!r} is a person's seat, and people play only in `referee "
                        "play` (docs/human.md)")
 
 
 def named(text: str) -> tuple[str | None, str]:
-    """A BOT argument as (name, command): `alice=students/alice/bot` is named alice; a
-    plain command (or one whose first word merely holds '=') has no name. BotStartError
-    for a human seat (`human`, `human=NAME`): only `play` seats people (seat_specs)."""
+    """A BOT argument as (name, command): `alice=students/alice/bot` is named alice, and
+    `Zoë=python bot.py` Zoë (NFC; referee.bot_names); a plain command, or one whose first
+    word merely holds '=' after a space or a '/', has no name. BotStartError for a name
+    that breaks the rules (too long, a '+', an unprintable character), and for a human
+    seat (`human`, `human=NAME`): only `play` seats people (seat_specs)."""
     if human_name(text) is not None:
         raise BotStartError(HUMANS_ONLY_IN_PLAY)
-    match = _NAMED.fullmatch(text)
-    return (match.group(1), match.group(2)) if match else (None, text)
+    if is_remote(text):  # remote:NAME=KEY names its seat itself (parse_remote_seat)
+        return None, text
+    head, equals, command = text.partition("=")
+    if not equals or not head or not command[:1].strip() or \
+            any(c.isspace() or c == "/" for c in head):
+        return None, text
+    name = normal_name(head)
+    if not is_bot_name(name):
+        raise BotStartError(f"bot name {printable(name)!r} (in {printable(text)!r}) must "
+                            f"be {RULE}")
+    return name, command
 
 
 def bot_specs(texts: Sequence[str], names: Sequence[str] | None = None,
@@ -133,13 +144,20 @@ def _labelled(texts: Sequence[str]) -> tuple[list[str], list[BotCommand]]:
     pairs = [(parse_remote_seat(text).name, text) if is_remote(text) else named(text)
              for text in texts]
     commands = [_command(command) for _, command in pairs]
-    unnamed = [safe_word(default_label(c))[:36] or "bot"
+    unnamed = [_default_name(default_label(c))
                for (name, _), c in zip(pairs, commands) if name is None]
     defaults = iter(unique_labels(unnamed))
     labels = [name if name is not None else next(defaults) for name, _ in pairs]
     if len(set(labels)) < len(labels):
         raise BotStartError(f"bot names must differ: {', '.join(labels)}")
     return labels, commands
+
+
+def _default_name(label: str) -> str:
+    """A program's or folder's name as a bot's (room left for a number: `-12`), where it
+    is one; else its characters that are no name's made '_'."""
+    name = normal_name(label)[:MAX_NAME - 4]
+    return name if is_bot_name(name) else safe_word(label)[:MAX_NAME - 4] or "bot"
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

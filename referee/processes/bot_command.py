@@ -100,14 +100,39 @@ def _check_script(text: str, argv: list[str]) -> None:
         raise BotStartError(f"bot command {text!r}: script {argv[1]!r} does not exist")
 
 
+# A bot whose script or program has one of these names (any case) is named after its
+# folder: a class laid out a folder per student runs students/alice/bot.py, .../main.py,
+# .../Main, .../a.out, .../bot.sh, .../index.js.
+GENERIC_NAMES = frozenset({"bot", "main", "index", "app", "run", "start", "a", "player",
+                           "program", "client", "solution", "agent"})
+# Folders a build puts its output in (target/release/main), passed over for the name.
+BUILD_FOLDERS = frozenset({"target", "release", "debug", "build", "bin", "out", "dist",
+                           "src", "obj", "classes", "cmd", "lib"})
+
+
 def default_label(cmd: BotCommand) -> str:
-    """A short display name: the script's or program's file stem, e.g. `rage_random`."""
+    """A short display name: the script's or program's file stem, e.g. `rage_random`;
+    for a generic one (`bot.py`, `main`, `a.out`), the folder it is in, e.g. `alice` for
+    `python students/alice/bot.py`."""
     program = Path(cmd.argv[0]).name
-    if is_interpreter(program):
-        label = _script_label(cmd.argv[1:])
-        if label:
-            return label
-    return Path(program).stem or program
+    label = _script_label(cmd.argv[1:]) if is_interpreter(program) else None
+    label = label or Path(program).stem or program
+    if label.lower() in GENERIC_NAMES:
+        return _folder_name(cmd) or label
+    return label
+
+
+def _folder_name(cmd: BotCommand) -> str | None:
+    """The name of the bot's folder, past build-output folders; None where the command
+    line tells none."""
+    try:
+        folder = cmd.folder or derived_folder(cmd.argv, Path.cwd())
+    except FolderUnknown:
+        return None
+    for part in (folder, *folder.parents) if folder is not None else ():
+        if part.name.lower() not in BUILD_FOLDERS:
+            return part.name or None
+    return None
 
 
 def _script_label(args: tuple[str, ...]) -> str | None:

@@ -87,8 +87,9 @@ def test_python_module_invocation_is_not_checked_as_a_script() -> None:
     (("python3.11", "-m", "bots.rage_random"), "rage_random"),
     (("./mybot", "--fast"), "mybot"),
     (("/opt/bots/alpha.sh",), "alpha"),
-    (("java", "-jar", "build/bot.jar"), "bot"),
-    (("node", "bot.js"), "bot"),
+    (("java", "-jar", "alice/build/bot.jar"), "alice"),  # a generic name: its folder's
+    (("node", "carol/bot.js"), "carol"),
+    (("students/dave/target/release/main",), "dave"),
     (("python", "-c", "print(1)"), "python"),
     (("python",), "python"),
 ])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -44,8 +45,11 @@ command = "python bots/rage_heuristic.py"
 
 
 def write(tmp_path: Path, text: str) -> Path:
+    """`text` as a tournament file in `tmp_path`, its bots' paths made relative to it
+    (a file's paths are), so that they read as `bots/...` from the project's root."""
     path = tmp_path / "t.toml"
-    path.write_text(text)
+    up = os.path.relpath(Path(__file__).resolve().parents[2], tmp_path)
+    path.write_text(text.replace('"python bots/', f'"python {up}/bots/'))
     return path
 
 

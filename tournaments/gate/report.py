@@ -40,6 +40,15 @@ def verdict_lines(result: GateResult, plan: GatePlan, logs: str) -> list[str]:
     return lines
 
 
+def interrupted_lines(state: GateState, plan: GatePlan, logs: str, why: str) -> list[str]:
+    """What an interrupted gate had found: no verdict, the figures so far, the logs."""
+    return [f"gate: interrupted ({why}) before a decision; the results so far:",
+            running_line(state),
+            f"H0: NEW weaker by {plan.sprt.delta:g} or more; alpha {plan.sprt.alpha:g}, "
+            f"beta {plan.sprt.beta:g}",
+            f"game logs: {logs}"]
+
+
 def fault_words(where: GateFault) -> str:
     fault = where.fault
     line = (f" (line: {quote(fault.line, _LINE_SHOWN, line_escaped(fault.detail))})"

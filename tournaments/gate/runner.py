@@ -83,6 +83,16 @@ class GateResult:
         return EXIT_CODES[self.verdict]
 
 
+class GateInterrupted(Exception):
+    """Ctrl-C or SIGTERM (`why`: the signal's name) stopped the gate before a decision:
+    `state` holds the deals played so far, for the command to print."""
+
+    def __init__(self, state: GateState, why: str) -> None:
+        super().__init__(why)
+        self.state = state
+        self.why = why
+
+
 Progress = Callable[[GateState], None]
 PlayOne = Callable[[Fixture, PlayContext], GameRecord]
 
@@ -163,6 +173,8 @@ def run_gate(plan: GatePlan, context: PlayContext, progress: Progress,
     state = GateState(PairedSprt(plan.sprt, plan.table.step()))
     try:
         return _run(plan, context, progress, play, state)
+    except KeyboardInterrupt as stop:  # SIGTERM comes as one too (referee.cli.main)
+        raise GateInterrupted(state, str(stop) or "SIGINT") from None
     finally:
         close_worker_pool()
 

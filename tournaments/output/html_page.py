@@ -42,7 +42,7 @@ def html_page(tables: Sequence[ResultTable], metadata: Metadata,
               links: Linker | None = None, before: str = "") -> str:
     """The results page; with `links`, cells link where it says; `before`, markup the
     caller made (escaped), goes first in the body."""
-    title = f"{metadata.game_title} tournament results"
+    title = metadata.heading
     notice = metadata.notice()
     body = [before, f"<h1>{escape(title)}</h1>"]
     if notice:

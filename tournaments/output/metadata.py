@@ -39,6 +39,12 @@ class Metadata:
     games_scheduled: int
     referee_version: str = field(default_factory=referee_version)
     schema_version: int = SCHEMA_VERSION
+    title: str | None = None  # the tournament's name, where its file gives one
+
+    @property
+    def heading(self) -> str:
+        """What a page is headed with: the tournament's name, else the game's."""
+        return self.title or f"{self.game_title} tournament results"
 
     @property
     def complete(self) -> bool:
@@ -53,7 +59,7 @@ class Metadata:
     def to_json(self) -> dict[str, object]:
         return {
             "schema_version": self.schema_version, "referee_version": self.referee_version,
-            "game": self.game, "seed": self.seed, "deals": self.deals,
+            **({"title": self.title} if self.title else {}), "game": self.game, "seed": self.seed, "deals": self.deals,
             self.size_key: self.size, "limits": self.limits, "resources": self.resources,
             "options": self.options, "bots": list(self.bots),
             "references": list(self.references), "games_played": self.games_played,
@@ -66,7 +72,8 @@ class Metadata:
             return ", ".join(f"{key} {_word(value, unset)}"
                              for key, value in values.items()) or "none"
         played = f"{self.games_played:,} of {self.games_scheduled:,}"
-        return [("game", self.game_title), ("bots", ", ".join(self.bots)),
+        named = [("tournament", self.title)] if self.title else []
+        return [*named, ("game", self.game_title), ("bots", ", ".join(self.bots)),
                 ("references", ", ".join(self.references) or "none"),
                 ("deals", str(self.deals)), ("seed", str(self.seed)),
                 (self.size_key.replace("_", " "), str(self.size)),

@@ -50,4 +50,4 @@ def render(tables: Sequence[ResultTable], metadata: Metadata, fmt: OutputFormat,
         return Rendered(json_document(chosen, metadata))
     if fmt is OutputFormat.HTML:
         return Rendered(html_page(chosen, metadata, links))
-    return Rendered(text_report(chosen, fmt.value, notice))
+    return Rendered(text_report(chosen, fmt.value, notice, metadata.title))

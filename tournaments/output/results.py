@@ -103,4 +103,4 @@ def metadata(spec: TournamentSpec, games_played: int) -> Metadata:
         limits={**spec.time_limits.to_json(), "clock": spec.time_limits.clock.value},
         resources=dict(spec.resource_limits.to_json()), options=spec.options.to_json(),
         bots=spec.bot_names, references=tuple(_reference_names(spec)),
-        games_played=games_played, games_scheduled=spec.games)
+        games_played=games_played, games_scheduled=spec.games, title=spec.title)

@@ -23,10 +23,12 @@ _MARKDOWN = str.maketrans({"\\": "\\\\", "|": "\\|", "`": "\\`", "<": "&lt;", ">
                            "&": "&amp;"})
 
 
-def text_report(tables: Sequence[ResultTable], style: str, notice: str | None) -> str:
+def text_report(tables: Sequence[ResultTable], style: str, notice: str | None,
+                title: str | None = None) -> str:
     """The tables in `style` ("text" or "markdown"), blank lines between them, and first
-    the notice of an incomplete tournament, if any."""
-    parts = ([notice] if notice else []) + [_table(table, style) for table in tables]
+    the tournament's name, if it has one, and the notice of an incomplete tournament."""
+    heading = [("## " if style == "markdown" else "") + _cell(title, style)] if title else []
+    parts = heading + ([notice] if notice else []) + [_table(table, style) for table in tables]
     return "\n\n".join(parts) + "\n"
 
 
@@ -39,7 +41,7 @@ def _table(table: ResultTable, style: str) -> str:
                      for row in table.rows], [_cell(name, style) for name in table.headers],
                     tablefmt=tablefmt,
                     disable_numparse=True, colalign=_alignment(table))
-    return heading.format(table.title) + str(body)
+    return heading.format(_cell(table.title, style)) + str(body)  # a title names bots
 
 
 def _cell(text: str, style: str) -> str:

@@ -15,6 +15,7 @@ from typing import TextIO
 from referee.errors import ConfigError
 from referee.players.remote_seats import RemoteSettings
 from referee.processes.sandbox import SandboxSettings
+from referee.reproduce import command_hint
 from tournaments.output.formats import OutputFormat
 from tournaments.output.render import select
 from tournaments.output.results import opened, rendered_results, result_tables, standings
@@ -29,6 +30,7 @@ from tournaments.spec.definition import TournamentSpec
 from tournaments.store.backup import back_up
 from tournaments.store.provenance import BotProvenance, bots_provenance
 from tournaments.store.results_db import Claim, LeftOut, ResultStore, default_db_path
+from tournaments.store.run_lock import run_lock
 
 
 # A class of 30 bots at tables of 4 is 143,840 games a deal: a schedule that big is
@@ -68,10 +70,13 @@ class RunOptions:
 class FaultsFound(Exception):
     """--fail-on-fault: the tournament ran, and `faults` faults are among its games."""
 
-    def __init__(self, tables: str, faults: int, db_path: Path) -> None:
+    def __init__(self, tables: str, faults: int, db_path: Path,
+                 first: tuple[str, int] | None = None) -> None:
+        again = "" if first is None else \
+            f"; the first: {command_hint(first[1], db_path, first[0])}"
         super().__init__(f"{faults} fault{'s' if faults != 1 else ''} in this tournament's "
                          f"games (--fail-on-fault); `referee results "
-                         f"{shlex.quote(str(db_path))} --faults` lists them")
+                         f"{shlex.quote(str(db_path))} --faults` lists them{again}")
         self.tables = tables
         self.faults = faults
 
@@ -99,7 +104,7 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     bots = bots_provenance(spec.bots, context.bots)  # every file read before any game
     context = replace(context, hashes=tuple(bot.hashes for bot in bots))
     err = stream if stream is not None else sys.stderr
-    with _on_workers(options, context, bots) as options, \
+    with run_lock(db_path), _on_workers(options, context, bots) as options, \
             _open_new(db_path, spec, options.restart, err) as store:
         # The db's secret: a resumed run plays the deals the interrupted one began.
         fixtures = fixtures_for(spec, store.deal_secret)
@@ -126,7 +131,8 @@ def run_session(spec: TournamentSpec, options: RunOptions,
         tables = rendered_results(store, records, options.fmt, options.table, err)
         faults = sum(len(record.faults) for record in records)
     if options.fail_on_fault and faults:
-        raise FaultsFound(tables, faults, db_path)
+        first = next(((r.fixture_id, f.seat) for r in records for f in r.faults), None)
+        raise FaultsFound(tables, faults, db_path, first)
     return tables
 
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from referee import bounds
 from referee.bounds import Bound
+from referee.bot_names import RULE, is_bot_name, normal_name
+from referee.printable import printable
 from referee.errors import ConfigError
 from referee.matches.game import Contest, GameOption, OptionError, OptionKind, Options
 from referee.registry.games import AnyGame, lookup
@@ -30,8 +31,6 @@ _RESOURCE_BOUNDS = {"memory_mb": bounds.MEMORY_MIB, "cpu_seconds": bounds.CPU_SE
                     "processes": bounds.PROCESSES}
 # --clock on the command line offers the same words.
 CLOCK_RULE = "must be " + " or ".join(f'"{clock.value}"' for clock in Clock)
-# Bot names appear in tables and in team names joined by '+', so '+' is not allowed.
-BOT_NAME = re.compile(r"[A-Za-z0-9._-]{1,40}")
 # The key that sizes a game, by kind of contest: seats at a table, or players in a team.
 SIZE_KEY = {Contest.COMPETITIVE: "table_size", Contest.COOPERATIVE: "team_size"}
 
@@ -109,6 +108,9 @@ class TournamentSpec:
     options: Options = Options()  # the game's own options, complete
     fresh_bots: bool = False  # start new bot processes for every game
     disqualify_after: int | None = None  # faulted games that end a bot's tournament
+    # The tournament's name (a file's `name =`), shown on every page; not part of what
+    # defines the results, so a renamed tournament is the same one.
+    title: str | None = None
 
     @classmethod
     def create(cls, game: AnyGame | str, bots: tuple[BotEntry, ...], *, deals: int = 1,
@@ -116,7 +118,8 @@ class TournamentSpec:
                resource_limits: ResourceLimits | None = None,
                options: Mapping[str, Any] | None = None,
                fresh_bots: bool = False,
-               disqualify_after: int | None = None) -> TournamentSpec:
+               disqualify_after: int | None = None,
+               title: str | None = None) -> TournamentSpec:
         """A validated spec; a size left as None gets its default."""
         if isinstance(game, str):
             game = _game(game)
@@ -130,7 +133,7 @@ class TournamentSpec:
                   if size is None else size),
             deals=deals, seed=seed, time_limits=time_limits or TimeLimits(),
             resource_limits=resource_limits or ResourceLimits(), options=values,
-            fresh_bots=fresh_bots, disqualify_after=disqualify_after)
+            fresh_bots=fresh_bots, disqualify_after=disqualify_after, title=title)
 
     def __post_init__(self) -> None:
         _check_bots(self.game, self.bots)
@@ -143,6 +146,9 @@ class TournamentSpec:
             raise SpecError(error.option, str(error)) from None
         _check_limits(self.time_limits)
         _check_resources(self.resource_limits)
+        if self.title is not None and not _is_title(self.title):
+            raise SpecError("name", f"the tournament's name must be 1 to {MAX_TITLE} "
+                                    "printable characters on one line")
         if self.disqualify_after is not None:
             _check_number("disqualify_after", self.disqualify_after,
                           bounds.DISQUALIFY_AFTER, "faults")
@@ -220,7 +226,7 @@ class TournamentSpec:
             self.size_key: self.size, "deals": self.deals, "seed": self.seed,
             "limits": self.time_limits.to_json(), "resources": self.resource_limits.to_json(),
             **self.options.to_json(), "fresh_bots": self.fresh_bots,
-            **self._faults_json(),
+            **self._faults_json(), **({"title": self.title} if self.title else {}),
         }
 
     def _faults_json(self) -> dict[str, object]:
@@ -253,7 +259,8 @@ def spec_from_json(data: dict[str, Any]) -> TournamentSpec:
         time_limits=TimeLimits.from_json(data["limits"]),
         resource_limits=ResourceLimits(**data["resources"]), options=options,
         fresh_bots=data["fresh_bots"],
-        disqualify_after=data.get("faults", {}).get("disqualify_after"))
+        disqualify_after=data.get("faults", {}).get("disqualify_after"),
+        title=data.get("title"))
 
 
 def _option_value(option: GameOption, value: Any) -> Any:
@@ -322,6 +329,13 @@ def _check_games(spec: TournamentSpec) -> None:
                                  "smaller table or team size)")
 
 
+MAX_TITLE = 100
+
+
+def _is_title(text: str) -> bool:
+    return 0 < len(text.strip()) and len(text) <= MAX_TITLE and text.isprintable()
+
+
 def _check_bots(game: AnyGame, bots: tuple[BotEntry, ...]) -> None:
     least = least_bots(game)
     if any(bot.reference for bot in bots) and all(bot.reference for bot in bots):
@@ -331,9 +345,9 @@ def _check_bots(game: AnyGame, bots: tuple[BotEntry, ...]) -> None:
                                 f"{'s' if least > 1 else ''}, not {len(bots)}")
     seen: set[str] = set()
     for index, bot in enumerate(bots):
-        if not BOT_NAME.fullmatch(bot.name):
-            raise SpecError("name", f"bot name {bot.name!r} must be 1-40 characters of "
-                                    "A-Z a-z 0-9 . _ - ('+' joins team names)", index)
+        if bot.name != normal_name(bot.name) or not is_bot_name(bot.name):
+            raise SpecError("name", f"bot name {printable(bot.name)!r} must be {RULE} "
+                                    "('+' joins team names)", index)
         if bot.name in seen:
             raise SpecError("name", f"bot name {bot.name!r} is used twice; names must be "
                                     "unique", index)

@@ -20,12 +20,14 @@ from referee.registry.games import AnyGame
 from referee.settings import ResourceLimits, TimeLimits
 from protocols.clock import Clock
 from referee.toml_text import parse_toml, read_text
+from referee.bot_names import normal_name
+from tournaments.spec.file_paths import NotFromFile, command_from_file, path_from_file
 from tournaments.spec.definition import (
     CLOCK_RULE, SIZE_KEY, BotEntry, SpecError, TournamentSpec,
 )
 from tournaments.spec.toml_lines import TomlLines
 
-_COMMON_KEYS = {"game", "bots", "deals", "seed", "limits", "resources", "fresh_bots",
+_COMMON_KEYS = {"name", "game", "bots", "deals", "seed", "limits", "resources", "fresh_bots",
                 "faults"}
 _BOT_KEYS = {"name", "command", "role", "dir"}
 _ROLES = ("candidate", "reference")
@@ -83,7 +85,7 @@ class _FileReader:
                 options={option.name: self._option(data, option) for option in game.options
                          if option.name in data},
                 fresh_bots=self._bool(data, "fresh_bots"),
-                disqualify_after=self._disqualify_after(data))
+                disqualify_after=self._disqualify_after(data), title=self._title(data))
         except SpecError as error:
             table = "bots" if error.bot is not None else error.table
             self._fail(str(error), error.key, table, error.bot)
@@ -113,6 +115,13 @@ class _FileReader:
                     else f"known keys: {', '.join(sorted(known))}")
             self._fail(f"unknown key '{key}' in the {_table_name(name, bot)} table ({hint})",
                        key, name, bot)
+
+    def _title(self, data: dict[str, Any]) -> str | None:
+        """`name = "..."`: the tournament's name, shown on every page."""
+        value = data.get("name")
+        if value is not None and not isinstance(value, str):
+            self._fail(f"'name' (the tournament's) must be a string, not {value!r}", "name")
+        return value
 
     def _game(self, data: dict[str, Any]) -> AnyGame:
         if "game" not in data:
@@ -146,20 +155,28 @@ class _FileReader:
         if role not in _ROLES:
             self._fail(f"bot 'role' must be \"candidate\" or \"reference\", not "
                        f"{_describe(role)}", "role", "bots", index)
-        return BotEntry(values[0], values[1], reference=role == "reference",
+        try:
+            command = command_from_file(values[1], self.path.parent, Path.cwd())
+        except NotFromFile as error:
+            self._fail(f"bot 'command': {error}", "command", "bots", index)
+        return BotEntry(normal_name(values[0]), command, reference=role == "reference",
                         dir=self._bot_dir(entry, index))
 
     def _bot_dir(self, entry: dict[str, Any], index: int) -> str | None:
-        """`dir`: the bot's folder, relative to the working folder like its command."""
+        """`dir`: the bot's folder, relative to the file's folder like its command."""
         value = entry.get("dir")
         if value is None:
             return None
         if not isinstance(value, str):
             self._fail(f"bot 'dir' must be a folder path, not {_describe(value)}", "dir",
                        "bots", index)
+        try:
+            value = path_from_file(value, self.path.parent, Path.cwd())
+        except NotFromFile as error:
+            self._fail(f"bot 'dir': {error}", "dir", "bots", index)
         if not Path(value).is_dir():
             self._fail(f"bot 'dir' {value!r} is not a folder (it is read, like the "
-                       "command, from the working folder)", "dir", "bots", index)
+                       "command, from the tournament file's folder)", "dir", "bots", index)
         return value
 
     def _int(self, data: dict[str, Any], key: str, default: int) -> int:

@@ -22,7 +22,8 @@ on the first request of such a game, so a test picks the one setup that fails:
   flood WORD       sends LOG lines without end instead of a reply
   forge HOW        on BYE, writes a made-up report of referee check's exit probe ('exit
                    code 0 at once, nothing left') to its stderr and to its parent's
-                   and grandparent's (the probe's, the sandbox's init's), then: HOW=hang sleeps 30 s; HOW=child
+                   and grandparent's where they are the probe or the sandbox's,
+                   then: HOW=hang sleeps 30 s; HOW=child
                    leaves a child that keeps writing it for 5 s, and exits with code 0;
                    HOW=kill leaves a child sleeping, SIGKILLs its parent if that is the
                    probe (so the forged line stays last), and exits with code 0
@@ -60,19 +61,35 @@ def misbehave(mode: str, args: list[str]) -> None:
 
 def forge(ended: float) -> None:
     """The probe's report line, as if the bot had exited with code 0 at `ended` and left
-    nothing: on our stderr, and on our parent's and grandparent's where we can open it.
-    No further: outside a sandbox those are the referee's and the machine's."""
+    nothing: on our stderr, and on our parent's and grandparent's where they are the
+    probe or, in a sandbox, its init. Never a process of the machine's: outside a sandbox
+    the parent of a session without a probe is the referee, and its parent a shell whose
+    stderr is a person's terminal (issue 29: the stray lines in a test run)."""
     line = ("referee-exit-probe:" + json.dumps({"code": 0, "ended": ended, "left": []})
             + "\n").encode()
     os.write(2, line)
     parent = os.getppid()
     for pid in (parent, _parent_of(parent)):
+        if not _in_reach(pid):
+            continue
         try:
             fd = os.open(f"/proc/{pid}/fd/2", os.O_WRONLY | os.O_APPEND)
             os.write(fd, line)
             os.close(fd)
         except OSError:
             pass
+
+
+def _in_reach(pid: int) -> bool:
+    """Whether `pid` is the probe, or in a sandbox (where the referee sets no process
+    tag) any process the bot can see: the sandbox's own."""
+    if "REFEREE_PROCESS_TAG" not in os.environ:
+        return True
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as command:
+            return b"exit_probe" in command.read()
+    except OSError:
+        return False
 
 
 def _parent_of(pid: int) -> int:

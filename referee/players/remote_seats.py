@@ -155,6 +155,9 @@ class SeatProcess(BotProcess):
     def redirect_stderr(self, game_stderr: Path | None) -> int:
         return 0  # its stderr stays on the contestant's machine
 
+    def stderr_recent(self) -> bytes:
+        return b""  # likewise: a fault of a remote seat has no stderr lines to show
+
     @property
     def exit_code(self) -> int | None:
         return None

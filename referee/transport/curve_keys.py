@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,7 +109,7 @@ def _z85_key(value: str, kind: str, where: str) -> bytes:
         raise ConfigError(f"{where}: the {kind} must be 40 Z85 characters, not {len(data)}")
     try:
         decoded = z85.decode(data)
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, struct.error):  # struct: a group past 2**32
         decoded = b""
     if len(decoded) != 32 or z85.encode(decoded) != data:
         raise ConfigError(f"{where}: the {kind} is not Z85 text")

@@ -43,7 +43,8 @@ def test_a_tournament_file_refuses_a_human(tmp_path: Path) -> None:
     spec = tmp_path / "t.toml"
     spec.write_text('game = "rage"\n' + "".join(
         f'[[bots]]\nname = "{name}"\ncommand = "{command}"\n'
-        for name, command in (("me", "human"), ("r1", RANDOM), ("r2", RANDOM))))
+        for name, command in (("me", "human"), ("r1", f"python {ROOT}/bots/rage_random.py"),
+                              ("r2", f"python {ROOT}/bots/rage_random.py"))))
     code, _, err = run_main(["tournament", str(spec)])
     assert code == 2 and err.startswith(REFUSED), err
 

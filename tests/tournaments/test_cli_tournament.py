@@ -166,7 +166,8 @@ def test_a_resumed_tournament_refuses_another_clock(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     """The clock defines a tournament, as the move time does: another one is another db."""
     db, tournament = tmp_path / "r.sqlite", tmp_path / "t.toml"
-    text = (EXAMPLES / "classroom.toml").read_text()
+    # The example's paths are relative to its folder (../../bots): here, from the root's.
+    text = (EXAMPLES / "classroom.toml").read_text().replace("../../bots/", f"{ROOT}/bots/")
     tournament.write_text(text.replace("bank = 5.0", 'bank = 5.0\nclock = "cpu"'))
     ResultStore(db, load_tournament_file(tournament)).close()  # made, nothing played yet
     tournament.write_text(text)

@@ -29,7 +29,9 @@ from tournaments.schedule.play_order import play_order, window_deals
 from tournaments.spec.definition import TournamentSpec
 from tournaments.store.backup import back_up
 from tournaments.store.provenance import BotProvenance, bots_provenance
-from tournaments.store.results_db import Claim, LeftOut, ResultStore, default_db_path
+from tournaments.store.results_db import (
+    Claim, LeftOut, ResultStore, check_results_db, default_db_path,
+)
 from tournaments.store.run_lock import run_lock
 
 
@@ -104,6 +106,8 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     bots = bots_provenance(spec.bots, context.bots)  # every file read before any game
     context = replace(context, hashes=tuple(bot.hashes for bot in bots))
     err = stream if stream is not None else sys.stderr
+    if db_path.exists():  # a file given as --db by mistake is refused before a lock
+        check_results_db(db_path)  # file is made beside it
     with run_lock(db_path), _on_workers(options, context, bots) as options, \
             _open_new(db_path, spec, options.restart, err) as store:
         # The db's secret: a resumed run plays the deals the interrupted one began.

@@ -23,6 +23,7 @@ from referee.matches.game import Contest, GameOption, OptionError, OptionKind, O
 from referee.registry.games import AnyGame, lookup
 from referee.settings import FaultPolicy, ResourceLimits, TimeLimits
 from protocols.clock import Clock
+from tournaments.spec.settle_rule import SettleRule
 
 _TIME_BOUNDS = {"startup": bounds.STARTUP_SECONDS, "move": bounds.MOVE_SECONDS,
                 "bank": bounds.BANK_SECONDS, "tolerance": bounds.TOLERANCE_SECONDS}
@@ -107,6 +108,7 @@ class TournamentSpec:
     options: Options = Options()  # the game's own options, complete
     fresh_bots: bool = False  # start new bot processes for every game
     disqualify_after: int | None = None  # faulted games that end a bot's tournament
+    settle: SettleRule | None = None  # stop at the first deal the ranking is settled after
 
     @classmethod
     def create(cls, game: AnyGame | str, bots: tuple[BotEntry, ...], *, deals: int = 1,
@@ -114,7 +116,8 @@ class TournamentSpec:
                resource_limits: ResourceLimits | None = None,
                options: Mapping[str, Any] | None = None,
                fresh_bots: bool = False,
-               disqualify_after: int | None = None) -> TournamentSpec:
+               disqualify_after: int | None = None,
+               settle: SettleRule | None = None) -> TournamentSpec:
         """A validated spec; a size left as None gets its default."""
         if isinstance(game, str):
             game = _game(game)
@@ -127,7 +130,7 @@ class TournamentSpec:
             size=default_size(game, len(bots)) if size is None else size,
             deals=deals, seed=seed, time_limits=time_limits or TimeLimits(),
             resource_limits=resource_limits or ResourceLimits(), options=values,
-            fresh_bots=fresh_bots, disqualify_after=disqualify_after)
+            fresh_bots=fresh_bots, disqualify_after=disqualify_after, settle=settle)
 
     def __post_init__(self) -> None:
         _check_bots(self.game, self.bots)
@@ -144,6 +147,8 @@ class TournamentSpec:
             _check_number("disqualify_after", self.disqualify_after,
                           bounds.DISQUALIFY_AFTER, "faults")
         _check_games(self)
+        if self.settle is not None:
+            _check_settle(self, self.settle)
 
     @property
     def size_key(self) -> str:
@@ -188,7 +193,7 @@ class TournamentSpec:
             "resources": self.resource_limits.to_json(),
             self.size_key: self.size,
             **self.game.option_identity(self.options),
-            **self._faults_json(),
+            **self._faults_json(), **self._settle_json(),
         }
 
     def fingerprint(self) -> str:
@@ -203,7 +208,7 @@ class TournamentSpec:
             self.size_key: self.size, "deals": self.deals, "seed": self.seed,
             "limits": self.time_limits.to_json(), "resources": self.resource_limits.to_json(),
             **self.options.to_json(), "fresh_bots": self.fresh_bots,
-            **self._faults_json(),
+            **self._faults_json(), **self._settle_json(),
         }
 
     def _faults_json(self) -> dict[str, object]:
@@ -212,6 +217,11 @@ class TournamentSpec:
         if self.disqualify_after is None:
             return {}
         return {"faults": {"disqualify_after": self.disqualify_after}}
+
+    def _settle_json(self) -> dict[str, object]:
+        """The [settle] table; absent when unset, likewise. It defines the results: the
+        tables count the deals up to the one the ranking settled after."""
+        return {} if self.settle is None else {"settle": self.settle.to_json()}
 
 
 def spec_from_json(data: dict[str, Any]) -> TournamentSpec:
@@ -227,7 +237,23 @@ def spec_from_json(data: dict[str, Any]) -> TournamentSpec:
         time_limits=TimeLimits.from_json(data["limits"]),
         resource_limits=ResourceLimits(**data["resources"]), options=options,
         fresh_bots=data["fresh_bots"],
-        disqualify_after=data.get("faults", {}).get("disqualify_after"))
+        disqualify_after=data.get("faults", {}).get("disqualify_after"),
+        settle=SettleRule.from_json(data["settle"]) if "settle" in data else None)
+
+
+def _check_settle(spec: TournamentSpec, rule: SettleRule) -> None:
+    """A settled ranking needs a ranking of bots against each other (a competitive
+    game), a confidence that means something, and fewer bots in `top` than are ranked."""
+    if spec.game.contest is not Contest.COMPETITIVE:
+        raise SpecError("until_settled", f"{spec.game.title} is cooperative: its tables "
+                                         "rank no bot above another, so nothing settles")
+    if not 0.5 < rule.confidence < 1:
+        raise SpecError("confidence", "confidence must be above 0.5 and below 1, not "
+                                      f"{rule.confidence}")
+    ranked = len(spec.candidates)
+    if rule.top is not None and not 1 <= rule.top < ranked:
+        raise SpecError("top", f"top must be at least 1 and fewer than the {ranked} bots "
+                               f"ranked, not {rule.top}")
 
 
 def _option_value(option: GameOption, value: Any) -> Any:

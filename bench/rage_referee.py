@@ -2,8 +2,8 @@
 """Decisions per second through the whole referee: 4 sample random bots over ZeroMQ ipc.
 
 Each game is played as tournaments play it (tournaments/run/fixture_play.py): the game's definition
-runs it with its game log on (gzip, timestamps too: docs/game-log.md), the log opened and its header
-written per game. The same games without a log are measured beside it, so the log's
+runs it with its game log on (gzip, timestamps too: docs/game-log.md), the log opened (looking
+for a watcher, referee/logs/live.py: nobody watches here) and its header written per game. The same games without a log are measured beside it, so the log's
 overhead per game is printed: the referee process's CPU and the log's bytes.
 
 Bot start-up is excluded: the bots (sandboxed where the machine allows, the default)
@@ -66,7 +66,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from referee.matches.game import Options  # noqa: E402
-from referee.logs.writer import GameLog  # noqa: E402
+from referee.logs.live import open_log  # noqa: E402
 from referee.matches.logged_game import write_header  # noqa: E402
 from referee.players.lineup import LaunchSettings, Lineup, bot_specs  # noqa: E402
 from referee.games.rage.definition import RAGE  # noqa: E402
@@ -118,7 +118,7 @@ def game_player(lineup: Lineup, launch: LaunchSettings, bot: str, logs: Path
     def play(seed: int, logged: bool) -> tuple[float, float, int]:
         path = logs / f"game{seed}-{logged}.jsonl.gz"  # as tournaments write it
         start, cpu_start = time.perf_counter(), time.process_time()
-        log = GameLog.open(path) if logged else None
+        log = open_log(path, True, logs) if logged else None  # as tournaments: a watcher?
         write_header(log, RAGE, config, seed, launch.times, specs, players)
         result = RAGE.run(players, config, seed, launch.times, log)
         if log is not None:

@@ -11,9 +11,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "docs" / "rules.md"
-FOLDERS = ("referee", "protocols", "bots", "tournaments", "tests", "bench", "docs")
+FOLDERS = ("referee", "protocols", "bots", "tournaments", "tests", "bench", "docs", "tools")
 TOP_FILES = ("README.md", "setup.cfg", "pyproject.toml", ".ci/run")
-SUFFIXES = {".py", ".md", ".toml", ".cfg", ".sh", ".txt"}
+SUFFIXES = {".py", ".md", ".toml", ".cfg", ".sh", ".txt",
+            ".c", ".h", ".cpp", ".rs", ".java", ".js"}  # the starter kits' too
 
 # `# ruling R5`, `rulings X5-X8`, `(R1, R2)`, and test names such as `test_r10_...`
 CITED = re.compile(r"\b([RX][1-9][0-9]?)\b")

@@ -22,7 +22,8 @@ GAME_RULES = tuple(f"referee.games.*.{part}" for part in ("cards", "rules", "vie
                                                           "codec"))
 GAME_MATCHES = tuple(f"referee.games.*.{part}" for part in ("match", "render", "board",
                                                              "definition"))
-LOG_WRITING = ("referee.logs.writer", "referee.logs.budget", "referee.logs.file")
+LOG_WRITING = ("referee.logs.writer", "referee.logs.budget", "referee.logs.file",
+               "referee.logs.live")
 LAYERS: tuple[tuple[str, ...], ...] = (
     WIRE,
     ("referee.errors", "referee.settings", "referee.bounds", "referee.writable",
@@ -49,6 +50,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tournaments.output",),
     ("tournaments.run",),
     ("tournaments.gate",),
+    ("tournaments.site",),  # `referee publish`: the result tables and the viewer's pages
+    ("referee.serve",),  # `referee serve`: the results' pages, the viewer, live logs
     ("referee.cli", "referee.__main__"),
 )
 # A game's folder: these modules in every one (a game adds its own, e.g. Rage's cards).

@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 import click
 
+from referee.cli.remote import remote_options, with_remote
 from referee.cli.options import (
     LogPath, bot_dir_option, bot_limit_options, declared_dirs, launch_settings, sandbox_options,
     sandbox_settings,
@@ -25,6 +26,7 @@ from referee.errors import ConfigError
 from referee.players.lineup import (
     BotSpec, LaunchSettings, bot_labels, bot_specs, sandbox_view,
 )
+from referee.players.remote_seats import close_halls
 from referee.registry import games
 
 
@@ -43,10 +45,11 @@ from referee.registry import games
 @bot_limit_options
 @sandbox_options
 @bot_dir_option
+@remote_options
 def check_command(bot: str, game_name: str, quick: bool, junit_path: Path | None,
                   json_path: Path | None, opponents: tuple[str, ...], sandbox: str,
                   sandbox_dirs: tuple[Path, ...], bot_dirs: tuple[tuple[str, Path], ...],
-                  **limits: Any) -> int:
+                  listen: str | None, referee_key: Path, **limits: Any) -> int:
     """Check that BOT speaks the protocol and plays by the rules: HELLO, a whole game at
     every seat count and with every option, games in a row, BYE, reply times. The other
     seats hold sample bots. Exit 0: it conforms; 1: it does not; 2: bad usage."""
@@ -58,10 +61,14 @@ def check_command(bot: str, game_name: str, quick: bool, junit_path: Path | None
                        dirs={other: d for other, d in dirs.items() if other != name})
     if not others:
         raise click.UsageError(f"no sample bots of {game.title} found: give --opponent BOT")
-    launch = _launch(limits, sandbox, sandbox_dirs)
+    launch = with_remote(_launch(limits, sandbox, sandbox_dirs), [own, *others], listen,
+                         referee_key)
     bench = Bench(game, own, others, launch)
     click.echo(_heading(game, own, others, quick))
-    report = run_suite(bench, quick, lambda verdict: click.echo(summary_line(verdict)))
+    try:
+        report = run_suite(bench, quick, lambda verdict: click.echo(summary_line(verdict)))
+    finally:
+        close_halls()  # the remote seats' relays hear that the check is over
     for line in closing_lines(report):
         click.echo(line)
     if junit_path is not None:

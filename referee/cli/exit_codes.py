@@ -34,11 +34,13 @@ EXIT_CODES = (
              "success: play and tournament refereed every game (a bot's fault is a result, "
              "not an error, unless --fail-on-fault); results printed the tables; replay "
              "verified the log; show printed it; rerun reproduced the game; check: the bot conforms; gate: "
-             "NEW is not weaker"),
+             "NEW is not weaker; view and publish wrote their pages; connect: the referee is done "
+             "with the bot"),
     ExitCode(FAILED, EVERY_COMMAND,
              "play and tournament with --fail-on-fault: a bot faulted; check: a check "
              "failed; gate: NEW is weaker, or faulted; rerun: the game came out "
-             "differently; replay: the log does not verify. Any command: a failure while "
+             "differently; replay: the log does not verify; connect: the referee refused "
+             "the key or the connection, or the bot could not start. Any command: a failure while "
              "running: a damaged results db (broken rows, missing tables or columns, a "
              "malformed SQLite file), a results db that cannot be written or read mid-run "
              "(a full disk, a folder no longer writable, locked by another run for over a "
@@ -51,20 +53,23 @@ EXIT_CODES = (
              "a bad command mapping, options of another game, a bad tournament file, a "
              "--log, --db, --junit or --json that cannot be written, a file that is no "
              "results db or no game log, a resumed bot whose files changed, a --cluster "
-             "address where no Dask scheduler answers"),
+             "address where no Dask scheduler answers, a publish DIR that is a file or "
+             "cannot be written"),
     ExitCode(UNDECIDED, "gate", "undecided: --max-games came before the test decided, or "
                                 "BASELINE or an opponent faulted"),
     ExitCode(CUT_SHORT, "replay", "the log is of a game that was interrupted (Ctrl-C, "
                                   "SIGTERM, its output closed): it reads up to there, and "
                                   "there is no result to reproduce"),
-    ExitCode(INTERRUPTED, "play, tournament, check, gate, rerun",
+    ExitCode(INTERRUPTED, "play, tournament, check, gate, rerun, connect, serve",
              "interrupted by Ctrl-C (SIGINT), every bot stopped; a tournament says how many "
              "games it kept, and the same command again resumes; play's game log ends "
-             "where the game stopped, marked interrupted"),
+             "where the game stopped, marked interrupted; play also when a human seat's "
+             "input ends (Ctrl-D); serve: the server stopped (how it always ends), the "
+             "tournament it watched plays on"),
     ExitCode(STDOUT_CLOSED, "play", "standard output closed (piped into head, say): the "
                                     "game stopped there, as for Ctrl-C (128 + SIGPIPE, as a "
                                     "shell reports a program a closed pipe ended)"),
-    ExitCode(TERMINATED, "play, tournament, check, gate, rerun",
+    ExitCode(TERMINATED, "play, tournament, check, gate, rerun, connect, serve",
              "stopped by SIGTERM, as for Ctrl-C"),
 )
 

@@ -23,7 +23,10 @@ from referee.cli.options import (
     describe_os_error, launch_settings, option_values, per_game_options, sandbox_options,
     sandbox_settings,
 )
+from referee.cli.remote import remote_options, with_remote
 from referee.errors import ConfigError
+from referee.players.lineup import bot_specs
+from referee.players.remote_seats import close_halls
 from referee.matches.game import Options
 from referee.registry import games
 from referee.registry.games import AnyGame
@@ -82,12 +85,13 @@ def _every_games_options() -> Decorator:
 @bot_limit_options
 @sandbox_options
 @bot_dir_option
+@remote_options
 def gate_command(game_name: str, new: str, baseline: str, opponents: tuple[str, ...],
                  size: int | None, delta: float, alpha: float, beta: float,
                  max_games: int, seed: int | None, logs_dir: Path | None,
                  json_path: Path | None, persistent_bots: bool, sandbox: str,
                  sandbox_dirs: tuple[Path, ...], bot_dirs: tuple[tuple[str, Path], ...],
-                 **rest: Any) -> None:
+                 listen: str | None, referee_key: Path, **rest: Any) -> None:
     """Play NEW and BASELINE on the same deals, seats and opponents until a sequential
     test decides whether NEW is weaker by --delta. Exit 0: not weaker; 1: weaker (or NEW
     faulted); 3: undecided (at --max-games, or another bot faulted); 2: bad usage."""
@@ -105,6 +109,9 @@ def gate_command(game_name: str, new: str, baseline: str, opponents: tuple[str, 
         launch = replace(launch, sandbox=sandbox_settings(sandbox, sandbox_dirs,
                                                           launch.times.clock),
                          secrets=() if json_path is None else (json_path.resolve(),))
+        texts = [new, baseline, *opponents]
+        launch = with_remote(launch, bot_specs(texts, [f"bot{i}" for i in range(len(texts))]),
+                             listen, referee_key)
         context = gate_context(game, bots, table.size, options, launch, logs,
                                persistent_bots)
     except BaseException:  # bad usage found before any game: leave no empty folder
@@ -113,7 +120,10 @@ def gate_command(game_name: str, new: str, baseline: str, opponents: tuple[str, 
         raise
     plan = GatePlan(table, new_secret() if seed is None else _PUBLIC_KEY, seed or 0,
                     sprt, max_games)
-    result = run_gate(plan, context, _progress_printer())
+    try:
+        result = run_gate(plan, context, _progress_printer())
+    finally:
+        close_halls()  # the remote seats' relays hear that the gate is over
     if json_path is not None:  # first: a closed standard output must not lose it
         json_path.write_text(json.dumps(gate_json(result, plan, bots, seed, str(logs)),
                                         indent=2) + "\n")

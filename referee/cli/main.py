@@ -19,7 +19,10 @@ from referee.cli.exit_codes import BAD_USAGE, FAILED, INTERRUPTED, TERMINATED, h
 from referee.cli.gate import gate_command
 from referee.cli.options import describe_os_error
 from referee.cli.play import play
+from referee.cli.remote import connect_command, keygen_command
+from referee.cli.publish import publish_command
 from referee.cli.replay import replay_command
+from referee.cli.serve import serve_command
 from referee.cli.show import show_command
 from referee.cli.tournament import rerun_command, results_command, tournament_command
 from referee.cli.view import view_command
@@ -60,6 +63,10 @@ cli.add_command(rerun_command)
 cli.add_command(check_command)
 cli.add_command(gate_command)
 cli.add_command(view_command)
+cli.add_command(keygen_command)
+cli.add_command(connect_command)
+cli.add_command(publish_command)
+cli.add_command(serve_command)
 
 
 def main(argv: list[str] | None = None) -> None:

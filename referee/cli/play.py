@@ -6,23 +6,29 @@ added to the registry has its command without an edit here.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import click
 
 from referee.cli.options import (
-    FAULTED_EXIT, bot_dir_option, bot_limit_options, declared_dirs, fail_on_fault_option,
-    game_options, launch_settings, option_values, per_game_options, sandbox_options,
+    FAULTED_EXIT, Seconds, bot_dir_option, bot_limit_options, declared_dirs,
+    fail_on_fault_option, game_options, launch_settings, option_values, per_game_options, sandbox_options,
     sandbox_settings,
 )
 from referee.cli.errors import Stopped, quiet_stdout
+from referee.cli.remote import remote_options, with_remote
 from referee.cli.exit_codes import INTERRUPTED, STDOUT_CLOSED, TERMINATED
 from referee.errors import ConfigError, Fault
 from referee.printable import printable
 from referee.matches.logged_game import LogOptions, OutputClosed, play_game
-from referee.players.lineup import LaunchSettings, bot_specs, sandbox_view
+from referee.ansi import Paint, wants_colour
+from referee.players.human import Console, HumanPlayer, Idle
+from referee.players.lineup import LaunchSettings, sandbox_view, seat_specs
+from referee.players.player import Player
+from referee.players.remote_seats import close_halls
 from referee.registry import games
 from referee.registry.games import AnyGame
 
@@ -52,23 +58,32 @@ def play_command(game: AnyGame) -> click.Command:
 
     @click.command(game.name, help=f"Referee one game of {game.title} for "
                                    f"{game.seats.start} to {most} BOTs. A BOT is a command "
-                                   "line, or stdio:COMMAND; NAME=COMMAND names it.")
+                                   "line, or stdio:COMMAND; NAME=COMMAND names it; "
+                                   "`human` (or human=NAME) seats you, playing in this "
+                                   "terminal (docs/human.md).")
     @click.argument("bots", nargs=-1, required=True)
+    @click.option("--human-time", type=Seconds(), default=None,
+                  help="Seconds a human seat has per decision (default: no clock).")
     @fail_on_fault_option
     @per_game_options(game)
     @game_options
     @bot_limit_options
     @sandbox_options
     @bot_dir_option
-    def command(bots: tuple[str, ...], fail_on_fault: bool, seed: int | None,
+    @remote_options
+    def command(bots: tuple[str, ...], human_time: float | None, fail_on_fault: bool,
+                seed: int | None,
                 log_path: Path | None, log_times: bool, sandbox: str,
                 sandbox_dirs: tuple[Path, ...], bot_dirs: tuple[tuple[str, Path], ...],
-                **rest: Any) -> None:
+                listen: str | None, referee_key: Path, **rest: Any) -> None:
         game.check_players(len(bots))
         options = option_values(game, rest)
         config = game.configure(len(bots), options)
         launch = _play_launch(rest, sandbox, sandbox_dirs, log_path)
-        specs = bot_specs(bots, dirs=declared_dirs(bot_dirs))
+        specs = seat_specs(bots, dirs=declared_dirs(bot_dirs))
+        launch = with_remote(launch, specs, listen, referee_key)
+        if any(spec.human for spec in specs):
+            launch = replace(launch, human=_human_seat(game, human_time))
         try:
             result = play_game(game, specs, config, seed, launch,
                                LogOptions(log_path, log_times), click.echo)
@@ -81,12 +96,27 @@ def play_command(game: AnyGame) -> click.Command:
             raise Stopped(f"{'terminated' if name == 'SIGTERM' else 'aborted'} ({name}): "
                           f"the game stopped{_kept(log_path)}",
                           TERMINATED if name == "SIGTERM" else INTERRUPTED) from None
+        finally:
+            close_halls()  # the remote seats' relays hear that the game is over
         faults = game.outcome(result).faults
         report_faults(faults)
         if fail_on_fault and faults:
             raise click.exceptions.Exit(FAULTED_EXIT)
 
     return command
+
+
+def _human_seat(game: AnyGame, move_time: float | None) -> Callable[[str, Idle], Player]:
+    """How a person's seat is made: the game's desk on this terminal (standard input and
+    output), with the given clock. ConfigError for a game with no terminal board."""
+    terminal = game.terminal()
+    if terminal is None:
+        raise ConfigError(f"{game.title} has no terminal board: no human can play it")
+    out = sys.stdout
+    console = Console(sys.stdin, out, clear=out.isatty())
+    paint = Paint(wants_colour(out))
+    return lambda name, idle: HumanPlayer(name, terminal.desk(paint), console, move_time,
+                                          idle)
 
 
 def _kept(log_path: Path | None) -> str:

@@ -11,6 +11,7 @@ import click
 
 from referee import bounds
 from referee.cli.errors import Stopped
+from referee.cli.remote import remote_options, with_remote
 from referee.cli.options import (
     FAULTED_EXIT, Bounded, compose, bot_dir_option, bot_limit_options, busy_wait_seconds,
     declared_dirs,
@@ -19,7 +20,9 @@ from referee.cli.options import (
 )
 from referee.errors import ConfigError
 from referee.matches.game import GameOption
-from referee.players.lineup import bot_specs, named
+from referee.players.lineup import LaunchSettings, bot_specs, named
+from referee.players.remote_seats import RemoteSettings
+from tournaments.spec.definition import declared_dirs as file_dirs
 from referee.registry import games
 from referee.registry.games import AnyGame
 from tournaments.spec.definition import SIZE_KEY, BotEntry, SpecError, TournamentSpec
@@ -31,6 +34,7 @@ from tournaments.run.session import (
     DEFAULT_MAX_GAMES, FaultsFound, RunOptions, default_jobs, run_session,
 )
 from tournaments.output.results import results_tables
+from tournaments.site.links import published_links
 from tournaments.spec.settle_rule import SettleRule
 from tournaments.store.results_db import StoreFailure
 
@@ -73,7 +77,7 @@ _tournament_options = compose(
                       "secret (default 0)."),
     click.option("--table-size", type=Bounded(bounds.GAME_SIZE), default=None,
                  help="Competitive games (Rage): seats per table (default 4, or fewer bots, "
-                      "within the game's seats)."),
+                      "within the game's seats; with --reference, 4)."),
     click.option("--team-size", type=Bounded(bounds.GAME_SIZE), default=None,
                  help="Cooperative games (The Game): players per team (default 2 with 2+ "
                       "bots)."),
@@ -124,6 +128,7 @@ _tournament_options = compose(
     bot_limit_options,
     sandbox_options,
     bot_dir_option,
+    remote_options,
 )
 
 
@@ -132,7 +137,8 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
                 restart: bool, fmt: str, table: str | None,
                 transport: str, busy_wait_us: int | None, sandbox: str,
                 sandbox_dirs: tuple[Path, ...], standings_every: int | None,
-                fail_on_fault: bool, cluster: str | None, **options: Any) -> None:
+                fail_on_fault: bool, cluster: str | None, listen: str | None,
+                referee_key: Path, **options: Any) -> None:
     """Play a round-robin tournament. GAME_OR_FILE is a game (rage, thegame) or a
     tournament .toml file (which lists its own bots); a BOT is a command line, or
     stdio:COMMAND.
@@ -148,13 +154,16 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
         spec = _file_spec(Path(game_or_file), bots, fresh_bots)
     else:
         spec = _command_line_spec(_game(game_or_file), bots, fresh_bots, options)
+    remote = _remote(spec, listen, referee_key)
+    if remote is not None:
+        jobs = jobs or 1  # one worker listens for them
     run = RunOptions(db_path, jobs or default_jobs(), OutputFormat(fmt), table=table,
                      transport=transport,
                      busy_wait=busy_wait_seconds(busy_wait_us),
                      sandbox=sandbox_settings(sandbox, sandbox_dirs, spec.time_limits.clock),
                      persistent_bots=persistent_bots, max_games=max_games,
                      standings_every=standings_every, restart=restart,
-                     fail_on_fault=fail_on_fault, cluster=cluster)
+                     fail_on_fault=fail_on_fault, cluster=cluster, remote=remote)
     try:
         click.echo(run_session(spec, run), nl=False)
     except FaultsFound as found:
@@ -176,11 +185,20 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
                    "with the offending line, and each game's log.")
 @click.option("--faults", is_flag=True, help="Every fault of the tournament, with its "
                                              "offending line and game log.")
+@click.option("--replays-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, metavar="DIR",
+              help="With --format html: link the bots and games to the site `referee "
+                   "publish DB DIR` wrote, each fault to its step in the replay (links "
+                   "as DIR is written: relative to where the page is opened).")
 def results_command(db_path: Path, fmt: str, table: str | None, bot: str | None,
-                    faults: bool) -> None:
+                    faults: bool, replays_dir: Path | None) -> None:
     """Print the tables of a results DB again (finished or not), or one bot's games."""
+    if replays_dir is not None and fmt != OutputFormat.HTML.value:
+        raise click.UsageError("--replays-dir links an HTML page: give --format html")
+    links = None if replays_dir is None else published_links(replays_dir)
     try:
-        click.echo(results_tables(db_path, OutputFormat(fmt), bot, faults, table), nl=False)
+        click.echo(results_tables(db_path, OutputFormat(fmt), bot, faults, table,
+                                  links=links), nl=False)
     except StoreFailure as error:
         raise click.ClickException(str(error)) from error  # exit 1: a damaged db
 
@@ -201,6 +219,19 @@ def rerun_command(db_path: Path, game_id: str, sandbox: str,
     click.echo(again.verdict())
     if not again.reproduced:
         raise click.exceptions.Exit(1)
+
+
+def _remote(spec: TournamentSpec, listen: str | None, key: Path) -> RemoteSettings | None:
+    """Where the tournament's remote seats connect (None: it has none). ConfigError where
+    a bot would fill several seats of a table: a remote bot has one connection."""
+    specs = bot_specs([bot.command for bot in spec.bots], list(spec.bot_names),
+                      file_dirs(spec.bots))
+    remote = with_remote(LaunchSettings(spec.time_limits), specs, listen, key).remote
+    if remote is not None and spec.size > len(spec.bots):
+        raise ConfigError(f"{len(spec.bots)} bots at {spec.size} seats: a bot would fill "
+                          "several seats of a table, and a remote bot has one connection "
+                          f"(give at least {spec.size} bots, or a smaller {spec.size_key})")
+    return remote
 
 
 def _is_file(argument: str) -> bool:

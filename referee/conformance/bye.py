@@ -38,8 +38,15 @@ class ProbeReport:
     left: tuple[str, ...]  # 'PID COMMAND' of each process it left running
 
 
+REMOTE_EXIT = ("a remote bot ends on its contestant's machine, out of the referee's "
+               "sight: run `referee check` there")
+
+
 def probed(spec: BotSpec) -> BotSpec:
-    """The bot's command run under the exit probe (same transport, same name)."""
+    """The bot's command run under the exit probe (same transport, same name); a remote
+    seat's as it is (nothing of it runs here)."""
+    if spec.remote is not None:
+        return spec
     argv = (sys.executable, "-m", exit_probe.__name__, *spec.command.argv)
     return replace(spec, command=replace(spec.command, argv=argv))
 
@@ -47,6 +54,8 @@ def probed(spec: BotSpec) -> BotSpec:
 def probe_launch(bench: Bench) -> LaunchSettings:
     """The launch settings with the bot's own folder readable in its sandbox: the probe's
     command names the probe, not the bot, so the sandbox would not show the bot's folder."""
+    if bench.bot.remote is not None:
+        return bench.launch
     folder = bot_folder(bench.bot.command, Path.cwd())
     box = bench.launch.sandbox
     if folder is None or folder in box.extra_dirs:
@@ -80,6 +89,8 @@ def bye_session(bench: Bench, setup: Setup, games: int) -> list[Verdict]:
     if ending.sent is None:
         why = f"the bot did not start: {ending.start_fault}"
         return [*row, skipped(BYE_CHECK, why), skipped(LEFTOVER_CHECK, why)]
+    if bench.bot.remote is not None:
+        return [*row, skipped(BYE_CHECK, REMOTE_EXIT), skipped(LEFTOVER_CHECK, REMOTE_EXIT)]
     return [*row, _noted(exit_verdict(ending.report, ending.sent), note),
             _noted(leftover_verdict(ending.report), note)]
 

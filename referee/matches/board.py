@@ -8,8 +8,12 @@ that seat was shown. The page knows no game: it hands each state to the game's s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from referee.ansi import Paint
+from referee.players.human import Desk
 
 State = dict[str, Any]
 
@@ -27,3 +31,15 @@ class Board:
     script: str
     style: str
     nav: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Terminal:
+    """A game on a terminal (its folder's terminal.py): `draw(state, names, me, paint,
+    actor, first)` gives a board state's lines (`me`: whose eyes, None for all; `actor`:
+    the seat to act; `first`: the game's first state), for `referee show --board`;
+    `desk(paint)` a human seat's desk (referee.players.human.Desk), fed only that seat's
+    lines."""
+
+    draw: Callable[..., list[str]]
+    desk: Callable[[Paint], Desk]

@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from referee.errors import ConfigError, Fault
 from referee.logs.writer import GameLog
-from referee.matches.board import Board
+from referee.matches.board import Board, Terminal
 from referee.players.player import Player
 from referee.settings import FaultPolicy, TimeLimits
 
@@ -204,4 +204,9 @@ class GameDefinition(ABC, Generic[C, R]):
         """The board at each point of a logged game, as `seat` saw it (None: everything),
         for `referee view`; None if this game has no board view (the default). ValueError,
         KeyError or TypeError where the log cannot be replayed."""
+        return None
+
+    def terminal(self) -> Terminal | None:
+        """The game drawn on a terminal, for `referee show --board` and human seats;
+        None if this game has none (the default: such a game takes no human seat)."""
         return None

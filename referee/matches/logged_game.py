@@ -22,6 +22,7 @@ from typing import Any, Iterator, Sequence, TypeVar
 
 from referee.matches.game import Echo, GameDefinition
 from referee.logs.writer import GameLog
+from referee.players.human import human_entry
 from referee.players.lineup import BotSpec, LaunchSettings, Lineup
 from referee.players.player import Player
 from referee.players.remote_player import RemotePlayer
@@ -63,7 +64,7 @@ def player_entry(seat: int, spec: BotSpec, player: Player) -> dict[str, Any]:
     if isinstance(player, RemotePlayer):
         entry["hello"] = {"name": player.hello.name, "version": player.hello.version}
         entry |= player.confinement()
-    return entry
+    return entry | human_entry(player)
 
 
 def write_header(log: GameLog | None, game: GameDefinition[C, R], config: C, seed: int,

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from referee.processes.bot_command import (
     BotCommand, default_label, split_bot_command, with_folder,
@@ -20,11 +20,16 @@ from referee.processes.bot_command import (
 from referee.processes.cgroups import CgroupRoot
 from referee.errors import BotFault, BotStartError, ConfigError
 from referee.players.greeting import greet_all
+from referee.players.human import HUMAN, Idle, human_name
 from referee.players.player import Player
 from referee.processes.sandbox import (
     SandboxMode, SandboxSettings, View, package_root, sandbox_enabled, sandbox_problem,
 )
 from referee.players.remote_player import BYE_GRACE, RemotePlayer
+from referee.players.remote_seats import (
+    RemoteSeatSpec, RemoteSettings, is_remote, parse_remote_seat, remote_command,
+    start_remote,
+)
 from referee.players.sdk_bytecode import ensure_sdk_bytecode
 from referee.settings import ResourceLimits, TimeLimits
 from protocols.clock import Clock
@@ -33,10 +38,13 @@ from referee.transport.zmq_channel import ZmqHub
 
 @dataclass(frozen=True)
 class BotSpec:
-    """A bot to start: its command and the name shown in tables."""
+    """A bot to start: its command and the name shown in tables; a remote seat's
+    (`remote:NAME=KEY_FILE`) has nothing to run, and its key."""
 
     command: BotCommand
     label: str
+    remote: RemoteSeatSpec | None = None
+    human: bool = False  # a person's seat (referee/players/human.py): no command runs
 
 
 @dataclass(frozen=True)
@@ -52,9 +60,16 @@ class BotLaunch:
 _NAMED = re.compile(r"([A-Za-z0-9._-]{1,40})=(\S.*)", re.DOTALL)
 
 
+HUMANS_ONLY_IN_PLAY = (f"{HUMAN!r} is a person's seat, and people play only in `referee "
+                       "play` (docs/human.md)")
+
+
 def named(text: str) -> tuple[str | None, str]:
     """A BOT argument as (name, command): `alice=students/alice/bot` is named alice; a
-    plain command (or one whose first word merely holds '=') has no name."""
+    plain command (or one whose first word merely holds '=') has no name. BotStartError
+    for a human seat (`human`, `human=NAME`): only `play` seats people (seat_specs)."""
+    if human_name(text) is not None:
+        raise BotStartError(HUMANS_ONLY_IN_PLAY)
     match = _NAMED.fullmatch(text)
     return (match.group(1), match.group(2)) if match else (None, text)
 
@@ -66,7 +81,9 @@ def bot_specs(texts: Sequence[str], names: Sequence[str] | None = None,
     the folders declared for bots by name (`--bot-dir NAME=DIR`); a bot without one must
     have a command line that tells its folder (bot_command.bot_folder)."""
     if names:
-        labels, commands = list(names), [split_bot_command(text) for text in texts]
+        if any(human_name(text) is not None for text in texts):
+            raise BotStartError(HUMANS_ONLY_IN_PLAY)
+        labels, commands = list(names), [_command(text) for text in texts]
     else:
         labels, commands = _labelled(texts)
     dirs = dirs or {}
@@ -74,8 +91,35 @@ def bot_specs(texts: Sequence[str], names: Sequence[str] | None = None,
         if name not in labels:
             raise BotStartError(f"--bot-dir {name}=...: no bot is named {name!r} (the "
                                 f"bots: {', '.join(labels)})")
-    return [BotSpec(with_folder(command, dirs.get(label)), label)
-            for command, label in zip(commands, labels)]
+    return [_spec(command, label, dirs.get(label)) for command, label in zip(commands, labels)]
+
+
+def _command(text: str) -> BotCommand:
+    return remote_command(text) if is_remote(text) else split_bot_command(text)
+
+
+def _spec(command: BotCommand, label: str, folder: Path | None) -> BotSpec:
+    if not is_remote(command.text):
+        return BotSpec(with_folder(command, folder), label)
+    if folder is not None:
+        raise BotStartError(f"--bot-dir {label}=...: {label} is a remote seat, with no "
+                            "folder here")
+    return BotSpec(command, label, parse_remote_seat(command.text))
+
+
+def seat_specs(texts: Sequence[str], dirs: Mapping[str, Path] | None = None
+               ) -> list[BotSpec]:
+    """bot_specs, where a BOT may also be a person (`human`, `human=NAME`), for `play`:
+    each named after the person, and every name distinct."""
+    people = {index: human_name(text) for index, text in enumerate(texts)}
+    bots = iter(bot_specs([t for i, t in enumerate(texts) if people[i] is None], dirs=dirs))
+    specs = [next(bots) if name is None else
+             BotSpec(BotCommand(HUMAN, (), False), safe_word(name)[:40], human=True)
+             for name in people.values()]
+    labels = [spec.label for spec in specs]
+    if len(set(labels)) < len(labels):
+        raise BotStartError(f"bot names must differ: {', '.join(labels)}")
+    return specs
 
 
 def bot_labels(texts: Sequence[str]) -> list[str]:
@@ -85,8 +129,9 @@ def bot_labels(texts: Sequence[str]) -> list[str]:
 
 
 def _labelled(texts: Sequence[str]) -> tuple[list[str], list[BotCommand]]:
-    pairs = [named(text) for text in texts]
-    commands = [split_bot_command(command) for _, command in pairs]
+    pairs = [(parse_remote_seat(text).name, text) if is_remote(text) else named(text)
+             for text in texts]
+    commands = [_command(command) for _, command in pairs]
     unnamed = [safe_word(default_label(c))[:36] or "bot"
                for (name, _), c in zip(pairs, commands) if name is None]
     defaults = iter(unique_labels(unnamed))
@@ -144,6 +189,10 @@ class LaunchSettings:
     busy_wait: float | None = None  # seconds a wait polls first (None: by CPUs; busy_wait.py)
     sandbox: SandboxSettings = SandboxSettings()
     secrets: tuple[Path, ...] = ()
+    remote: RemoteSettings | None = None  # where remote seats connect (remote_seats.py)
+    # A person's seat (play only), made from its name and what keeps the bots' connections
+    # served while the person thinks (Lineup.serve_idle).
+    human: Callable[[str, Idle], Player] | None = None
 
 
 def sandbox_view(settings: LaunchSettings) -> View | None:
@@ -231,6 +280,17 @@ class Lineup:
         """The bot's process, started without waiting for its HELLO; its stderr goes to
         `launch.stderr`, else to the settings' (else to ours)."""
         s, spec = self.settings, launch.spec
+        if spec.human:
+            if s.human is None:
+                raise BotStartError(HUMANS_ONLY_IN_PLAY)
+            return s.human(spec.label, self.serve_idle)
+        if spec.remote is not None:
+            if s.remote is None:
+                raise ConfigError(f"remote seat {spec.label}: this command cannot seat "
+                                  "remote bots (play, tournament, check and gate can, "
+                                  "with --listen)")
+            return start_remote(spec.remote, spec.command.text, s.remote, s.times,
+                                s.busy_wait, self._zmq_hub())
         try:  # a stdio bot's waits let the hub answer the ZeroMQ bots' heartbeats
             return RemotePlayer.start(
                 spec.command, spec.label, self._zmq_hub(), s.times, s.limits,

@@ -35,21 +35,44 @@ class Page:
     style: str
 
 
-def build(records: Sequence[Mapping[str, Any]], seat: int | None) -> Page:
-    """The page of a log (read_log's records) for `seat` (None: the organiser's).
-    ConfigError for a seat the game does not have, or a log whose moves do not replay.
+@dataclass
+class Replayed:
+    """A log's steps and the board states they show, as `seat` (None: all) saw them:
+    each step's `moves` is the index of its state in `states`."""
+
+    game: GameDefinition[Any, Any]
+    header: Mapping[str, Any]
+    steps: list[Step]
+    states: list[Any]
+    board: Board | None
+
+
+def replayed(records: Sequence[Mapping[str, Any]], seat: int | None) -> Replayed:
+    """The steps and board states of a log (read_log's records) for `seat`. ConfigError
+    for a seat the game does not have, or a log whose moves do not replay.
 
     A log is untrusted: one edited, or written without derivation, is read as written,
     so a record of the wrong shape anywhere is one error line too, never a traceback
     (tests/viewer/test_hostile_page.py fuzzes it)."""
     try:
-        return _page(records, seat)
+        return _replayed(records, seat)
     except _BROKEN as error:
-        raise ConfigError(f"the log does not make a page: a record is not as a game log "
-                          f"writes it ({type(error).__name__}: {error})") from None
+        raise _not_a_page(error) from None
 
 
-def _page(records: Sequence[Mapping[str, Any]], seat: int | None) -> Page:
+def _not_a_page(error: Exception) -> ConfigError:
+    if isinstance(error, ConfigError):  # already said in one line (a ValueError too)
+        return error
+    return ConfigError(f"the log does not make a page: a record is not as a game log "
+                       f"writes it ({type(error).__name__}: {_one_line(error)})")
+
+
+def _one_line(error: Exception) -> str:
+    """An error's words on one line: a library's may span several."""
+    return " ".join(str(error).split())
+
+
+def _replayed(records: Sequence[Mapping[str, Any]], seat: int | None) -> Replayed:
     header = records[0]
     game = lookup(str(header.get("game")))
     players = list(header.get("players", []))
@@ -59,24 +82,41 @@ def _page(records: Sequence[Mapping[str, Any]], seat: int | None) -> Page:
     try:
         board = game.board(header, moves, faults, seat)
     except _BROKEN as error:
-        raise ConfigError(f"the log's moves do not replay: {error}") from None
+        raise ConfigError(f"the log's moves do not replay: {_one_line(error)}") from None
     if seat is not None:
         steps = _seen_by(steps, seat)
     kept = _board_states(steps, board, len(moves))
+    return Replayed(game, header, steps, kept, board)
+
+
+def build(records: Sequence[Mapping[str, Any]], seat: int | None) -> Page:
+    """The page of a log (read_log's records) for `seat` (None: the organiser's).
+    ConfigError for a seat the game does not have, or a log whose moves do not replay,
+    or whose records are not of a game log's shape (as `replayed`)."""
+    table = replayed(records, seat)
+    try:
+        return _page(records, seat, table)
+    except _BROKEN as error:
+        raise _not_a_page(error) from None
+
+
+def _page(records: Sequence[Mapping[str, Any]], seat: int | None, table: Replayed) -> Page:
+    game, header, steps, board = table.game, table.header, table.steps, table.board
+    players = list(header.get("players", []))
     result = next((dict(r) for r in records if r.get("type") == "result"), None)
     data: dict[str, Any] = {
-        "title": game.title, "heading": _heading(game, header, seat), "seat": seat,
+        "title": game.title, "heading": heading(game, header, seat), "seat": seat,
         "players": [_player(p, seat) for p in players],
         "limits": _limits(header.get("settings", {}).get("times", {})),
         "nav": [list(pair) for pair in board.nav] if board else [],
-        "states": kept, "steps": [_step_json(step) for step in steps],
+        "states": table.states, "steps": [_step_json(step) for step in steps],
     }
     if seat is None and result is not None:
         data["result"] = {k: v for k, v in result.items() if k not in ("type", "t")}
     return Page(data, board.script if board else "", board.style if board else "")
 
 
-def _heading(game: GameDefinition[Any, Any], header: Mapping[str, Any],
+def heading(game: GameDefinition[Any, Any], header: Mapping[str, Any],
              seat: int | None) -> str:
     words = f"seed {header.get('seed')}" if seat is None else f"as seat {seat} saw it"
     try:
@@ -163,12 +203,13 @@ def _embedded(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def html(page: Page) -> str:
-    """The page as one HTML document."""
+def html(page: Page, before: str = "") -> str:
+    """The page as one HTML document; `before`, markup of the caller's own (a results
+    site's link back to its index), goes first in the body."""
     title = str(page.data["heading"])
     escaped = title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _TEMPLATE.format(
-        title=escaped, style=(_HERE / "viewer.css").read_text() + page.style,
+        title=escaped, before=before, style=(_HERE / "viewer.css").read_text() + page.style,
         data=_embedded(page.data), board=page.script,
         script=(_HERE / "viewer.js").read_text())
 
@@ -179,7 +220,7 @@ _TEMPLATE = """<!DOCTYPE html>
 <title>{title}</title>
 <style>
 {style}</style></head>
-<body>
+<body>{before}
 <script type="application/json" id="game-data">{data}</script>
 <script>
 {board}</script>

@@ -72,18 +72,23 @@
   const counter = h("span", "counter"); counter.id = "counter";
   const track = add(h("div", "track"), slider);
   const faultSteps = [];
-  steps.forEach((step, i) => { if (step.f) faultSteps.push(i); });
-  for (const i of faultSteps) {
-    const mark = h("span", "fault-mark");
-    mark.style.left = (steps.length > 1 ? (100 * i) / (steps.length - 1) : 0) + "%";
-    mark.title = "fault at step " + i;
-    track.appendChild(mark);
+  function markFaults() {  // again as a live game's steps come (referee serve)
+    faultSteps.length = 0;
+    for (const mark of track.querySelectorAll(".fault-mark")) mark.remove();
+    steps.forEach((step, i) => { if (step.f) faultSteps.push(i); });
+    for (const i of faultSteps) {
+      const mark = h("span", "fault-mark");
+      mark.style.left = (steps.length > 1 ? (100 * i) / (steps.length - 1) : 0) + "%";
+      mark.title = "fault at step " + i;
+      track.appendChild(mark);
+    }
+    faultButton.disabled = faultSteps.length === 0;
+    slider.max = String(steps.length - 1);
   }
-  faultButton.disabled = faultSteps.length === 0;
+  markFaults();
   const navs = [];
-  for (const [key, label] of data.nav) {
-    const select = h("select", "jump"); select.id = "jump-" + key; select.title = "Jump to a " +
-      label.toLowerCase();
+  function fillNav(key, select) {
+    select.replaceChildren();
     let previous = null;
     steps.forEach((step, i) => {
       const state = states[step.m];
@@ -93,6 +98,11 @@
       }
       if (value) previous = value;
     });
+  }
+  for (const [key, label] of data.nav) {
+    const select = h("select", "jump"); select.id = "jump-" + key; select.title = "Jump to a " +
+      label.toLowerCase();
+    fillNav(key, select);
     select.addEventListener("change", () => go(Number(select.value)));
     navs.push([key, select]);
   }
@@ -249,5 +259,42 @@
   }
   window.addEventListener("hashchange", () => go(fromHash()));
   go(fromHash());
+  if (data.live) follow(data.live);
   document.body.dataset.ready = "1";
+
+  // ---- a game in progress (referee serve): its steps come as they are played. Each
+  // update replaces the steps and states from the first that changed; a page at its
+  // last step follows the game.
+  function follow(url) {
+    const status = h("div", "live", "Live: the game is being played");
+    status.id = "live-status";
+    head.appendChild(status);
+    const source = new EventSource(url);
+    source.addEventListener("steps", (event) => {
+      const update = JSON.parse(event.data);
+      const atEnd = current >= steps.length - 1;
+      steps.splice(update.from, steps.length, ...update.steps);
+      states.splice(update.sfrom, states.length, ...update.states);
+      if (update.result) data.result = update.result;
+      markFaults();
+      for (const [key, select] of navs) fillNav(key, select);
+      const shown = current;
+      current = -1;
+      go(atEnd ? steps.length - 1 : shown);
+      document.body.dataset.steps = String(steps.length);
+    });
+    source.addEventListener("over", (event) => {
+      source.close();
+      status.textContent = JSON.parse(event.data);
+      status.classList.add("over");
+    });
+    source.addEventListener("error", () => {
+      if (source.readyState === EventSource.CLOSED) return;
+      status.textContent = "Live: not connected to referee serve (stopped?): trying again";
+    });
+    source.addEventListener("open", () => {
+      status.textContent = "Live: the game is being played";
+    });
+    document.body.dataset.steps = String(steps.length);
+  }
 })();

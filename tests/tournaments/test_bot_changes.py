@@ -131,10 +131,11 @@ def test_each_record_says_which_files_seats_hellos_and_referee_played(
 
 
 def as_schema_1(db: Path) -> None:
-    """What a referee before bot provenance made: no bots table, records without
-    seats, hashes, hellos or version, schema "1"."""
+    """What a referee before bot provenance made: no bots table (nor replaced_games, of
+    schema 3), records without seats, hashes, hellos or version, schema "1"."""
     with sqlite3.connect(db) as conn:
         conn.execute("DROP TABLE bots")
+        conn.execute("DROP TABLE replaced_games")
         conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
         conn.execute("UPDATE games SET record = json_remove(record, '$.seats', '$.hashes', "
                      "'$.hellos', '$.referee_version')")

@@ -104,12 +104,12 @@ BOTS = tuple(BotProvenance(bot.name, "candidate", bot.command, "/usr/bin/python3
 def test_the_store_records_the_bots_and_refuses_one_that_changed(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     with ResultStore(db, SPEC) as store:
-        assert store.claim_bots(BOTS) is False
+        assert not store.claim_bots(BOTS).unchecked
     changed = BOTS[1].__class__(**{**BOTS[1].__dict__,
                                    "hashes": BotHashes("f" * 64, "e" * 64),
                                    "script": "/x/b.py"})
     with ResultStore(db, SPEC) as store:
-        assert store.claim_bots(BOTS) is False  # the same files: resumes
+        assert not store.claim_bots(BOTS).unchecked  # the same files: resumes
         with pytest.raises(ConfigError) as refused:
             store.claim_bots((BOTS[0], changed, BOTS[2]))
         assert store.bots() == {bot.name: bot for bot in BOTS}  # nothing written
@@ -153,8 +153,9 @@ def test_the_bots_table_escapes_commands_in_html_and_marks_what_is_unknown() -> 
                                    BotHashes("a" * 64, "b" * 64), ("why", "0.1"))}
     table = bots_table(spec, recorded)
     assert table.title == "Bots"
-    assert table.rows[0][:4] == ("x", "candidate", "stdio:sh -c 'echo <b>hi</b>'", None)
-    assert table.rows[1] == ("y", "reference", "python y.py", "'why 0.1'", "/p",
+    assert table.rows[0][:5] == ("x", "candidate", None, "stdio:sh -c 'echo <b>hi</b>'",
+                                 None)
+    assert table.rows[1] == ("y", "reference", 1, "python y.py", "'why 0.1'", "/p",
                              "a" * 12, "/y.py", "b" * 12)
     shown = render([table], metadata(spec, 0), OutputFormat.HTML).out
     assert "<b>hi" not in shown and "&lt;b&gt;hi" in shown
@@ -214,8 +215,8 @@ def test_a_db_without_meta_is_damaged_and_one_of_a_newer_schema_is_refused(
     with sqlite3.connect(lost) as conn:
         conn.execute("DROP TABLE meta")
     with sqlite3.connect(newer) as conn:
-        conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema'")
+        conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema'")
     code, _, err = run_main(["results", str(lost)])
     assert code == 1 and "damaged results db" in err and "no meta" in err, err
     code, _, err = run_main(["results", str(newer)])
-    assert code == 2 and "schema '3'" in err and "reads schemas 1, 2" in err, err
+    assert code == 2 and "schema '4'" in err and "reads schemas 1, 2, 3" in err, err

@@ -69,7 +69,7 @@ def test_refuses_a_different_definition(tmp_path: Path) -> None:
         ResultStore(db, other)
     message = str(caught.value)
     assert str(db) in message and "different tournament" in message
-    assert "deals" in message and "use another --db or the same definition" in message
+    assert "deals" in message and "--restart starts over" in message and "another --db" in message
 
 
 def test_fresh_bots_is_not_part_of_the_definition(tmp_path: Path) -> None:

@@ -152,7 +152,8 @@ def gate_context(game: AnyGame, bots: GateBots, size: int, options: Options,
     logs = logs.resolve()
     return checked_context(PlayContext(
         spec, (), logs, launch.transport, busy_wait=launch.busy_wait, sandbox=launch.sandbox,
-        persistent_bots=persistent_bots, secrets=(logs, *launch.secrets)))
+        persistent_bots=persistent_bots, secrets=(logs, *launch.secrets),
+        remote=launch.remote))
 
 
 def run_gate(plan: GatePlan, context: PlayContext, progress: Progress,

@@ -16,11 +16,12 @@ _LINE_SHOWN = 120  # characters of an offending line in a table cell
 
 
 def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
-              folder: Path) -> ResultTable:
+              folder: Path, paths: bool = True) -> ResultTable:
     """Every game `bot` played: seat, the others at the table, score, place, its fault
     (kind, detail and the offending line), the game's log and the bot's stderr file in
-    that game. ConfigError for a name
-    that is not a bot of the tournament, naming those that are."""
+    that game (without `paths`, for a page to publish, no paths of the organiser's
+    machine). ConfigError for a name that is not a bot of the tournament, naming those
+    that are."""
     if bot not in bots:
         raise ConfigError(f"no bot {bot!r} in this tournament (its bots: "
                           f"{', '.join(bots)})")
@@ -29,10 +30,31 @@ def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
         for seat, name in enumerate(record.bots):
             if name == bot:
                 rows.append(_game_row(record, seat, folder))
-    columns = (Column("game", "game"), Column("seat", "seat"), Column("with", "with"),
-               Column("score", "score"), Column("place", "place"), Column("fault", "fault"),
-               Column("log", "log"), Column("stderr", "stderr"))
-    return ResultTable("bot_games", f"Games of {bot} ({len(rows)} seats played)", columns, tuple(rows))
+    columns: tuple[Column, ...] = _GAME_COLUMNS
+    if not paths:
+        columns, rows = columns[:-2], [row[:-2] for row in rows]
+    return ResultTable("bot_games", f"Games of {bot} ({len(rows)} seats played)", columns,
+                       tuple(rows))
+
+
+_GAME_COLUMNS = (Column("game", "game"), Column("seat", "seat"), Column("with", "with"),
+                 Column("score", "score"), Column("place", "place"),
+                 Column("fault", "fault"), Column("log", "log"), Column("stderr", "stderr"))
+
+
+def replaced_games(replaced: Sequence[tuple[int, GameRecord]], bot: str,
+                   folder: Path) -> list[ResultTable]:
+    """The games of `bot`'s versions since replaced (a gauntlet's candidate whose files
+    changed), kept as history and counted nowhere: its version, then the columns of
+    `bot_games`. No table when there are none."""
+    if not replaced:
+        return []
+    rows = tuple((version, *_game_row(record, seat, folder))
+                 for version, record in replaced
+                 for seat, name in enumerate(record.bots) if name == bot)
+    columns = (Column("version", "version"), *_GAME_COLUMNS)
+    return [ResultTable("replaced_games", f"Games of {bot}'s replaced versions, not counted "
+                        f"({len(rows)} seats played)", columns, rows)]
 
 
 def all_faults(records: Sequence[GameRecord], folder: Path) -> ResultTable:

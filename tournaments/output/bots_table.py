@@ -1,18 +1,21 @@
-"""The Bots table of a report: each bot's role and command, the name and version its
-HELLO gave, and the files it runs with their sha256, as the results db recorded them."""
+"""The Bots table of a report: each bot's role, version and command, the name and version
+its HELLO gave, and the files it runs with their sha256, as the results db recorded them;
+and for a gauntlet whose class changed, the games the tables leave out."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from protocols.wire import quote
 from tournaments.store.provenance import BotProvenance, short_hash
 from tournaments.output.tables import Cell, Column, ResultTable
 from tournaments.spec.definition import TournamentSpec
+from tournaments.store.results_db import LeftOut
 
 TITLE = "Bots"
-_COLUMNS = (Column("bot", "bot"), Column("role", "role"), Column("command", "command"),
-            Column("hello", "hello"), Column("executable", "executable"),
+_COLUMNS = (Column("bot", "bot"), Column("role", "role"), Column("version", "version"),
+            Column("command", "command"), Column("hello", "hello"),
+            Column("executable", "executable"),
             Column("sha256", "executable_sha256"), Column("script", "script"),
             Column("script sha256", "script_sha256"))
 
@@ -30,9 +33,24 @@ def bots_table(spec: TournamentSpec, recorded: Mapping[str, BotProvenance],
 def _row(name: str, role: str, command: str,
          bot: BotProvenance | None) -> tuple[Cell, ...]:
     if bot is None:
-        return (name, role, command, None, None, None, None, None)
+        return (name, role, None, command, None, None, None, None, None)
     # HELLO's words are the bot's own text: quoted, like every line a bot sends.
     hello = None if bot.hello is None else quote(" ".join(bot.hello))
     script_hash = None if bot.script is None else short_hash(bot.hashes.script)
-    return (name, role, command, hello, bot.executable, short_hash(bot.hashes.executable),
-            bot.script, script_hash)
+    return (name, role, bot.version, command, hello, bot.executable,
+            short_hash(bot.hashes.executable), bot.script, script_hash)
+
+
+def left_out_table(left_out: Sequence[LeftOut]) -> list[ResultTable]:
+    """The games kept in a gauntlet's db that no table above counts: those of candidates
+    removed from the class, and of versions since replaced (none: no table)."""
+    if not left_out:
+        return []
+    rows = tuple((item.bot, item.version, item.games,
+                  "removed from the class" if item.removed else
+                  f"replaced by version {item.version + 1}") for item in left_out)
+    columns = (Column("bot", "bot"), Column("version", "version"), Column("games", "games"),
+               Column("why", "why"))
+    return [ResultTable("left_out", "Not counted above: games kept in the results db of "
+                        "candidates removed from the class or of versions since replaced",
+                        columns, rows)]

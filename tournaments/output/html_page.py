@@ -6,12 +6,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
+from typing import Protocol
 
 from tournaments.output import cells
 from tournaments.output.metadata import Metadata
 from tournaments.output.tables import Cell, Column, ResultTable
 
 SHADED = "head_to_head"  # the crosstable: each cell a share from 0 to 100
+
+
+class Linker(Protocol):
+    """Where a cell links to, if anywhere: a bot's page, a game's replay (a results site,
+    tournaments/site/). The href is the linker's own, never text from a bot."""
+
+    def __call__(self, table: ResultTable, row: tuple[Cell, ...],
+                 column: Column) -> str | None: ...
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
@@ -25,22 +34,31 @@ th { background: #f0f0f0; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.line { font-family: monospace; white-space: pre-wrap; }
 table.settings th { text-align: left; }
+nav.site { margin-bottom: 1em; }
 """.strip()
 
 
-def html_page(tables: Sequence[ResultTable], metadata: Metadata) -> str:
+def html_page(tables: Sequence[ResultTable], metadata: Metadata,
+              links: Linker | None = None, before: str = "") -> str:
+    """The results page; with `links`, cells link where it says; `before`, markup the
+    caller made (escaped), goes first in the body."""
     title = f"{metadata.game_title} tournament results"
     notice = metadata.notice()
-    body = [f"<h1>{escape(title)}</h1>"]
+    body = [before, f"<h1>{escape(title)}</h1>"]
     if notice:
         body.append(f'<p class="notice" id="notice">{escape(notice)}</p>')
     body.append(_settings(metadata))
-    body.extend(_section(table) for table in tables)
+    body.extend(section(table, links) for table in tables)
+    return document(title, body)
+
+
+def document(title: str, body: Sequence[str]) -> str:
+    """A whole page of `body`'s markup, with the results' styles."""
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{escape(title)}</title>", f"<style>\n{_STYLE}\n</style>", "</head>",
-        "<body>", *body, "</body>", "</html>"]) + "\n"
+        "<body>", *[part for part in body if part], "</body>", "</html>"]) + "\n"
 
 
 def _settings(metadata: Metadata) -> str:
@@ -50,21 +68,23 @@ def _settings(metadata: Metadata) -> str:
             f"<tbody>{rows}</tbody></table></section>")
 
 
-def _section(table: ResultTable) -> str:
+def section(table: ResultTable, links: Linker | None = None) -> str:
+    """One table, in a section of its own."""
     head = "".join(f'<th scope="col">{escape(column.name)}</th>' for column in table.columns)
-    rows = [_row(table, row) for row in table.rows] or [
+    rows = [_row(table, row, links) for row in table.rows] or [
         f'<tr><td colspan="{len(table.columns)}">none</td></tr>']
     return (f'<section><table id="{escape(table.name)}"><caption>{escape(table.title)}'
             f"</caption><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody>"
             "</table></section>")
 
 
-def _row(table: ResultTable, row: tuple[Cell, ...]) -> str:
-    return "<tr>" + "".join(_cell(table, column, cell)
+def _row(table: ResultTable, row: tuple[Cell, ...], links: Linker | None) -> str:
+    return "<tr>" + "".join(_cell(table, column, cell, row, links)
                             for column, cell in zip(table.columns, row)) + "</tr>"
 
 
-def _cell(table: ResultTable, column: Column, cell: Cell) -> str:
+def _cell(table: ResultTable, column: Column, cell: Cell, row: tuple[Cell, ...],
+          links: Linker | None) -> str:
     attributes = ""
     if cells.numeric(cell):
         attributes = ' class="num"'
@@ -72,7 +92,11 @@ def _cell(table: ResultTable, column: Column, cell: Cell) -> str:
             attributes += f' style="background-color: {shade(float(cell))}"'
     elif column.key == "line":
         attributes = ' class="line"'
-    return f"<td{attributes}>{escape(cells.text(cell, column))}</td>"
+    shown = escape(cells.text(cell, column))
+    href = None if links is None or cell is None else links(table, row, column)
+    if href is not None:
+        shown = f'<a href="{escape(href)}">{shown}</a>'
+    return f"<td{attributes}>{shown}</td>"
 
 
 def shade(percent: float) -> str:

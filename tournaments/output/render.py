@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from referee.errors import ConfigError
 from tournaments.output.csv_table import csv_table
 from tournaments.output.formats import OutputFormat
-from tournaments.output.html_page import html_page
+from tournaments.output.html_page import Linker, html_page
 from tournaments.output.json_doc import json_document
 from tournaments.output.metadata import Metadata
 from tournaments.output.text import text_report
@@ -38,9 +38,9 @@ def select(tables: Sequence[ResultTable], name: str | None) -> list[ResultTable]
 
 
 def render(tables: Sequence[ResultTable], metadata: Metadata, fmt: OutputFormat,
-           table: str | None = None) -> Rendered:
+           table: str | None = None, links: Linker | None = None) -> Rendered:
     """The tables (only the one called `table`, if given) in `fmt`. CSV writes one table:
-    without `table` the first, which ranks the bots."""
+    without `table` the first, which ranks the bots. HTML links cells as `links` says."""
     chosen = select(tables, table)
     notice = metadata.notice()
     if fmt is OutputFormat.CSV:
@@ -49,5 +49,5 @@ def render(tables: Sequence[ResultTable], metadata: Metadata, fmt: OutputFormat,
     if fmt is OutputFormat.JSON:
         return Rendered(json_document(chosen, metadata))
     if fmt is OutputFormat.HTML:
-        return Rendered(html_page(chosen, metadata))
+        return Rendered(html_page(chosen, metadata, links))
     return Rendered(text_report(chosen, fmt.value, notice))

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import TextIO
 
 from referee.errors import ConfigError
-from tournaments.output.bot_report import all_faults, bot_games, fault_list
-from tournaments.output.bots_table import bots_table
+from tournaments.output.bot_report import all_faults, bot_games, fault_list, replaced_games
+from tournaments.output.bots_table import bots_table, left_out_table
 from tournaments.output.formats import OutputFormat
+from tournaments.output.html_page import Linker
 from tournaments.output.metadata import Metadata, Settled
 from tournaments.output.render import Rendered, render
 from tournaments.output.tables import ResultTable, build_tables
@@ -21,29 +22,31 @@ from tournaments.spec.definition import TournamentSpec
 from tournaments.stats.settle import counted_games
 from tournaments.store.provenance import BotProvenance
 from tournaments.store.records import GameRecord
-from tournaments.store.results_db import ResultStore
+from tournaments.store.results_db import LeftOut, ResultStore
 
 
 def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
                    faults: bool = False, table: str | None = None,
-                   stream: TextIO | None = None) -> str:
+                   stream: TextIO | None = None, links: Linker | None = None) -> str:
     """The tables of a results db made earlier (finished or not) and its bots; with
     `bot`, that bot's provenance and games instead, and with `faults`, every fault
     (ConfigError for an unknown bot or table). What belongs on standard error goes to
-    `stream` (by default, there)."""
+    `stream` (by default, there). An HTML page links its cells as `links` says."""
     err = stream if stream is not None else sys.stderr
     with opened(lambda: ResultStore.open_existing(db_path), db_path) as store:
         records, folder = store.records(), db_path.resolve().parent
         if bot is None and not faults:
-            return rendered_results(store, records, fmt, table, err)
+            return rendered_results(store, records, fmt, table, err, links)
         # A bot's games and the faults: every game stored, counted or not.
         tables: list[ResultTable] = []
         if bot is not None:
             games = bot_games(records, bot, store.spec.bot_names, folder)  # checks the name
-            tables += [bots_table(store.spec, store.bots(), only=bot), games]
+            tables += [bots_table(store.spec, store.bots(), only=bot), games,
+                       *replaced_games(store.replaced(bot), bot, folder)]
         if faults:
             tables.append(all_faults(records, folder))
-        return _written(render(tables, metadata(store.spec, len(records)), fmt, table), err)
+        return _written(render(tables, metadata(store.spec, len(records)), fmt, table,
+                               links), err)
 
 
 def opened(opener: Callable[[], ResultStore], path: Path) -> ResultStore:
@@ -62,13 +65,13 @@ def standings(store: ResultStore) -> str:
 
 
 def rendered_results(store: ResultStore, records: Sequence[GameRecord], fmt: OutputFormat,
-                     table: str | None, err: TextIO) -> str:
+                     table: str | None, err: TextIO, links: Linker | None = None) -> str:
     """The tournament's tables of `records` (the store's) and where its bots came from:
     the same after a run and from `referee results`. Under --until-settled, the games
     of the deals up to the one the ranking settled after."""
     games, settled = counted(store.spec, records)
-    rendered = render(result_tables(store.spec, games, fmt, store.bots()),
-                      metadata(store.spec, len(games), settled), fmt, table)
+    rendered = render(result_tables(store.spec, games, fmt, store.bots(), store.left_out()),
+                      metadata(store.spec, len(games), settled), fmt, table, links)
     return _written(rendered, err)
 
 
@@ -85,11 +88,13 @@ def counted(spec: TournamentSpec, records: Sequence[GameRecord]
 
 
 def result_tables(spec: TournamentSpec, records: Sequence[GameRecord], fmt: OutputFormat,
-                  bots: Mapping[str, BotProvenance] | None = None) -> list[ResultTable]:
-    """The tournament's tables, the ranking first, then the bots; a page to publish lists
-    every fault, bot by bot, too."""
+                  bots: Mapping[str, BotProvenance] | None = None,
+                  left_out: Sequence[LeftOut] = ()) -> list[ResultTable]:
+    """The tournament's tables, the ranking first, then the bots, and the games a changed
+    class left out; a page to publish lists every fault, bot by bot, too."""
     tables = build_tables(spec.game, records, spec.bot_names, _reference_names(spec))
     tables.append(bots_table(spec, bots or {}))
+    tables += left_out_table(left_out)
     return tables + ([fault_list(records)] if fmt is OutputFormat.HTML else [])
 
 

@@ -92,7 +92,13 @@ def build_tables(game: AnyGame, records: Sequence[GameRecord],
         standings = _naming_disqualified(competitive_standings(game.title, records, names),
                                          records)
         ranked = [str(row[1]) for row in standings.rows]
-        return [*_apart(standings, references), head_to_head_table(records, ranked)]
+        if references:  # candidates never meet one another: their rows, references' columns
+            candidates = [bot for bot in ranked if bot not in references]
+            crosstable = head_to_head_table(records, candidates,
+                                            [bot for bot in ranked if bot in references])
+        else:
+            crosstable = head_to_head_table(records, ranked)
+        return [*_apart(standings, references), crosstable]
     solo, *rest = cooperative_tables(game.title, records, names)
     return [*_apart(_naming_disqualified(solo, records), references), *rest]
 
@@ -179,19 +185,26 @@ def _standing_row(rank: int | None, bot: str, scores: list[int], deals: list[int
             sum(1 for place in places if place == 1), FaultCounts.of(faults), mu, sigma)
 
 
-def head_to_head_table(records: Sequence[GameRecord], bots: Sequence[str]) -> ResultTable:
-    """Crosstable: % of seat pairs in which the row bot placed ahead of the column bot."""
+def head_to_head_table(records: Sequence[GameRecord], bots: Sequence[str],
+                       opponents: Sequence[str] | None = None) -> ResultTable:
+    """Crosstable: % of seat pairs in which the row bot placed ahead of the column bot;
+    the columns are `opponents` if given (a gauntlet's references), else `bots`."""
     shares = head_to_head(records)
+    columns_of = list(bots if opponents is None else opponents)
     rows = tuple((row,) + tuple(_percent(shares[row, column][0])
-                                if (row, column) in shares else None for column in bots)
+                                if (row, column) in shares else None
+                                for column in columns_of)
                  for row in bots)
-    counts = sorted({count for _, count in shares.values()})
+    counts = sorted({count for pair, (_, count) in shares.items()
+                     if pair[0] in bots and pair[1] in columns_of})
     pairs = ("no seat pairs yet" if not counts else f"{counts[0]} seat pairs per cell"
              if len(counts) == 1 else f"{counts[0]}-{counts[-1]} seat pairs per cell")
+    against = "" if opponents is None else "; candidates (rows) against the references"
     title = ("Head-to-head: % of seat pairs at the same table in which the row bot placed "
-             f"ahead of the column bot (ties count half; {pairs})")
+             f"ahead of the column bot (ties count half; {pairs}{against})")
     # An opponent's column is keyed by its name: bot names are the data here.
-    columns = (Column("bot", "bot"),) + tuple(Column(bot, bot, decimals=1) for bot in bots)
+    columns = (Column("bot", "bot"),) + tuple(Column(bot, bot, decimals=1)
+                                              for bot in columns_of)
     return ResultTable("head_to_head", title, columns, rows)
 
 

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Collection, Sequence
 
 from referee import __version__
+from referee.logs.live import open_log
 from referee.logs.writer import GameLog
 from referee.matches.logged_game import write_header
 from referee.players.lineup import (
@@ -44,6 +45,7 @@ from referee.players.lineup import (
 )
 from referee.players.player import Player
 from referee.players.remote_player import RemotePlayer
+from referee.players.remote_seats import RemoteSettings
 from referee.processes.bot_command import bot_folder
 from referee.processes.sandbox import SandboxSettings, check_sealed
 from tournaments.run.disqualify import disqualified_player
@@ -74,26 +76,33 @@ class PlayContext:
     # Per bot, the sha256 of its files, hashed once by the coordinator before any game
     # (tournaments/store/provenance.py) and stamped on each record here; empty: not kept.
     hashes: tuple[BotHashes, ...] = ()
+    remote: RemoteSettings | None = None  # where remote seats connect (one worker only)
+    # Per bot, its version in the results db (tournaments/store/bots_db.py); empty: all 1.
+    # A game of a later version gets logs of its own: the replaced version's stay.
+    versions: tuple[int, ...] = ()
 
     def launch_settings(self) -> LaunchSettings:
         spec = self.spec
         return LaunchSettings(spec.time_limits, spec.resource_limits, self.transport,
                               busy_wait=self.busy_wait, sandbox=self.sandbox,
-                              secrets=self.secrets)
+                              secrets=self.secrets, remote=self.remote)
 
 
 def play_context(spec: TournamentSpec, db_path: Path, transport: str = "ipc",
                  log_times: bool = True, busy_wait: float | None = None,
                  sandbox: SandboxSettings = SandboxSettings(),
-                 persistent_bots: bool = False) -> PlayContext:
+                 persistent_bots: bool = False,
+                 remote: RemoteSettings | None = None) -> PlayContext:
     """The context of a tournament whose logs go beside its results db (checked_context);
     no bot may see either."""
     logs = logs_dir(db_path).resolve()
     # The db's whole folder, not the file: SQLite's journal, its WAL and the backups
     # appear beside the db as it is written, and a bot that saw them would read seeds.
+    # The referee's secret key too: a bot holding it could pose as the referee.
+    key = () if remote is None else (remote.key_file,)
     return checked_context(PlayContext(spec, (), logs, transport, log_times, busy_wait,
                                        sandbox, persistent_bots,
-                                       (logs, db_path.resolve().parent)))
+                                       (logs, db_path.resolve().parent, *key), remote=remote))
 
 
 def checked_context(context: PlayContext) -> PlayContext:
@@ -107,17 +116,20 @@ def checked_context(context: PlayContext) -> PlayContext:
     context = replace(context, bots=tuple(specs))
     view = sandbox_view(context.launch_settings())  # `--sandbox on` where none: fail now
     if view is not None:  # a secret a bot's sandbox could not hide: fail now, not per game
-        check_sealed(view, [(bot.label, bot_folder(bot.command, view.cwd)) for bot in specs])
+        check_sealed(view, [(bot.label, bot_folder(bot.command, view.cwd)) for bot in specs
+                            if bot.remote is None])  # a remote seat has no folder here
     return context
 
 
 LOG_SUFFIX = ".jsonl.gz"
 
 
-def log_name(fixture_id: str) -> str:
+def log_name(fixture_id: str, version: int = 1) -> str:
     """The game log's file name: the fixture id made safe, e.g. rage_d01_t02_r3.jsonl.gz
-    (gzip-compressed)."""
-    return safe_word(fixture_id).strip("_") + LOG_SUFFIX
+    (gzip-compressed); a game of a bot's version 2 or later, e.g.
+    rage_d01_c-alice_t01_r0.v2.jsonl.gz."""
+    tag = f".v{version}" if version > 1 else ""
+    return safe_word(fixture_id).strip("_") + tag + LOG_SUFFIX
 
 
 def stderr_path(context: PlayContext, bot: str) -> Path:
@@ -269,10 +281,12 @@ def play_fixture(fixture: Fixture, context: PlayContext) -> GameRecord:
     """Play one fixture with this worker's bots, log it, and return its record."""
     pool = worker_pool(context)
     keys = seat_keys(fixture.seats)
-    log_path = context.logs / log_name(fixture.fixture_id)
+    version = max((context.versions[bot] for bot in fixture.seats), default=1) \
+        if context.versions else 1
+    log_path = context.logs / log_name(fixture.fixture_id, version)
     game_stderr = _game_stderr(context, fixture, log_path)
     with pool.keep_alive.busy():
-        with closing(GameLog.open(log_path, context.log_times)) as log:
+        with closing(open_log(log_path, context.log_times, context.logs)) as log:
             players = pool.take(keys, game_stderr, fixture.deal, fixture.disqualified)
             try:
                 record = _play(fixture, context, players, log)

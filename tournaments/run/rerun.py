@@ -38,12 +38,13 @@ class Rerun:
 def rerun(db_path: Path, fixture_id: str, sandbox: SandboxSettings) -> Rerun:
     """Play the stored game `fixture_id` of the db again, with bots of its own. ConfigError if it has none."""
     with ResultStore.open_existing(db_path) as store:
-        spec, secret = store.spec, store.deal_secret
+        spec, secret, legacy_ids = store.spec, store.deal_secret, store.legacy_ids
         stored = next((r for r in store.records() if r.fixture_id == fixture_id), None)
     if stored is None:
         raise ConfigError(f"no stored game {fixture_id!r} in {db_path} (`referee results "
                           f"{db_path} --faults` or a game log's name gives the ids)")
-    fixture = next(f for f in fixtures_for(spec, secret) if f.fixture_id == fixture_id)
+    fixture = next(f for f in fixtures_for(spec, secret, legacy_ids)
+                   if f.fixture_id == fixture_id)
     # A bot disqualified then is seated so again: no process of it played that game.
     fixture = replace(fixture, disqualified=disqualified_bots(stored, spec.bot_names))
     context = play_context(spec, db_path, sandbox=sandbox)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TextIO
 
 from referee.errors import ConfigError
+from referee.players.remote_seats import RemoteSettings
 from referee.processes.sandbox import SandboxSettings
 from tournaments.output.formats import OutputFormat
 from tournaments.output.render import select
@@ -27,7 +28,7 @@ from tournaments.schedule.play_order import play_order, window_deals
 from tournaments.spec.definition import TournamentSpec
 from tournaments.store.backup import back_up
 from tournaments.store.provenance import BotProvenance, bots_provenance
-from tournaments.store.results_db import ResultStore, default_db_path
+from tournaments.store.results_db import Claim, LeftOut, ResultStore, default_db_path
 
 
 # A class of 30 bots at tables of 4 is 143,840 games a deal: a schedule that big is
@@ -59,6 +60,7 @@ class RunOptions:
     restart: bool = False  # move an existing db and its logs to a backup, start over
     fail_on_fault: bool = False  # FaultsFound, with the tables, if any stored game faulted
     cluster: str | None = None  # a Dask cluster to play on (tournaments/run/cluster.py)
+    remote: RemoteSettings | None = None  # remote seats' --listen: one worker, no cluster
     # Workers that each keep their own bots (None: jobs), which size play order's windows.
     pools: int | None = None
 
@@ -88,8 +90,12 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     _check_size(spec, options.max_games)
     select(result_tables(spec, [], options.fmt), options.table)  # a bad name before any game
     db_path = options.db_path or default_db_path(spec)
+    if options.remote is not None and (options.cluster is not None or options.jobs > 1):
+        raise ConfigError("remote seats are served by one worker, which listens on "
+                          "--listen: give --jobs 1, and no --cluster")
     context = play_context(spec, db_path, options.transport, busy_wait=options.busy_wait,
-                           sandbox=options.sandbox, persistent_bots=options.persistent_bots)
+                           sandbox=options.sandbox, persistent_bots=options.persistent_bots,
+                           remote=options.remote)
     bots = bots_provenance(spec.bots, context.bots)  # every file read before any game
     context = replace(context, hashes=tuple(bot.hashes for bot in bots))
     err = stream if stream is not None else sys.stderr
@@ -97,9 +103,13 @@ def run_session(spec: TournamentSpec, options: RunOptions,
             _open_new(db_path, spec, options.restart, err) as store:
         # The db's secret: a resumed run plays the deals the interrupted one began.
         fixtures = fixtures_for(spec, store.deal_secret)
-        if store.claim_bots(bots):
+        claim = store.claim_bots(bots)
+        if claim.unchecked:
             err.write(f"note: {db_path} was made before bots' files were recorded: they "
                       "are recorded as they are now, so its earlier games are unchecked\n")
+        err.write("".join(f"{line}\n" for line in class_changes(claim, store.left_out())))
+        context = replace(context, versions=tuple(claim.versions[name]
+                                                  for name in spec.bot_names))
         err.write(f"results: {db_path} (game logs in {context.logs.name}/)\n")
         left = len(fixtures) - len(store.done())
         err.write(f"{spec.game.name}: {len(fixtures):,} games scheduled, {left:,} to play\n")
@@ -118,6 +128,19 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     if options.fail_on_fault and faults:
         raise FaultsFound(tables, faults, db_path)
     return tables
+
+
+def class_changes(claim: Claim, left_out: Sequence[LeftOut]) -> list[str]:
+    """What a gauntlet's run says of its class as the db had it: candidates new, their
+    files changed, or gone."""
+    lines = [f"class: {name} is new: its games are played" for name in claim.added]
+    lines += [f"class: {name}'s files or command changed: version {old + 1} plays its games "
+              f"again; the {moved} game{'s' if moved != 1 else ''} of version {old} stay in the db, "
+              "not counted" for name, old, moved in claim.replaced]
+    lines += [f"class: {gone.bot} is no longer in the class: its {gone.games} game"
+              f"{'s' if gone.games != 1 else ''} stay in the db, not counted"
+              for gone in left_out if gone.removed]
+    return lines
 
 
 @contextmanager

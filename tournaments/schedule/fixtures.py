@@ -1,7 +1,8 @@
 """Pure scheduling: which bots meet, in which seats, on which deals.
 
 Fixture order is deal by deal; fixture ids are zero-padded so that sorting them gives the
-same order. The runner plays them in another order (tournaments/schedule/play_order.py), which
+same order (a gauntlet's ids name their candidates, docs/gauntlet.md: within a deal they
+sort by name, not in the order the candidates were given). The runner plays them in another order (tournaments/schedule/play_order.py), which
 leaves the ids as they are. Deal seeds are keyed
 with the tournament's secret (tournaments/schedule/secret.py): the public seed alone gives no deal.
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 import enum
 import hashlib
 import hmac
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations, combinations_with_replacement
 
@@ -101,28 +104,54 @@ def cooperative_fixtures(game: str, n_bots: int, team_size: int, deals: int, see
 
 def gauntlet_fixtures(game: str, contest: Contest, candidates: tuple[int, ...],
                       references: tuple[int, ...], size: int, deals: int, seed: int,
-                      secret: bytes) -> list[Fixture]:
+                      secret: bytes, names: Sequence[str] | None = None) -> list[Fixture]:
     """Each candidate with the references only: in a competitive game at every table of
     one candidate and size - 1 references, in every seat rotation; in a cooperative one
     solo and in every team of one candidate and size - 1 references (the references also
-    solo, as a baseline). Every candidate meets the same deals, opponents and seats."""
+    solo, as a baseline). Every candidate meets the same deals, opponents and seats.
+
+    With the bots' `names`, fixture ids name the candidate (`c-alice`) and a solo
+    reference (`r-ref`), so that a candidate's games keep their ids as others join or
+    leave the class (docs/gauntlet.md); without, they number the bots as results dbs
+    before schema 3 did (`c01`, `b03`)."""
     others = [tuple(references[i] for i in group) for group in
               (groups(len(references), size - 1) if size >= 2 else [])]
-    deal_width, bot_width = _width(deals), _width(len(candidates) + len(references))
-    group_width = _width(len(others))
+    label = _index_label(len(candidates) + len(references)) if names is None else \
+        _name_label(names, references)
+    deal_width, group_width = _width(deals), _width(len(others))
     fixtures = []
     for deal in range(1, deals + 1):
         prefix, seed_of_deal = f"{game}/d{deal:0{deal_width}d}", deal_seed(secret, seed, deal)
         if contest is Contest.COOPERATIVE:
-            fixtures += [Fixture(f"{prefix}/solo/b{bot + 1:0{bot_width}d}", game, (bot,), deal,
+            fixtures += [Fixture(f"{prefix}/solo/{label(bot, True)}", game, (bot,), deal,
                                  0, seed_of_deal, FixtureKind.SOLO)
                          for bot in (*candidates, *references)]
         for bot in candidates:
             for number, group in enumerate(others, start=1):
-                where = f"{prefix}/c{bot + 1:0{bot_width}d}/t{number:0{group_width}d}"
+                where = f"{prefix}/{label(bot, False)}/t{number:0{group_width}d}"
                 fixtures += _gauntlet_tables(game, contest, where, (bot, *group), deal,
                                              seed_of_deal)
     return fixtures
+
+
+def id_word(name: str) -> str:
+    """A bot's name as a word of a fixture id (and so of a log's file name): the name
+    itself where it is all of A-Z a-z 0-9 . _ -, any other character as %XX of its UTF-8
+    bytes, so that two names never give one word."""
+    return "".join(char if _PLAIN.fullmatch(char) else
+                   "".join(f"%{byte:02X}" for byte in char.encode()) for char in name)
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9._-]")
+
+
+def _index_label(n_bots: int) -> Callable[[int, bool], str]:
+    width = _width(n_bots)
+    return lambda bot, solo: f"{'b' if solo else 'c'}{bot + 1:0{width}d}"
+
+
+def _name_label(names: Sequence[str], references: tuple[int, ...]) -> Callable[[int, bool], str]:
+    return lambda bot, solo: f"{'r' if bot in references else 'c'}-{id_word(names[bot])}"
 
 
 def _gauntlet_tables(game: str, contest: Contest, where: str, table: tuple[int, ...],
@@ -135,19 +164,22 @@ def _gauntlet_tables(game: str, contest: Contest, where: str, table: tuple[int, 
                     rotation, seed, FixtureKind.TABLE) for rotation in range(size)]
 
 
-def fixtures_for(spec: TournamentSpec, secret: bytes) -> list[Fixture]:
-    """The whole schedule of a tournament with its deal secret, in fixture order."""
+def fixtures_for(spec: TournamentSpec, secret: bytes,
+                 legacy_ids: bool = False) -> list[Fixture]:
+    """The whole schedule of a tournament with its deal secret, in fixture order;
+    `legacy_ids`: a gauntlet's ids as results dbs before schema 3 gave them."""
     if spec.references:
         return gauntlet_fixtures(spec.game.name, spec.game.contest, spec.candidates,
-                                 spec.references, spec.size, spec.deals, spec.seed, secret)
+                                 spec.references, spec.size, spec.deals, spec.seed, secret,
+                                 None if legacy_ids else spec.bot_names)
     make = (competitive_fixtures if spec.game.contest is Contest.COMPETITIVE
             else cooperative_fixtures)
     return make(spec.game.name, len(spec.bots), spec.size, spec.deals, spec.seed, secret)
 
 
-def fixture_ids(spec: TournamentSpec) -> list[str]:
+def fixture_ids(spec: TournamentSpec, legacy_ids: bool = False) -> list[str]:
     """The fixture ids of a tournament, in fixture order (they do not depend on the secret)."""
-    return [fixture.fixture_id for fixture in fixtures_for(spec, _NO_SECRET)]
+    return [fixture.fixture_id for fixture in fixtures_for(spec, _NO_SECRET, legacy_ids)]
 
 
 _NO_SECRET = bytes(32)  # for fixture_ids alone: its seeds are thrown away

@@ -75,14 +75,16 @@ def declared_dirs(bots: tuple[BotEntry, ...]) -> dict[str, Path]:
     return {bot.name: Path(bot.dir) for bot in bots if bot.dir is not None}
 
 
-def default_size(game: AnyGame, n_bots: int) -> int:
+def default_size(game: AnyGame, n_bots: int, gauntlet: bool = False) -> int:
     """Competitive: tables of 4, or as many as there are bots if fewer, within the game's
     seats. Cooperative: teams of 2 when there are 2 or more bots (solo deals are always
-    played too)."""
+    played too). A gauntlet's does not follow its number of bots (tables of 4, teams of
+    2): its size is in its frame, which must stay the same as its class grows
+    (docs/gauntlet.md)."""
     least, most = game.seats.start, game.seats.stop - 1
     if game.contest is Contest.COOPERATIVE:
-        return min(2, most) if n_bots >= 2 else least
-    return max(least, min(4, n_bots, most))
+        return min(2, most) if n_bots >= 2 or gauntlet else least
+    return max(least, min(4, most if gauntlet else n_bots, most))
 
 
 def size_bound(game: AnyGame) -> Bound:
@@ -127,7 +129,8 @@ class TournamentSpec:
             raise SpecError(error.option, str(error)) from None
         return cls(
             game=game, bots=bots,
-            size=default_size(game, len(bots)) if size is None else size,
+            size=(default_size(game, len(bots), any(bot.reference for bot in bots))
+                  if size is None else size),
             deals=deals, seed=seed, time_limits=time_limits or TimeLimits(),
             resource_limits=resource_limits or ResourceLimits(), options=values,
             fresh_bots=fresh_bots, disqualify_after=disqualify_after, settle=settle)
@@ -196,8 +199,22 @@ class TournamentSpec:
             **self._faults_json(), **self._settle_json(),
         }
 
+    def frame(self) -> dict[str, object]:
+        """What the games already played rest on: `definition()`, less a gauntlet's
+        candidates. Each candidate plays with the references only, so adding, removing or
+        replacing one changes no other candidate's games (docs/gauntlet.md); a round robin's
+        games depend on every bot, so its frame is its whole definition."""
+        return frame_of(self.definition())
+
     def fingerprint(self) -> str:
-        """sha256 hex of the canonical JSON of `definition()`."""
+        """sha256 hex of the canonical JSON of `frame()`: a gauntlet's results db stays
+        the same as its class changes."""
+        return hashlib.sha256(canonical_json(self.frame()).encode()).hexdigest()
+
+    def full_fingerprint(self) -> str:
+        """sha256 hex of the canonical JSON of the whole `definition()`: what fingerprint()
+        was before gauntlets kept their db as their class changes (older default db
+        paths)."""
         return hashlib.sha256(canonical_json(self.definition()).encode()).hexdigest()
 
     def to_json(self) -> dict[str, object]:
@@ -222,6 +239,15 @@ class TournamentSpec:
         """The [settle] table; absent when unset, likewise. It defines the results: the
         tables count the deals up to the one the ranking settled after."""
         return {} if self.settle is None else {"settle": self.settle.to_json()}
+
+
+def frame_of(definition: Mapping[str, Any]) -> dict[str, object]:
+    """The frame (TournamentSpec.frame) of a stored definition: a gauntlet's keeps only
+    its reference bots."""
+    bots = definition.get("bots", [])
+    if not any(isinstance(bot, dict) and bot.get("reference") for bot in bots):
+        return dict(definition)
+    return {**definition, "bots": [bot for bot in bots if bot.get("reference")]}
 
 
 def spec_from_json(data: dict[str, Any]) -> TournamentSpec:

@@ -41,6 +41,9 @@ class BotProvenance:
     script: str | None  # absolute, or None for a bot that runs none
     hashes: BotHashes
     hello: tuple[str, str] | None = None  # HELLO's name and version, once it said one
+    # 1, and in a gauntlet one more each time a candidate's files changed between runs
+    # (tournaments/store/bots_db.py): its games of older versions are kept, not counted.
+    version: int = 1
 
 
 def short_hash(digest: str | None) -> str:
@@ -56,6 +59,13 @@ def bots_provenance(entries: Sequence[BotEntry], specs: Sequence[BotSpec],
     digests: dict[Path, str] = {}  # bots sharing an interpreter hash it once
     found = []
     for entry, spec in zip(entries, specs, strict=True):
+        if spec.remote is not None:  # its code is on another machine: its key is known
+            key = (where / spec.remote.key_file).resolve()
+            found.append(BotProvenance(entry.name, "reference" if entry.reference else
+                                       "candidate", entry.command, str(key), None,
+                                       BotHashes(_digest(entry.name, "public key", key,
+                                                         digests))))
+            continue
         executable = _executable(entry.name, spec.command.argv[0], where)
         script = _script(spec.command.argv[1:], where)
         hashes = BotHashes(_digest(entry.name, "executable", executable, digests),

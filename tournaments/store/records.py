@@ -43,7 +43,7 @@ class GameRecord:
     hints_given: tuple[int, ...] | None = None
     log_path: str | None = None
     # Provenance, None in records made before it was kept: the bot index of each seat
-    # (into the tournament's bots), the files each seat's bot ran, the name and version
+    # (into the tournament's bots; a gauntlet's as they were when it was played), the files each seat's bot ran, the name and version
     # each said in HELLO (None for a bot that never did), and the referee's version.
     seats: tuple[int, ...] | None = None
     hashes: tuple[BotHashes, ...] | None = None

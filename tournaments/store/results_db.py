@@ -10,13 +10,21 @@ too; its few fsyncs per game cost nothing next to a game between processes.
 Schema 2 added the bots table (tournaments/store/bots_db.py). A schema-1 db still reads, its
 bots without files or hashes; resuming it adds the table and records the bots' files as
 they are then (`claim_bots`), which cannot vouch for the games played before.
+
+Schema 3 (tournaments/store/schema_step.py) lets a gauntlet's class change: the db holds
+the gauntlet's frame (TournamentSpec.frame), the stored definition is the class of the
+latest run, and only the games of its candidates, as they are now, are read as its
+results. Games of candidates since removed stay in the games table; those of versions
+since replaced move to replaced_games; `left_out` counts both, for the note under the
+tables. A db of schema 1 or 2 still reads as it is, and a run resuming it brings it to 3.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import TracebackType
@@ -24,21 +32,26 @@ from typing import Any
 
 from referee.errors import ConfigError
 from referee.writable import check_writable_folder, make_folder
-from tournaments.spec.definition import TournamentSpec, canonical_json, spec_from_json
-from tournaments.store.bots_db import (
-    changed_bot, create_bots_table, insert_bot, note_hellos, read_bots,
+from tournaments.spec.definition import (
+    TournamentSpec, canonical_json, frame_of, spec_from_json,
 )
-from tournaments.store.bots_db import COLUMNS as BOTS_COLUMNS
+from tournaments.store.bots_db import (
+    COLUMNS, COLUMNS_2, REPLACED, REPLACED_COLUMNS, changed_bot, create_bots_table,
+    create_replaced_table, insert_bot, note_hellos, read_bots, replace_candidate,
+    replaced_counts, replaced_records,
+)
 from tournaments.store.provenance import BotProvenance
 from tournaments.store.records import GameRecord
 from tournaments.store.record_check import record_problem
-from tournaments.schedule.fixtures import fixture_ids
+from tournaments.store.schema_step import VERSION as SCHEMA_VERSION
+from tournaments.store.schema_step import create_games_table, upgrade
+from tournaments.schedule.fixtures import fixture_ids, fixtures_for
 from tournaments.schedule.secret import META_KEY, new_secret, secret_from_text, secret_to_text
 
-SCHEMA_VERSION = "2"
 _SCHEMA_1 = {"meta": {"key", "value"}, "games": {"fixture_id", "fixture_index", "record"}}
 # The tables, with their columns, of each schema this tool reads.
-_SCHEMAS = {"1": _SCHEMA_1, SCHEMA_VERSION: {**_SCHEMA_1, "bots": BOTS_COLUMNS}}
+_SCHEMAS = {"1": _SCHEMA_1, "2": {**_SCHEMA_1, "bots": COLUMNS_2},
+            SCHEMA_VERSION: {**_SCHEMA_1, "bots": COLUMNS, REPLACED: REPLACED_COLUMNS}}
 _TABLES = set(_SCHEMAS[SCHEMA_VERSION])
 _META_KEYS = {"schema", "fingerprint", "definition", "spec"}
 # Errors decoding what a row holds: bad JSON, missing keys, values of the wrong type.
@@ -63,8 +76,12 @@ class ResultsReadError(StoreFailure):
 
 
 def default_db_path(spec: TournamentSpec) -> Path:
-    """results/<game>-<fingerprint prefix>.sqlite, relative to the working directory."""
-    return Path("results") / f"{spec.game.name}-{spec.fingerprint()[:10]}.sqlite"
+    """results/<game>-<fingerprint prefix>.sqlite, relative to the working directory; for
+    a gauntlet whose db was made before its fingerprint left out the candidates, the path
+    it had then, if that db is there."""
+    path = Path("results") / f"{spec.game.name}-{spec.fingerprint()[:10]}.sqlite"
+    older = path.with_name(f"{spec.game.name}-{spec.full_fingerprint()[:10]}.sqlite")
+    return older if spec.references and not path.exists() and older.is_file() else path
 
 
 def logs_dir(db_path: Path) -> Path:
@@ -85,10 +102,35 @@ def check_logs_dir(db_path: Path) -> Path:
     return folder
 
 
-class ResultStore:
-    """Results of one tournament definition, keyed by fixture id, read in fixture order."""
+@dataclass(frozen=True)
+class Claim:
+    """What `claim_bots` found: each bot's version, the candidates new to the db, those
+    replaced (name, old version, games moved aside), and `unchecked`: bots recorded only
+    now in a db that held games already (made before bots were recorded)."""
 
-    _schema: str  # the db's schema: "1" until claim_bots adds the bots table
+    versions: dict[str, int]
+    added: tuple[str, ...] = ()
+    replaced: tuple[tuple[str, int, int], ...] = ()
+    unchecked: bool = False
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """Games in the db that the tables leave out: a removed candidate's (`version` its
+    last), or a replaced version's."""
+
+    bot: str
+    version: int
+    games: int
+    removed: bool  # False: replaced by a later version
+
+
+class ResultStore:
+    """Results of one tournament definition, keyed by fixture id, read in fixture order.
+    A gauntlet's store reads only the games of its current candidates (schema 3)."""
+
+    _schema: str  # the db's schema: "1" or "2" for an older db only read
+    _bots_recorded_late = False  # a schema-1 db held games before its bots were recorded
 
     def __init__(self, path: str | Path, spec: TournamentSpec) -> None:
         """Open or make the store, refusing one of another tournament (ConfigError);
@@ -126,8 +168,14 @@ class ResultStore:
         except BaseException:
             store._conn.close()
             raise
-        store._index = _fixture_indexes(store.spec)
+        store._index = _fixture_indexes(store.spec, store.legacy_ids)
         return store
+
+    @property
+    def legacy_ids(self) -> bool:
+        """Whether this db's gauntlet games have the ids of schema 1 and 2, which number
+        the bots (a db only read: a run brings it to schema 3 first)."""
+        return self._schema != SCHEMA_VERSION
 
     @property
     def fingerprint(self) -> str:
@@ -147,46 +195,95 @@ class ResultStore:
         return secret_from_text(str(row[0]))
 
     def bots(self) -> dict[str, BotProvenance]:
-        """The bots table by bot name: empty for a schema-1 db, which has none.
-        DamagedResults for a row that cannot be read."""
+        """The bots table by bot name, each bot's latest version: empty for a schema-1
+        db, which has none. DamagedResults for a row that cannot be read."""
         if self._schema == "1":
             return {}
         with _reading(self.path):
             return self._stored_bots()
 
-    def claim_bots(self, bots: Sequence[BotProvenance]) -> bool:
-        """Record each bot's files, or check them against those recorded: ConfigError
-        naming a bot whose files changed since. A schema-1 db gets its bots table here.
-        True if bots were recorded only now, after games were stored: those games'
-        bots cannot be checked."""
+    def claim_bots(self, bots: Sequence[BotProvenance]) -> Claim:
+        """Record each bot's files, or check them against those recorded. A bot whose
+        files changed since is refused (ConfigError naming it), except a gauntlet's
+        candidate: it gets the next version, and its games of the old one are moved
+        aside, to be played again. A gauntlet's stored definition becomes this run's
+        class. All in one transaction: a refusal changes nothing."""
         with _reading(self.path), self._transaction():
-            if self._schema == "1":
-                create_bots_table(self._conn)
-                self._conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'",
-                                   (SCHEMA_VERSION,))
+            unchecked = self._bots_recorded_late and bool(self.done())
             stored = self._stored_bots()
+            added, replaced, versions = [], [], {}
             for bot in bots:
-                if bot.name not in stored:
+                old = stored.get(bot.name)
+                if old is None:
                     insert_bot(self._conn, bot)
-                elif (change := changed_bot(stored[bot.name], bot)) is not None:
-                    raise ConfigError(
-                        f"bot {bot.name!r} changed since {self.path} was made: {change}; "
-                        "--restart starts over (keeping the old results as a backup), or "
-                        "give another --db")
-            late = any(bot.name not in stored for bot in bots) and bool(self.done())
-        self._schema = SCHEMA_VERSION
-        return late
+                    added.append(bot.name)
+                elif (change := _change(old, bot)) is None:
+                    bot = old
+                elif self.spec.references and bot.role == "candidate":
+                    bot, moved = replace_candidate(self._conn, old, bot,
+                                                   self._games_of(bot.name))
+                    replaced.append((bot.name, old.version, moved))
+                else:
+                    raise ConfigError(_changed(self.path, bot.name, change, self.spec))
+                versions[bot.name] = bot.version
+            if self.spec.references:
+                self._set_definition(self.spec)
+        self._bots_recorded_late = False
+        return Claim(versions, tuple(added) if stored else (), tuple(replaced), unchecked)
+
+    def _games_of(self, bot: str) -> set[str]:
+        """The fixture ids of the games `bot` sits in."""
+        index = self.spec.bot_names.index(bot)
+        return {fixture.fixture_id for fixture in fixtures_for(self.spec, _NO_SECRET)
+                if index in fixture.seats}
+
+    def _set_definition(self, spec: TournamentSpec) -> None:
+        for key, value in (("definition", canonical_json(spec.definition())),
+                           ("spec", canonical_json(spec.to_json()))):
+            self._conn.execute("UPDATE meta SET value = ? WHERE key = ?", (value, key))
+
+    def left_out(self) -> list[LeftOut]:
+        """The games kept in the db that this tournament's tables leave out: those of
+        candidates no longer in it, and of versions since replaced (schema 3 only)."""
+        if self._schema != SCHEMA_VERSION:
+            return []
+        with _reading(self.path):
+            removed: dict[str, int] = {}
+            for fixture_id, text in self._conn.execute("SELECT fixture_id, record FROM games"):
+                if fixture_id not in self._index and (
+                        bot := self._removed_candidate(text)) is not None:
+                    removed[bot] = removed.get(bot, 0) + 1
+            latest = self._stored_bots()
+            gone = [LeftOut(bot, latest[bot].version if bot in latest else 1, games, True)
+                    for bot, games in sorted(removed.items())]
+            return gone + [LeftOut(bot, version, games, False)
+                           for bot, version, games in replaced_counts(self._conn)]
+
+    def replaced(self, bot: str) -> list[tuple[int, GameRecord]]:
+        """(version, record) of each game kept of `bot`'s versions since replaced, oldest
+        version first; DamagedResults for a row that cannot be read."""
+        if self._schema != SCHEMA_VERSION:
+            return []
+        with _reading(self.path):
+            rows = replaced_records(self._conn, bot)
+        try:
+            return [(version, GameRecord.from_json(json.loads(text))) for version, text in rows]
+        except _DECODE_ERRORS as error:
+            raise DamagedResults(f"{self.path} is a damaged results db: a replaced game of "
+                                 f"{bot!r} is unreadable ({error})") from None
 
     def _stored_bots(self) -> dict[str, BotProvenance]:
         try:
-            return read_bots(self._conn)
+            return read_bots(self._conn, versioned=self._schema == SCHEMA_VERSION)
         except ValueError as error:
             raise DamagedResults(f"{self.path} is a damaged results db: {error}") from None
 
     def done(self) -> set[str]:
-        """Ids of the fixtures already stored."""
+        """Ids of this tournament's fixtures already stored (a gauntlet's db may hold
+        games of candidates since removed too: not these)."""
         with _reading(self.path):
-            return {row[0] for row in self._conn.execute("SELECT fixture_id FROM games")}
+            return {row[0] for row in self._conn.execute("SELECT fixture_id FROM games")
+                    if row[0] in self._index}
 
     def add(self, record: GameRecord) -> bool:
         """Store one record in its own committed transaction.
@@ -199,8 +296,7 @@ class ResultStore:
         try:
             with self._transaction():
                 _insert(self._conn, index, record)
-                if self._schema != "1":
-                    note_hellos(self._conn, record)
+                note_hellos(self._conn, record)
         except sqlite3.IntegrityError:
             return False
         except (sqlite3.OperationalError, OSError) as error:
@@ -212,12 +308,26 @@ class ResultStore:
         return True
 
     def records(self) -> list[GameRecord]:
-        """Every stored record, in fixture order (not completion order); DamagedResults
-        if a row cannot be read back as a game of this tournament."""
+        """Every stored record of this tournament's fixtures, in fixture order (not
+        completion order); DamagedResults if a row cannot be read back as a game of this
+        tournament. A gauntlet's games of candidates since removed are not among them."""
         with _reading(self.path):
-            rows = self._conn.execute(
-                "SELECT fixture_id, record FROM games ORDER BY fixture_index").fetchall()
-        return [self._decode(fixture_id, text) for fixture_id, text in rows]
+            rows = self._conn.execute("SELECT fixture_id, record FROM games").fetchall()
+        current = [row for row in rows if row[0] in self._index]
+        for fixture_id, text in rows:
+            if fixture_id not in self._index and not self._removed_candidate(text):
+                self._decode(fixture_id, text)  # not a game of this tournament: damaged
+        current.sort(key=lambda row: self._index[row[0]])
+        return [self._decode(fixture_id, text) for fixture_id, text in current]
+
+    def _removed_candidate(self, text: str) -> str | None:
+        """The candidate of a stored gauntlet game who is no longer in the class, None
+        for any other row (in a round robin, every row is a game of its schedule)."""
+        if not self.spec.references:
+            return None
+        names = self.spec.bot_names
+        bot = _candidate_of(text, {names[index] for index in self.spec.references})
+        return bot if bot is not None and bot not in names else None
 
     def _decode(self, fixture_id: object, text: object) -> GameRecord:
         try:
@@ -267,19 +377,65 @@ class ResultStore:
                 self._conn.execute("ROLLBACK")
 
     def _claim(self, spec: TournamentSpec) -> None:
-        # Create the tables and record the definition, or check it matches, atomically.
+        # Create the tables and record the definition, or check the frame matches and
+        # bring an older db to this schema, atomically.
         definition = canonical_json(spec.definition())
         with self._transaction():
             meta = _read_meta(self._conn, self.path)
             if meta is None:
                 _create(self._conn, spec, definition)
-            elif meta["fingerprint"] != spec.fingerprint():
+            elif canonical_json(_frame(self.path, meta["definition"])) != \
+                    canonical_json(spec.frame()):
                 raise ConfigError(_mismatch(self.path, meta["definition"], definition))
-            self._schema = SCHEMA_VERSION if meta is None else meta["schema"]
+            elif meta["schema"] != SCHEMA_VERSION:
+                try:
+                    upgrade(self._conn, meta["schema"], _stored_spec(self.path, meta["spec"]))
+                except _DECODE_ERRORS as error:
+                    raise DamagedResults(f"{self.path} is a damaged results db: a game row "
+                                         f"is unreadable ({error})") from None
+            self._bots_recorded_late = meta is not None and meta["schema"] == "1"
+            self._schema = SCHEMA_VERSION
 
 
-def _fixture_indexes(spec: TournamentSpec) -> dict[str, int]:
-    return {fixture_id: index for index, fixture_id in enumerate(fixture_ids(spec))}
+def _fixture_indexes(spec: TournamentSpec, legacy_ids: bool = False) -> dict[str, int]:
+    return {fixture_id: index
+            for index, fixture_id in enumerate(fixture_ids(spec, legacy_ids))}
+
+
+_NO_SECRET = bytes(32)  # for fixture ids and seats alone: seeds are thrown away
+
+
+def _candidate_of(text: str, references: Collection[str]) -> str | None:
+    """The candidate of a stored gauntlet game: its bot that is not a reference (None
+    for a reference's solo game or an unreadable row)."""
+    try:
+        return next((str(bot) for bot in json.loads(text)["bots"]
+                     if bot not in references), None)
+    except _DECODE_ERRORS:
+        return None
+
+
+def _change(old: BotProvenance, now: BotProvenance) -> str | None:
+    """How a bot differs from its row: its files, or (for a candidate, whose command is
+    not in the frame) its command."""
+    command = (f"its command is {now.command!r} now, {old.command!r} in the db"
+               if now.command != old.command else None)
+    return "; ".join(filter(None, (changed_bot(old, now), command))) or None
+
+
+def _changed(path: Path, bot: str, change: str, spec: TournamentSpec) -> str:
+    why = ("a reference sets every candidate's bar, so its games cannot be replaced; "
+           if spec.references else "")
+    return (f"bot {bot!r} changed since {path} was made: {change}; {why}--restart starts "
+            "over (keeping the old results as a backup), or give another --db")
+
+
+def _frame(path: Path, definition: str) -> dict[str, object]:
+    try:
+        return frame_of(json.loads(definition))
+    except _DECODE_ERRORS as error:
+        raise DamagedResults(f"{path} is a damaged results db: its tournament definition "
+                             f"is unreadable ({type(error).__name__}: {error})") from None
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -376,9 +532,9 @@ def _stored_spec(path: Path, text: str) -> TournamentSpec:
 
 def _create(conn: sqlite3.Connection, spec: TournamentSpec, definition: str) -> None:
     conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-    conn.execute("CREATE TABLE games (fixture_id TEXT PRIMARY KEY, "
-                 "fixture_index INTEGER NOT NULL UNIQUE, record TEXT NOT NULL)")
+    create_games_table(conn)
     create_bots_table(conn)
+    create_replaced_table(conn)
     conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", [
         ("schema", SCHEMA_VERSION), ("fingerprint", spec.fingerprint()),
         ("definition", definition), ("spec", canonical_json(spec.to_json())),
@@ -392,9 +548,18 @@ def _mismatch(path: Path, stored: str, wanted: str) -> str:
         raise DamagedResults(f"{path} is a damaged results db: its tournament definition "
                              f"is unreadable ({type(error).__name__}: {error})") from None
     new: dict[str, Any] = json.loads(wanted)
+    gauntlet = any(bot.get("reference") for bot in new["bots"])
+    old, new = frame_of(old), frame_of(new)
     differing = sorted(key for key in old.keys() | new.keys() if old.get(key) != new.get(key))
-    return (f"{path} holds a different tournament (it differs in "
-            f"{', '.join(differing)}); use another --db or the same definition")
+    # A gauntlet's candidates may change (they are not in its frame); a round robin's
+    # games each depend on every bot, so its bots may not.
+    why = ("; a round robin's games depend on every bot, so its bots cannot change"
+           if "bots" in differing and not gauntlet else "")
+    if gauntlet:  # its candidates are not in the frame: only its references differ
+        differing = ["references" if key == "bots" else key for key in differing]
+    return (f"{path} holds a different tournament (it differs in {', '.join(differing)})"
+            f"{why}: --restart starts over (keeping the old results as a backup), or give "
+            "another --db")
 
 
 def check_results_db(path: Path) -> None:

@@ -10,8 +10,8 @@ from referee.games.rage import codec
 from referee.errors import ConfigError
 from referee.games.rage.rules import RageConfig, RageState, Variant, check_variants
 from referee.games.rage.cards import Play, find_play
-from referee.games.rage import board, render
-from referee.matches.board import Board
+from referee.games.rage import board, render, terminal
+from referee.matches.board import Board, Terminal
 from referee.matches.game import (
     Contest, Echo, GameDefinition, GameOption, OptionError, OptionKind, Options, Outcome,
 )
@@ -74,11 +74,13 @@ class Rage(GameDefinition[RageConfig, RageResult]):
         faulted = frozenset(f["seat"] for f in logged.get("faults", []))
         return {"totals": state.totals(), "places": state.places(faulted)}
 
-
     def board(self, header: Mapping[str, Any], moves: Sequence[Mapping[str, Any]],
               faults: Sequence[Mapping[str, Any]], seat: int | None) -> Board:
         state = RageState.new_game(self.logged_config(header["settings"]), header["seed"])
         return board.build(state, moves, seat, partial(_apply, state))
+
+    def terminal(self) -> Terminal:
+        return Terminal(terminal.draw, terminal.RageDesk)
 
 
 def _apply(state: RageState, move: Mapping[str, Any]) -> None:

@@ -288,7 +288,7 @@ class End(Message):
 
 
 MESSAGES: tuple[type[Message], ...] = (
-    Game, Commands, Hand, HintsRequest, Hinted, TurnRequest, Turned, Draw, Drew, Out, End,
+    Game, Commands, Hand, HintsRequest, Hinted, TurnRequest, Turned, Drew, Draw, Out, End,
     *SHARED_MESSAGES)
 _BY_KEYWORD = keyword_table(MESSAGES)
 

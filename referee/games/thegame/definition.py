@@ -15,8 +15,8 @@ from referee.games.thegame.rules import Ending, TheGameConfig, TheGameState
 from referee.games.thegame.commands import (
     DEFAULT_COMMANDS, Command, CommandMap, load_command_map,
 )
-from referee.games.thegame import board, render
-from referee.matches.board import Board
+from referee.games.thegame import board, render, terminal
+from referee.matches.board import Board, Terminal
 from referee.matches.game import (
     Contest, Echo, GameDefinition, GameOption, OptionError, OptionKind, Options, Outcome,
 )
@@ -106,12 +106,14 @@ class TheGame(GameDefinition[TheGameConfig, TheGameResult]):
         return {"won": state.outcome is Ending.WON,
                 "cards_left": state.cards_left(), "cards_played": list(state.cards_played_by)}
 
-
     def board(self, header: Mapping[str, Any], moves: Sequence[Mapping[str, Any]],
               faults: Sequence[Mapping[str, Any]], seat: int | None) -> Board:
         state = TheGameState.new_game(self.logged_config(header["settings"]), header["seed"])
         return board.build(state, moves, seat, functools.partial(_apply, state),
                            functools.partial(_charge, state, faults))
+
+    def terminal(self) -> Terminal:
+        return Terminal(terminal.draw, terminal.TheGameDesk)
 
 
 def _apply(state: TheGameState, move: Mapping[str, Any]) -> None:

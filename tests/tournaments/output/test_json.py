@@ -87,6 +87,12 @@ def test_a_gauntlet_validates_with_its_references_apart(tmp_path: Path, game: An
     kept = [row["bot"] for row in document["tables"]["references"]["rows"]]
     assert sorted(kept) == ["d", "e"] and all(
         row["rank"] is None for row in document["tables"]["references"]["rows"])
+    if game is RAGE:  # candidates against references: every cell played, none n/a
+        crosstable = document["tables"]["head_to_head"]["rows"]
+        assert sorted(row["bot"] for row in crosstable) == ["a", "b", "c"]
+        assert all(sorted(row) == ["bot", "d", "e"] for row in crosstable)
+        assert all(0 <= row[reference] <= 100 for row in crosstable
+                   for reference in ("d", "e"))
 
 
 def test_one_table_and_the_per_bot_outputs_validate(tmp_path: Path) -> None:

@@ -1,0 +1,46 @@
+"""`referee serve DB`: the results and the games in progress of a tournament, live, in a
+browser (docs/viewer.md, "Watching a running tournament")."""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+import click
+
+from referee.errors import ConfigError
+from referee.serve.server import LiveServer
+from referee.serve.watch import Watch, announced
+
+LOCALHOST = "127.0.0.1"
+
+
+@click.command("serve")
+@click.argument("db_path", metavar="DB", type=click.Path(exists=True, dir_okay=False,
+                                                          path_type=Path))
+@click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True,
+              help="The port (0: any free one, printed).")
+@click.option("--host", default=LOCALHOST, show_default=True,
+              help="The address to serve on. Another than 127.0.0.1 exposes, with no "
+                   "login, to whoever reaches it: the standings, every game's log (every "
+                   "hand, each bot's command, lines and LOG lines) and the games in "
+                   "progress, hands included.")
+def serve_command(db_path: Path, port: int, host: str) -> None:
+    """Serve a tournament's results page, updated as games finish, and every game in
+    progress, step by step as it is played, read-only. Run it beside a tournament on
+    DB, before or while it runs (and as it resumes); Ctrl-C stops it."""
+    watch = Watch(db_path)
+    watch.tables()  # a file that is no results db: one error line, before serving
+    try:
+        server = LiveServer((host, port), watch)
+    except OSError as error:
+        why = "address already in use" if error.errno == errno.EADDRINUSE else \
+            error.strerror or str(error)
+        raise ConfigError(f"cannot serve on {host}:{port}: {why}") from None
+    try:
+        with announced(watch):
+            click.echo(f"referee serve: {server.url()} ({db_path}); Ctrl-C stops",
+                       err=True)
+            server.serve_forever(poll_interval=0.2)
+    finally:
+        server.stop()

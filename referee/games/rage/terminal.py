@@ -1,0 +1,273 @@
+"""Rage on a terminal: the table drawn as text in Rage's card colours, for `referee show
+--board`, and the desk of a human seat (referee/players/human.py).
+
+Both draw the same state, shaped as board.py's (the HTML viewer's): `show --board` takes
+board.py's states, replayed from the log; a human's desk folds only the protocol lines
+its seat is sent into such a state, exactly what a bot in that seat would be told
+(rage.md), and never reads the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from protocols.wire import WireError
+from referee.ansi import Paint
+from referee.games.rage import codec
+from referee.games.rage.cards import Colour
+
+State = dict[str, Any]
+
+# Rage's card colours, as board.css draws them (tests check they agree).
+COLOUR_HEX = {"b": "#2f6fd0", "g": "#2f9a48", "r": "#d33a2c", "y": "#e9b514",
+              "v": "#8a4fc8", "o": "#ee7d1a"}
+# On a terminal: xterm 256-colour indexes chosen by eye, as the nearest to #d33a2c is
+# an orange beside the orange's.
+XTERM = {"b": 26, "g": 28, "r": 160, "y": 178, "v": 98, "o": 208}
+COLOUR_NAMES = {colour.value: colour.name.lower() for colour in Colour}
+_ACTION_HEX = {"J": "#2b2b2b", "NT": "#444444", "TC": "#6b4b2a", "+5": "#fafafa",
+               "-5": "#fafafa"}
+_LIGHT = {"y", "+5", "-5"}  # light backgrounds take dark text
+_ORDER = {letter: index for index, letter in enumerate("bgryvo")}
+_ACTIONS = ("J", "NT", "TC", "+5", "-5")
+
+
+def card(face: str, paint: Paint) -> str:
+    """A card (`r7`, `J`, a played `J:g`, `NT`...) as a chip in its colour."""
+    key = face.split(":")[-1] if face.startswith("J:") else face
+    colour = key if key in COLOUR_HEX else key[0] if key[1:].isdigit() else None
+    if colour is not None and colour in COLOUR_HEX:
+        return paint.chip(f" {face} " if paint.on else face, XTERM[colour],
+                          colour in _LIGHT)
+    return paint.chip(f" {face} " if paint.on else face, _ACTION_HEX.get(face, "#444444"),
+                      face in _LIGHT)
+
+
+def sort_key(face: str) -> tuple[int, int]:
+    """Hands by colour (b g r y v o), values ascending, then the action cards."""
+    if face[1:].isdigit() and face[0] in _ORDER:
+        return _ORDER[face[0]], int(face[1:])
+    return len(_ORDER) + (_ACTIONS.index(face) if face in _ACTIONS else 9), 0
+
+
+def cards(faces: Sequence[str], paint: Paint) -> str:
+    return " ".join(card(face, paint) for face in sorted(faces, key=sort_key))
+
+
+def _bid(bid: Any, state: State, paint: Paint) -> str:
+    if bid is None:
+        return "-"
+    if bid == "?":
+        return "hidden"
+    return paint.dim(f"{bid} (hidden)") if state.get("hb") else str(bid)
+
+
+def draw(state: State, names: Sequence[str], me: int | None, paint: Paint,
+         actor: int | None = None, first: State | None = None) -> list[str]:
+    """The table as lines of text; `me`: the seat whose eyes these are (None: all),
+    `actor`: the seat to act, marked; `first`: the first state (Rage needs none)."""
+    lines = [_heading(state, paint), _trump(state, paint), _trick(state, names, paint)]
+    winners = state.get("ws") or []
+    if winners:
+        lines.append("Tricks won this round, in order: "
+                     + ", ".join(f"{i + 1}: {names[w]}" for i, w in enumerate(winners)))
+    lines.append("")
+    width = max(len(name) for name in names)
+    lines.append(paint.bold(f"   seat  {'player':<{width}}  bid     won  score  hand"))
+    for seat, name in enumerate(names):
+        marker = "▶" if seat == actor else " "
+        hand = state["h"][seat]
+        shown = cards(hand, paint) if isinstance(hand, list) else f"{hand} cards"
+        bid = _bid(state["b"][seat], state, paint)
+        row = (f" {marker} {seat:>4}  {name:<{width}}  {bid:<6}  {state['w'][seat]:>3}  "
+               f"{state['s'][seat]:>5}  {shown}")
+        lines.append(paint.bold(row) if seat == me else row)
+    if state.get("hb"):
+        lines.append(paint.dim("Bids are hidden until the variant reveals them."))
+    sheet = state.get("sh")
+    if sheet:
+        lines += ["", f"Round {state['r']} scored (bid/tricks: points): " + "  ".join(
+            f"{names[seat]} {row[0]}/{row[1]}: {row[-1]:+d}" for seat, row in enumerate(sheet))]
+    if state.get("over"):
+        lines += ["", paint.bold("Game over. Totals: " + ", ".join(
+            f"{name} {total}" for name, total in zip(names, state["s"])))]
+    return lines
+
+
+def _heading(state: State, paint: Paint) -> str:
+    if not state.get("r"):
+        return paint.bold("Rage: before the first deal")
+    return paint.bold(f"Round {state['r']}") + (
+        f" · {state['k']} cards each · seat {state['d']} deals")
+
+
+def _trump(state: State, paint: Paint) -> str:
+    trump = state.get("tr")
+    shown = "none" if trump is None else card(trump, paint) + " " + COLOUR_NAMES[trump]
+    flips = state.get("f") or []
+    return f"Trump: {shown}" + (f"    flipped: {cards_in_order(flips, paint)}" if flips else "")
+
+
+def cards_in_order(faces: Sequence[str], paint: Paint) -> str:
+    return " ".join(card(face, paint) for face in faces)
+
+
+def _trick(state: State, names: Sequence[str], paint: Paint) -> str:
+    plays = state.get("t") or []
+    if not plays:
+        return "Trick: none in play" if state.get("r") else ""
+    played = "  ".join(f"{names[seat]} {card(notation, paint)}" for seat, notation in plays)
+    won = state.get("tw")
+    tail = f"  → won by {names[won]}" if won is not None else ""
+    return f"Trick {state.get('tn', '')}: {played}{paint.bold(tail)}"
+
+
+class RageDesk:
+    """A human seat's view: every line the seat is sent, folded into a board state;
+    the requests' prompts, and the person's input made a reply line."""
+
+    def __init__(self, paint: Paint) -> None:
+        self.paint = paint
+        self.seat = 0
+        self.hiding = False
+        self.state: State = {}
+        self.names: list[str] = []
+        self.news: list[str] = []  # what happened since the person last decided
+        self.last_sheet: str | None = None
+
+    def see(self, line: str) -> None:
+        try:
+            message = codec.decode(line)
+        except WireError:
+            return  # ERROR, BYE and anything else: the player says those itself
+        handler = getattr(self, "_on_" + type(message).__name__.lower(), None)
+        if handler is not None:
+            handler(message)
+
+    def _on_game(self, game: codec.Game) -> None:
+        n = game.players
+        self.seat = game.seat
+        self.hiding = any(v.value in ("hidden-bid", "secret-bid") for v in game.variants)
+        self.names = [f"seat {s}" if s != game.seat else "you" for s in range(n)]
+        variants = ", ".join(sorted(v.value for v in game.variants)) or "none"
+        self.news = [f"A game of Rage, {n} players; you are seat {game.seat}; "
+                     f"variants: {variants}."]
+        self.state = {"r": 0, "k": 0, "d": 0, "h": [0] * n, "b": [None] * n, "w": [0] * n,
+                      "s": [0] * n, "t": [], "tw": None, "tn": 1, "ws": [], "f": [],
+                      "tr": None}
+
+    def _on_round(self, message: codec.Round) -> None:
+        n = len(self.names)
+        self.state.update({"r": message.round_no, "k": message.cards, "d": message.dealer,
+                           "h": [message.cards] * n, "b": [None] * n, "w": [0] * n,
+                           "t": [], "tw": None, "tn": 1, "ws": [], "f": [], "tr": None})
+        self.state.pop("sh", None)
+        if self.hiding:
+            self.state["hb"] = 1
+        self.news.append(f"Round {message.round_no}: {message.cards} cards each, "
+                         f"seat {message.dealer} deals.")
+
+    def _on_hand(self, message: codec.Hand) -> None:
+        self.state["h"][self.seat] = [c.face for c in message.cards]
+
+    def _on_flip(self, message: codec.Flip) -> None:
+        self.state["f"].append(message.card.face)
+
+    def _on_trump(self, message: codec.Trump) -> None:
+        colour = None if message.colour is None else message.colour.value
+        self.state["tr"] = colour
+        self.news.append(f"Trump: {COLOUR_NAMES[colour] if colour else 'none'} "
+                         f"({message.reason.value}).")
+
+    def _on_bidrequest(self, message: codec.BidRequest) -> None:
+        if self.hiding:  # those left of the dealer up to this seat have bid, unseen
+            n, bids = len(self.names), self.state["b"]
+            seat = (self.state["d"] + 1) % n
+            while seat != self.seat:
+                bids[seat] = "?" if bids[seat] is None else bids[seat]
+                seat = (seat + 1) % n
+
+    def _on_bid(self, message: codec.Bid) -> None:
+        self.state["b"][message.seat] = message.bid
+        self.news.append(f"{self.names[message.seat]} bid {message.bid}.")
+
+    def _on_bids(self, message: codec.Bids) -> None:
+        self.state["b"] = list(message.bids)
+        self.state.pop("hb", None)
+        self.news.append("The bids are revealed: " + " ".join(map(str, message.bids)) + ".")
+
+    def _on_played(self, message: codec.Played) -> None:
+        state = self.state
+        if state["tw"] is not None:
+            state["t"], state["tw"], state["tn"] = [], None, state["tn"] + 1
+        if not state["t"] and self.hiding:  # the first card: every seat has bid
+            state["b"] = ["?" if b is None else b for b in state["b"]]
+        hand = state["h"][message.seat]
+        if isinstance(hand, list):
+            hand.remove(message.play.card.face)
+        else:
+            state["h"][message.seat] = hand - 1
+        state["t"].append([message.seat, message.play.notation])
+        self.news.append(f"{self.names[message.seat]} played {message.play.notation}.")
+
+    def _on_trick(self, message: codec.Trick) -> None:
+        state = self.state
+        state["tw"], state["tn"] = message.winner, message.trick_no
+        state["w"][message.winner] += 1
+        state["ws"].append(message.winner)
+        self.news.append(f"Trick {message.trick_no} to {self.names[message.winner]}.")
+
+    def _on_score(self, message: codec.Score) -> None:
+        self.state["s"] = [s + p for s, p in zip(self.state["s"], message.points)]
+        self.state["sh"] = [[b, t, p] for b, t, p in
+                            zip(message.bids, message.tricks, message.points)]
+        self.state.pop("hb", None)
+        self.state["b"] = list(message.bids)
+        self.news.append(f"Round {message.round_no} scored: points "
+                         + " ".join(f"{p:+d}" for p in message.points) + ".")
+
+    def _on_end(self, message: codec.End) -> None:
+        self.state["s"], self.state["over"] = list(message.totals), 1
+        self.news.append(f"The game is over: you place {message.places[self.seat]} "
+                         f"with {message.totals[self.seat]} points.")
+
+    def screen(self, request: str | None) -> list[str]:
+        """The board, what happened since the last decision, and the request's offer."""
+        actor = None if request is None else self.seat
+        lines = draw(self.state, self.names, self.seat, self.paint, actor) if self.state \
+            else []
+        news, self.news = self.news[-8:], []
+        if news:
+            lines += ["", self.paint.dim("Since your last move:")] + [f"  {n}" for n in news]
+        if request is not None:
+            lines += [""] + self._offer(request)
+        return lines
+
+    def _offer(self, request: str) -> list[str]:
+        words = request.split()[1:]
+        if request.startswith(codec.BID_REQUEST):
+            return [f"Your bid: type one of {' '.join(words)}."]
+        numbered = "  ".join(f"{i + 1}) {card(w, self.paint)}" for i, w in enumerate(words))
+        return ["Your card: type its number or its name (e.g. " + words[0] + ").",
+                numbered]
+
+    def reply(self, request: str, typed: str) -> str:
+        """The reply line for what the person typed; ValueError with help for bad input."""
+        words = request.split()[1:]
+        text = typed.strip()
+        if request.startswith(codec.BID_REQUEST):
+            if text in words:
+                return text
+            raise ValueError(f"{text!r} is not a bid you may make: type one of "
+                             f"{' '.join(words)}.")
+        if text.isdigit() and 1 <= int(text) <= len(words):
+            return words[int(text) - 1]
+        for word in words:
+            if word.lower() == text.lower():
+                return word
+        if text.upper() == "J" and any(w.startswith("J:") for w in words):
+            raise ValueError("a Joker needs the colour you declare: J:b J:g J:r J:y J:v "
+                             "or J:o (blue, green, red, yellow, violet, orange).")
+        raise ValueError(f"{text!r} is not a card you may play now: type a number from "
+                         f"1 to {len(words)}, or one of {' '.join(words)}.")

@@ -1,0 +1,87 @@
+"""What the server watches: a results db, the live folder beside its logs, and the
+marker that tells the tournament someone watches (referee/logs/live.py)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from referee.logs.live import WATCHING, live_folder
+from referee.serve.live_games import LiveGame, game_key, live_games
+from referee.serve.pages import results_html
+from tournaments.run.fixture_play import LOG_SUFFIX
+from referee.errors import ConfigError
+from tournaments.store.results_db import StoreFailure, logs_dir
+
+_UNREADABLE = (ConfigError, StoreFailure, OSError, sqlite3.Error)
+
+
+class Watch:
+    """A results db and its logs, read as they change; shared by every request."""
+
+    def __init__(self, db_path: Path) -> None:
+        self.db_path = db_path
+        self.logs = logs_dir(db_path)
+        self.live = live_folder(self.logs)
+        self._lock = threading.Lock()
+        self._seen: tuple[tuple[int, int], ...] | None = None
+        self._tables = ""
+
+    def tables(self) -> str:
+        """The results page as the db is now, made again only when the db's files
+        changed. A db that cannot be read now (a resumed run moving it) keeps the page
+        last made; ConfigError if there was none."""
+        with self._lock:
+            seen = self.signature()
+            if seen != self._seen or not self._tables:
+                try:
+                    self._tables = results_html(self.db_path)
+                    self._seen = seen
+                except _UNREADABLE:
+                    if not self._tables:
+                        raise
+            return self._tables
+
+    def signature(self) -> tuple[tuple[int, int], ...]:
+        """The db's files' change times and sizes (SQLite's journal and WAL included)."""
+        marks = []
+        for suffix in ("", "-wal", "-journal"):
+            try:
+                stat = os.stat(f"{self.db_path}{suffix}")
+                marks.append((stat.st_mtime_ns, stat.st_size))
+            except OSError:
+                marks.append((0, 0))
+        return tuple(marks)
+
+    def games(self) -> list[LiveGame]:
+        return live_games(self.live)
+
+    def live_game(self, key: str) -> LiveGame | None:
+        return next((game for game in self.games() if game.key == key), None)
+
+    def finished_log(self, key: str) -> Path | None:
+        """The log of a game that ended, if there is one by that name."""
+        path = self.logs / (key + LOG_SUFFIX)
+        return path if path.is_file() and game_key(path.name) == key else None
+
+
+@contextmanager
+def announced(watch: Watch) -> Iterator[None]:
+    """The marker that makes a tournament stream its games, with this process's pid, for
+    as long as the block runs; removed after, if it is still ours."""
+    watch.live.mkdir(parents=True, exist_ok=True)
+    marker = watch.live / WATCHING
+    mine = str(os.getpid())
+    marker.write_text(mine + "\n")
+    try:
+        yield
+    finally:
+        try:
+            if marker.read_text().strip() == mine:
+                marker.unlink()
+        except OSError:
+            pass

@@ -1,0 +1,306 @@
+"""Where remote bots connect: one CurveZMQ ROUTER on `--listen`, its seats by key.
+
+Remote bots come through `referee connect` (protocols/remote.md), which runs the bot on the
+contestant's machine. Trust rests on CurveZMQ keys, checked by ZAP (pyzmq's
+ThreadAuthenticator): a connection whose key is listed for no seat, or whose seat already
+has a connection, is refused during its handshake, before it can send a byte that is
+read. The seat is the key's: a connection cannot ask for another. A second connection
+that slipped past (both at once) is refused at its first message. Every refusal is one
+line for the organiser (`log`), and touches no seat.
+
+Threads: the main thread alone uses the ROUTER; the ZAP thread only reads which seats are
+connected; a monitor thread notes disconnections (ZMTP heartbeats notice a peer that went
+silent within `heartbeat` seconds) and failed handshakes. The seats' shared state is
+guarded by one lock.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import zmq
+from zmq.auth.thread import ThreadAuthenticator
+from zmq.utils.monitor import parse_monitor_message
+
+from protocols.remote_relay import (
+    END, EXIT, JOIN, REFUSED, SEATED, START, note, read_note,
+)
+from protocols.wire import MAX_LINE_BYTES
+from referee.errors import ConfigError
+from referee.printable import printable
+from referee.transport.curve_keys import KeyPair
+from referee.transport.endpoints import TcpAddress
+from referee.transport.inbox import Inbox
+
+DISCONNECTED = "remote bot disconnected"  # a crash fault's detail starts so
+HANDSHAKE_LIMIT_MS = 3000  # a connection that has not finished its handshake by then goes
+READS_PER_PUMP = 256  # messages one pump takes at most: a flood cannot keep it here
+_FAILED: dict[int, str] = {zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL: "its handshake failed",
+           zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL: "its CurveZMQ handshake failed (plain "
+                                                "ZeroMQ, a wrong --server-key, or a public "
+                                                "key without its secret)"}
+
+
+@dataclass
+class Seat:
+    """One remote seat: its key, its connection (routing id, fd) once bound, and the
+    inbox of its session (from launch to close), if one is open."""
+
+    name: str
+    key: bytes  # Z85
+    routing_id: bytes | None = None
+    fd: int = -1
+    inbox: Inbox | None = None  # the active channel's
+    gone: str = ""  # why the active channel can get no more
+
+    def detach(self, why: str) -> None:
+        """The session ends (`why`): later lines are dropped until the next launch."""
+        if self.inbox is not None:
+            self.gone = self.gone or why
+        self.inbox = None
+
+
+@dataclass
+class _Shared:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    by_key: dict[bytes, Seat] = field(default_factory=dict)
+
+
+class RemoteHall:
+    """The listening socket of the remote seats, for one thread (plus its helpers)."""
+
+    def __init__(self, address: TcpAddress, keys: KeyPair, seats: Mapping[str, bytes],
+                 heartbeat: float, log: Callable[[str], None]) -> None:
+        """Listen on `address` with the referee's `keys`, for `seats` (name -> the public
+        key allowed to take it); `heartbeat`: seconds within which a silent peer counts
+        as gone; `log`: where each refusal and connection is told (one line each)."""
+        if keys.secret is None:
+            raise ConfigError("the referee's key file holds no secret key")
+        self._log = log
+        self._shared = _Shared()
+        for name, key in seats.items():
+            if key in self._shared.by_key:
+                raise ConfigError(f"remote seats {self._shared.by_key[key].name} and "
+                                  f"{name} have the same key: a key takes only its own seat")
+            self._shared.by_key[key] = Seat(name, key)
+        self._by_name = {seat.name: seat for seat in self._shared.by_key.values()}
+        self._refused: set[bytes] = set()  # routing ids told REFUSED: told once
+        self._closed = False
+        self._monitor: _Monitor | None = None
+        self._context = zmq.Context()
+        self._auth = _SeatAuthenticator(self._context, self._shared, log)
+        self._auth.start()
+        self._auth.configure_curve_callback("*", self._auth)
+        self._router = self._context.socket(zmq.ROUTER)
+        self.endpoint = self._bind(address, keys, heartbeat)
+        self._monitor = _Monitor(self._router.get_monitor_socket(), self._shared, log)
+        self._monitor.start()
+
+    def _bind(self, address: TcpAddress, keys: KeyPair, heartbeat: float) -> str:
+        router = self._router
+        router.curve_server = True
+        router.curve_secretkey = keys.secret
+        router.curve_publickey = keys.public
+        router.linger = 0
+        router.setsockopt(zmq.MAXMSGSIZE, 4 * MAX_LINE_BYTES)  # bigger: libzmq drops it
+        router.setsockopt(zmq.HANDSHAKE_IVL, HANDSHAKE_LIMIT_MS)
+        ms = max(1, round(heartbeat * 1000))
+        router.setsockopt(zmq.HEARTBEAT_IVL, max(1, ms // 4))
+        router.setsockopt(zmq.HEARTBEAT_TIMEOUT, ms)
+        router.setsockopt(zmq.HEARTBEAT_TTL, ms)
+        try:
+            if address.port == 0:
+                port = router.bind_to_random_port(f"tcp://{address.host}")
+                return f"tcp://{address.host}:{port}"
+            router.bind(address.endpoint)
+        except zmq.ZMQError as error:
+            self.close()
+            raise ConfigError(f"--listen {address.endpoint}: cannot listen there: "
+                              f"{error.strerror}") from None
+        return address.endpoint
+
+    @property
+    def fd(self) -> int:
+        """Readable (edge-triggered) when the ROUTER may have messages: see pump()."""
+        return int(self._router.getsockopt(zmq.FD))
+
+    def seat(self, name: str) -> Seat:
+        return self._by_name[name]
+
+    def open_seat(self, name: str) -> Seat:
+        """Start a seat's session: a fresh inbox, and its relay told to start the bot
+        (now, or as soon as it connects)."""
+        seat = self._by_name[name]
+        with self._shared.lock:
+            seat.inbox, seat.gone = Inbox(), ""
+            self._send_note(seat.routing_id, START)
+        return seat
+
+    def close_seat(self, seat: Seat) -> None:
+        with self._shared.lock:
+            seat.detach("closed")
+            seat.gone = ""
+
+    def send(self, seat: Seat, data: bytes) -> None:
+        """Lines (joined by newlines) to the seat's connection; none: lost, as to a dead
+        bot (the next wait says why)."""
+        routing_id = seat.routing_id
+        if routing_id is None:
+            return
+        try:
+            self._router.send_multipart([routing_id, data], zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass  # its queue is full or it is gone: the wait for its reply says so
+
+    def pump(self, timeout: float) -> None:
+        """Take what has come (waiting up to `timeout` seconds for something), each
+        message to its seat; at most READS_PER_PUMP messages."""
+        router = self._router
+        if self._closed:
+            time.sleep(max(0.0, timeout))
+            return
+        if not router.poll(max(0, round(timeout * 1000)), zmq.POLLIN):
+            return
+        for _ in range(READS_PER_PUMP):
+            try:
+                parts = router.recv_multipart(zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                return
+            self._dispatch(parts)
+
+    def _dispatch(self, parts: list[zmq.Frame]) -> None:
+        routing_id, body = parts[0].bytes, parts[1:]
+        user = body[0].get("User-Id") if body else ""
+        with self._shared.lock:
+            seat = self._shared.by_key.get(str(user).encode("ascii", "replace"))
+            if seat is None:  # ZAP let no such key in: a bug, not the peer's doing
+                return
+            if seat.routing_id is None:
+                seat.routing_id, seat.fd = routing_id, int(body[0].get(zmq.SRCFD))
+                self._log(f"seat {seat.name}: connected from "
+                          f"{printable(str(body[0].get('Peer-Address')))}")
+            elif seat.routing_id != routing_id:
+                if routing_id in self._refused or len(self._refused) > 4096:
+                    return  # told already: its further messages are dropped unread
+                self._refused.add(routing_id)
+                self._log(f"refused a second connection with the key of seat {seat.name} "
+                          f"(from {printable(str(body[0].get('Peer-Address')))}): one "
+                          "is playing")
+                self._send_note(routing_id, REFUSED, "a connection with this key is "
+                                "playing already")
+                return
+            self._take(seat, [frame.bytes for frame in body])
+
+    def _take(self, seat: Seat, parts: list[bytes]) -> None:
+        relay = read_note(parts)
+        if relay is not None:
+            word, text = relay
+            if word == JOIN:
+                self._send_note(seat.routing_id, SEATED, seat.name)
+                if seat.inbox is not None:  # launched, waiting for its HELLO
+                    self._send_note(seat.routing_id, START)
+            elif word == EXIT:
+                seat.detach(f"remote bot: {printable(text)[:200]} (on the contestant's "
+                            "machine)")
+            return
+        if len(parts) != 1:
+            if seat.inbox is not None:  # the relay passes single lines only
+                seat.inbox.push_raw(b"|".join(parts))
+            return
+        if seat.inbox is not None:  # else late lines of a session that ended: dropped
+            seat.inbox.push_raw(parts[0])
+
+    def _send_note(self, routing_id: bytes | None, word: str, text: str = "") -> None:
+        if routing_id is None:
+            return
+        try:
+            self._router.send_multipart([routing_id, *note(word, text)], zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass
+
+    def close(self) -> None:
+        """Tell every connected relay the event is over, and stop listening. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        for seat in self._by_name.values():
+            self._send_note(seat.routing_id, END)
+        self._router.setsockopt(zmq.LINGER, 200)  # long enough for the END notes
+        if self._monitor is not None:
+            self._monitor.stop()
+        self._router.close()
+        self._auth.stop()
+        self._context.term()
+
+
+class _SeatAuthenticator(ThreadAuthenticator):
+    """ZAP for the seats: a listed key whose seat has no connection passes; every other
+    handshake is refused and told (with the peer's address) in one line."""
+
+    def __init__(self, context: zmq.Context[zmq.Socket[bytes]], shared: _Shared,
+                 log: Callable[[str], None]) -> None:
+        super().__init__(context)
+        self._shared = shared
+        self._tell = log
+        self._address = ""
+
+    async def handle_zap_message(self, msg: list[bytes]) -> None:
+        self._address = msg[3].decode("utf-8", "replace") if len(msg) > 3 else "?"
+        await super().handle_zap_message(msg)
+
+    def callback(self, domain: str, key: bytes) -> bool:
+        """Called in the ZAP thread with the client's Z85 public key."""
+        where = printable(self._address)
+        with self._shared.lock:
+            seat = self._shared.by_key.get(key)
+            busy = seat is not None and seat.routing_id is not None
+        if seat is None:
+            self._tell(f"refused a connection from {where}: its key "
+                       f"{printable(key.decode('ascii', 'replace'))} is listed for no seat")
+            return False
+        if busy:
+            self._tell(f"refused a connection from {where} with the key of seat "
+                       f"{seat.name}: one with that key is playing")
+            return False
+        return True
+
+
+class _Monitor(threading.Thread):
+    """Reads the ROUTER's monitor socket (its own): disconnections free their seat, and
+    failed handshakes are told."""
+
+    def __init__(self, socket: zmq.Socket[bytes], shared: _Shared,
+                 log: Callable[[str], None]) -> None:
+        super().__init__(daemon=True, name="remote-seats-monitor")
+        self._socket = socket
+        self._shared = shared
+        self._log = log
+        self._halt = threading.Event()
+
+    def run(self) -> None:
+        socket = self._socket
+        try:
+            while not self._halt.is_set():
+                if socket.poll(100):
+                    self._event(dict(parse_monitor_message(socket.recv_multipart())))
+        finally:
+            socket.close(0)
+
+    def _event(self, event: Mapping[str, object]) -> None:
+        kind, value = event.get("event"), event.get("value")
+        if kind == zmq.EVENT_DISCONNECTED and isinstance(value, int):
+            with self._shared.lock:
+                for seat in self._shared.by_key.values():
+                    if seat.routing_id is not None and seat.fd == value:
+                        self._log(f"seat {seat.name}: disconnected")
+                        seat.routing_id, seat.fd = None, -1
+                        seat.detach(DISCONNECTED)
+        elif isinstance(kind, int) and kind in _FAILED:
+            self._log(f"refused a connection: {_FAILED[kind]}")
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join(2.0)

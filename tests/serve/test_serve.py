@@ -1,0 +1,90 @@
+"""`referee serve` beside a running tournament of sample bots, in Debian's Chromium: the
+results page follows the games as they finish, a game in progress grows step by step,
+and Ctrl-C stops the server, which leaves nothing behind (docs/viewer.md, "Watching a
+running tournament")."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from referee.cli.exit_codes import BAD_USAGE, INTERRUPTED
+from referee.logs.live import WATCHING
+from tests.cli_support import run_main
+from tests.serve.conftest import Tournament, referee, stop, wait_for
+
+PLAYED = re.compile(r"incomplete: (\d+) of 3 games played")
+
+
+def games_played(page: Any) -> int:
+    """The games the results page counts as played (3: the notice is gone)."""
+    notice = page.locator("#notice")
+    if not notice.count():
+        return 3 if page.locator("#settings").count() else -1
+    found = PLAYED.search(notice.inner_text())
+    return int(found[1]) if found else -1
+
+
+def test_live_results_and_a_game_in_progress(
+        server: tuple[subprocess.Popen[str], str], tournament: Tournament,
+        browser: Any) -> None:
+    process, url = server
+    page = browser.new_page()
+    page.goto(url)
+    played = games_played(page)
+    assert played in (0, 1, 2)
+    # A game in progress is listed, with its players, and its page is the viewer's.
+    link = page.locator("#games a").first
+    link.wait_for(timeout=20_000)
+    assert "slow_bot" in page.locator("#games li").first.inner_text()
+    game = browser.new_page()
+    game.goto(url + link.get_attribute("href"))
+    game.wait_for_selector("body[data-steps]")
+    assert "Live" in game.locator("#live-status").inner_text()
+    first = int(game.locator("body").get_attribute("data-steps"))
+    game.keyboard.press("End")
+    # Its step count grows as it is played, and the page at its last step follows it.
+    wait_for(lambda: int(game.locator("body").get_attribute("data-steps")) > first + 10,
+             timeout=20, what="the game's steps to grow")
+    steps = int(game.locator("body").get_attribute("data-steps"))
+    assert int(game.locator("body").get_attribute("data-step")) >= steps - 2
+    assert game.locator("#board .seat, #board [class*=seat]").count() >= 3
+    # The standings change as games finish, without a reload.
+    wait_for(lambda: games_played(page) > played, timeout=30, what="a game to finish")
+    assert page.locator("#standings, table").count() >= 2
+    # The game's page says when it is over, and then holds its end.
+    wait_for(lambda: "over" in game.locator("#live-status").inner_text(), timeout=30,
+             what="the game's end")
+    game.keyboard.press("End")
+    assert "the game is over" in game.locator("#step").inner_text()
+    # The tournament stopped and run again to resume: the same page follows it to its end.
+    done = games_played(page)
+    assert done < 3
+    tournament.resume()
+    wait_for(lambda: page.locator("#games a").count() > 0, timeout=20,
+             what="a game of the resumed run")
+    wait_for(lambda: games_played(page) == 3, timeout=40, what="the resumed run's end")
+    assert "none" in page.locator("#games").inner_text()
+    # A second server on the same port: one error line.
+    port = url.rstrip("/").rsplit(":", 1)[1]
+    again = referee("serve", str(tournament.db), "--port", port)
+    _, again_err = again.communicate(timeout=30)
+    assert again.returncode == BAD_USAGE
+    assert again_err == f"referee: error: cannot serve on 127.0.0.1:{port}: address " \
+                        "already in use\n"
+    code, err = stop(process)
+    assert code == INTERRUPTED, err
+    assert "Traceback" not in err and err.strip().splitlines() == ["referee: aborted"]
+    live = tournament.db.with_name("t-logs") / "live"
+    assert not (live / WATCHING).exists()
+
+
+def test_a_bad_db_is_one_error_line(tmp_path: Path) -> None:
+    for db, words in ((tmp_path / "none.sqlite", "does not exist"),
+                      (Path(__file__), "results db")):
+        code, _, err = run_main(["serve", str(db), "--port", "0"])
+        assert code == BAD_USAGE
+        assert len(err.splitlines()) == 1 and err.startswith("referee: error: "), err
+        assert words in err

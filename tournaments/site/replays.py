@@ -1,0 +1,86 @@
+"""The replay pages of a site: each game's log read once, its page(s) built with
+`referee view`'s machinery (referee/viewer/), the steps of its faults found in them;
+games in parallel worker processes where there are enough of them to pay."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.errors import ConfigError
+from referee.registry.game_logs import load_log
+from referee.viewer.page import Page, build, html
+from tournaments.site.layout import GameReplays, Replay, ReplayMode, replay_page
+
+PARALLEL_FROM = 40  # fewer games than this are done in this process: starting workers costs more
+_CHUNK = 8  # games per task sent to a worker
+_BACK = ('<nav class="site" style="padding: 6px 18px 0; font-size: 13px">'
+         '<a href="../index.html">← all results</a></nav>')
+
+
+@dataclass(frozen=True)
+class ReplayJob:
+    """One game to write the replay pages of."""
+
+    game_id: str
+    log: Path
+    seats: int
+
+
+@dataclass(frozen=True)
+class ReplayDone:
+    """The pages written for a game, their bytes, or why there are none."""
+
+    game_id: str
+    replays: GameReplays
+    size: int = 0
+    missing: str | None = None
+
+
+def write_replays(jobs: Sequence[ReplayJob], mode: ReplayMode, folder: Path,
+                  workers: int | None = None) -> Iterator[ReplayDone]:
+    """Each game's replay pages written under `folder` (the site's DIR), in `jobs`'
+    order; in `workers` processes (default: one per core) for many games."""
+    if mode is ReplayMode.NONE:
+        return
+    count = workers if workers is not None else os.cpu_count() or 1
+    if count <= 1 or len(jobs) < PARALLEL_FROM:
+        yield from (write_game(job, mode, folder) for job in jobs)
+        return
+    with ProcessPoolExecutor(count) as pool:
+        yield from pool.map(write_game, jobs, [mode] * len(jobs), [folder] * len(jobs),
+                            chunksize=_CHUNK)
+
+
+def write_game(job: ReplayJob, mode: ReplayMode, folder: Path) -> ReplayDone:
+    """The game's pages: its log loaded once, then the organiser's page, or one per
+    seat. A log that is gone or does not read leaves the game without a replay."""
+    try:
+        records = load_log(job.log)
+        seats: list[int | None] = [None] if mode is ReplayMode.ALL else list(range(job.seats))
+        pages = {seat: build(records, seat) for seat in seats}
+    except ConfigError as error:
+        return ReplayDone(job.game_id, GameReplays(), missing=str(error))
+    replays, size = GameReplays(), 0
+    for seat, page in pages.items():
+        href = replay_page(job.game_id, seat)
+        text = html(page, _BACK).encode()
+        (folder / href).write_bytes(text)
+        size += len(text)
+        replays.pages[seat] = Replay(href, fault_steps(page))
+    return ReplayDone(job.game_id, replays, size)
+
+
+def fault_steps(page: Page) -> dict[int, int]:
+    """Per faulted seat, the first step of the page that shows its fault (the log holds
+    where the fault came; the db's record does not)."""
+    found: dict[int, int] = {}
+    steps: list[dict[str, Any]] = page.data["steps"]
+    for index, step in enumerate(steps):
+        for fault in step.get("f", []):
+            found.setdefault(int(fault["seat"]), index)
+    return found

@@ -271,15 +271,16 @@ def _check_settle(spec: TournamentSpec, rule: SettleRule) -> None:
     """A settled ranking needs a ranking of bots against each other (a competitive
     game), a confidence that means something, and fewer bots in `top` than are ranked."""
     if spec.game.contest is not Contest.COMPETITIVE:
-        raise SpecError("until_settled", f"{spec.game.title} is cooperative: its tables "
-                                         "rank no bot above another, so nothing settles")
+        raise SpecError("until_settled", f"'until_settled' needs a competitive game: "
+                                         f"{spec.game.title} is cooperative, and its tables "
+                                         "rank no bot above another")
     if not 0.5 < rule.confidence < 1:
-        raise SpecError("confidence", "confidence must be above 0.5 and below 1, not "
-                                      f"{rule.confidence}")
+        raise SpecError("confidence", "'confidence' must be above 0.5 and below 1, not "
+                                      f"{rule.confidence}", table="settle")
     ranked = len(spec.candidates)
     if rule.top is not None and not 1 <= rule.top < ranked:
-        raise SpecError("top", f"top must be at least 1 and fewer than the {ranked} bots "
-                               f"ranked, not {rule.top}")
+        raise SpecError("top", f"'top' must be at least 1 and fewer than the {ranked} bots "
+                               f"ranked, not {rule.top}", table="settle")
 
 
 def _option_value(option: GameOption, value: Any) -> Any:

@@ -97,3 +97,4 @@ MAX_GAMES = 1_000_000
 MAX_GAMES_OPTION = Bound(1, MAX_GAMES, "games")
 DISQUALIFY_AFTER = Bound(1, MAX_GAMES, "faulted games")
 STANDINGS_EVERY = Bound(1, MAX_GAMES, "games")
+TOP = Bound(1, 10_000, "bots")  # --until-settled --top: the first K bots

@@ -36,13 +36,14 @@ from tournaments.run.session import (
 )
 from tournaments.output.results import results_tables
 from tournaments.site.links import published_links
+from tournaments.spec.settle_rule import SettleRule
 from tournaments.store.results_db import StoreFailure
 
 # Options that define a tournament beside the games' own: set in a file, not beside it.
 _DEFINING = ("references", "deals", "seed", "table_size", "team_size", "startup_time",
              "move_time",
              "time_bank", "clock", "max_memory", "max_cpu", "max_procs", "disqualify_after",
-             "bot_dirs")
+             "bot_dirs", "until_settled", "confidence", "top")
 _FORMATS = click.Choice([fmt.value for fmt in OutputFormat])
 _FORMAT_HELP = ("Format of the tables; json is described in docs/results-json.md, csv "
                 "writes one table.")
@@ -89,6 +90,18 @@ _tournament_options = compose(
                  help="A bot with N faulted games plays no further games: its process is "
                       "not started again, and its remaining games count as faulted "
                       "(\"disqualified\")."),
+    click.option("--until-settled", is_flag=True,
+                 help="Stop at the first deal after which the ranking is settled: every "
+                      "two neighbours in it ordered at --confidence by their ratings "
+                      "(docs/settle.md); the tables count the deals up to it. Competitive "
+                      "games only."),
+    click.option("--confidence", type=click.FloatRange(0.5, 1, min_open=True, max_open=True),
+                 default=None, metavar="C",
+                 help="With --until-settled: how sure each neighbour's order must be "
+                      "(default 0.95)."),
+    click.option("--top", type=Bounded(bounds.TOP), default=None, metavar="K",
+                 help="With --until-settled: settle only which bots are the first K, not "
+                      "the order of the rest."),
     click.option("--standings-every", type=Bounded(bounds.STANDINGS_EVERY), default=None,
                  metavar="N",
                  help="Print the standings so far to standard error every N games."),
@@ -293,9 +306,20 @@ def _command_line_spec(game: AnyGame, bots: tuple[str, ...], fresh_bots: bool,
             game, entries, deals=options["deals"] or 1, seed=options["seed"] or 0,
             size=options[SIZE_KEY[game.contest]], time_limits=launch.times, resource_limits=launch.limits,
             options=dict(game_options.items), fresh_bots=fresh_bots,
-            disqualify_after=options["disqualify_after"])
+            disqualify_after=options["disqualify_after"], settle=_settle_rule(options))
     except SpecError as error:
         raise click.UsageError(_spec_message(error)) from None
+
+
+def _settle_rule(options: dict[str, Any]) -> SettleRule | None:
+    """--until-settled's rule; --confidence and --top only with it."""
+    if not options["until_settled"]:
+        for name in ("confidence", "top"):
+            if options[name] is not None:
+                raise click.UsageError(f"{_flag(name)} applies with --until-settled")
+        return None
+    confidence = 0.95 if options["confidence"] is None else options["confidence"]
+    return SettleRule(confidence, options["top"])
 
 
 def _refuse_other_games_options(game: AnyGame, options: dict[str, Any]) -> None:

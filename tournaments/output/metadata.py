@@ -21,6 +21,25 @@ def referee_version() -> str:
 
 
 @dataclass(frozen=True)
+class Settled:
+    """Where a tournament under --until-settled stopped: the deal its ranking settled
+    after (`rule`: its words), and the games of later deals, played as it stopped and
+    left out of the tables."""
+
+    rule: str
+    deal: int
+    not_counted: int
+
+    def words(self, deals: int) -> str:
+        extra = (f"; {self.not_counted:,} games of later deals, played before deal "
+                 f"{self.deal} was complete, are not counted" if self.not_counted else "")
+        return f"stopped early: {self.rule} after deal {self.deal} of {deals}{extra}"
+
+    def to_json(self) -> dict[str, object]:
+        return {"rule": self.rule, "deal": self.deal, "not_counted": self.not_counted}
+
+
+@dataclass(frozen=True)
 class Metadata:
     """A tournament's settings and state. `size_key` is "table_size" or "team_size"."""
 
@@ -37,6 +56,7 @@ class Metadata:
     references: tuple[str, ...]
     games_played: int
     games_scheduled: int
+    settled: Settled | None = None  # under --until-settled, once the ranking settled
     referee_version: str = field(default_factory=referee_version)
     schema_version: int = SCHEMA_VERSION
     title: str | None = None  # the tournament's name, where its file gives one
@@ -48,10 +68,13 @@ class Metadata:
 
     @property
     def complete(self) -> bool:
-        return self.games_played >= self.games_scheduled
+        return self.games_played >= self.games_scheduled or self.settled is not None
 
     def notice(self) -> str | None:
-        """The words that tell an incomplete tournament; None for a complete one."""
+        """The words that tell an incomplete tournament, or one stopped as its ranking
+        settled; None for a complete one."""
+        if self.settled is not None:
+            return self.settled.words(self.deals)
         if self.complete:
             return None
         return f"incomplete: {self.games_played:,} of {self.games_scheduled:,} games played"
@@ -64,6 +87,7 @@ class Metadata:
             "options": self.options, "bots": list(self.bots),
             "references": list(self.references), "games_played": self.games_played,
             "games_scheduled": self.games_scheduled, "complete": self.complete,
+            "settled": None if self.settled is None else self.settled.to_json(),
         }
 
     def settings(self) -> list[tuple[str, str]]:
@@ -72,6 +96,8 @@ class Metadata:
             return ", ".join(f"{key} {_word(value, unset)}"
                              for key, value in values.items()) or "none"
         played = f"{self.games_played:,} of {self.games_scheduled:,}"
+        if self.settled is not None:
+            played += f" (stopped: {self.settled.rule}, after deal {self.settled.deal})"
         named = [("tournament", self.title)] if self.title else []
         return [*named, ("game", self.game_title), ("bots", ", ".join(self.bots)),
                 ("references", ", ".join(self.references) or "none"),

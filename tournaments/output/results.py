@@ -16,10 +16,12 @@ from tournaments.output.bot_report import (
 from tournaments.output.bots_table import bots_table, left_out_table
 from tournaments.output.formats import OutputFormat
 from tournaments.output.html_page import Linker
-from tournaments.output.metadata import Metadata
+from tournaments.output.metadata import Metadata, Settled
 from tournaments.output.render import Rendered, render
 from tournaments.output.tables import ResultTable, build_tables
+from tournaments.schedule.fixtures import fixture_deals
 from tournaments.spec.definition import TournamentSpec
+from tournaments.stats.settle import counted_games
 from tournaments.store.provenance import BotProvenance
 from tournaments.store.records import GameRecord
 from tournaments.store.results_db import LeftOut, ResultStore
@@ -37,6 +39,7 @@ def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
         records, folder = store.records(), db_path.resolve().parent
         if bot is None and not faults:
             return rendered_results(store, records, fmt, table, err, links)
+        # A bot's games and the faults: every game stored, counted or not.
         tables: list[ResultTable] = []
         if bot is not None:
             games = bot_games(records, bot, store.spec.bot_names, folder)  # checks the name
@@ -58,18 +61,32 @@ def opened(opener: Callable[[], ResultStore], path: Path) -> ResultStore:
 
 def standings(store: ResultStore) -> str:
     """The ranking table of the games stored so far, as text."""
-    records = store.records()
+    records, settled = counted(store.spec, store.records())
     ranking = result_tables(store.spec, records, OutputFormat.TEXT)[:1]
-    return render(ranking, metadata(store.spec, len(records)), OutputFormat.TEXT).out
+    return render(ranking, metadata(store.spec, len(records), settled), OutputFormat.TEXT).out
 
 
 def rendered_results(store: ResultStore, records: Sequence[GameRecord], fmt: OutputFormat,
                      table: str | None, err: TextIO, links: Linker | None = None) -> str:
     """The tournament's tables of `records` (the store's) and where its bots came from:
-    the same after a run and from `referee results`."""
-    rendered = render(result_tables(store.spec, records, fmt, store.bots(), store.left_out()),
-                      metadata(store.spec, len(records)), fmt, table, links)
+    the same after a run and from `referee results`. Under --until-settled, the games
+    of the deals up to the one the ranking settled after."""
+    games, settled = counted(store.spec, records)
+    rendered = render(result_tables(store.spec, games, fmt, store.bots(), store.left_out()),
+                      metadata(store.spec, len(games), settled), fmt, table, links)
     return _written(rendered, err)
+
+
+def counted(spec: TournamentSpec, records: Sequence[GameRecord]
+            ) -> tuple[list[GameRecord], Settled | None]:
+    """The games the tables count (tournaments/stats/settle.py), and where a tournament
+    under --until-settled stopped."""
+    if spec.settle is None:
+        return list(records), None
+    games, deal = counted_games(spec.settle, fixture_deals(spec), _ranked_names(spec), records)
+    if deal is None:
+        return games, None
+    return games, Settled(spec.settle.words(), deal, len(records) - len(games))
 
 
 def result_tables(spec: TournamentSpec, records: Sequence[GameRecord], fmt: OutputFormat,
@@ -95,7 +112,12 @@ def _reference_names(spec: TournamentSpec) -> list[str]:
     return [spec.bot_names[index] for index in spec.references]
 
 
-def metadata(spec: TournamentSpec, games_played: int) -> Metadata:
+def _ranked_names(spec: TournamentSpec) -> list[str]:
+    return [spec.bot_names[index] for index in spec.candidates]
+
+
+def metadata(spec: TournamentSpec, games_played: int,
+             settled: Settled | None = None) -> Metadata:
     """What the outputs say beside the tables: the settings, and how far the run got."""
     return Metadata(
         game=spec.game.name, game_title=spec.game.title, seed=spec.seed, deals=spec.deals,
@@ -103,4 +125,5 @@ def metadata(spec: TournamentSpec, games_played: int) -> Metadata:
         limits={**spec.time_limits.to_json(), "clock": spec.time_limits.clock.value},
         resources=dict(spec.resource_limits.to_json()), options=spec.options.to_json(),
         bots=spec.bot_names, references=tuple(_reference_names(spec)),
-        games_played=games_played, games_scheduled=spec.games, title=spec.title)
+        games_played=games_played, games_scheduled=spec.games, title=spec.title,
+        settled=settled)

@@ -17,6 +17,7 @@ from tournaments.run.progress import Progress
 from tournaments.store.records import GameRecord
 from tournaments.schedule.fixtures import Fixture
 from tournaments.store.results_db import ResultStore
+from tournaments.stats.settle import SettleWatch
 
 C = TypeVar("C")
 # Called in a worker: plays one fixture. Must be a picklable module-level function.
@@ -85,9 +86,13 @@ def run_tournament(spec: TournamentSpec, fixtures: Sequence[Fixture], store: Res
         faults = sum(len(record.faults) for record in stored)
         progress.start(len(fixtures), len(fixtures) - len(pending), faults)
     disqualification = Disqualification(spec.fault_policy.disqualify_after, spec.bot_names, stored)
+    watch = _settle_watch(spec, fixtures, stored)
+    if watch is not None and watch.settled_at is not None:
+        pending = []  # settled before it stopped: nothing more is counted
     try:
         if pending:
-            _run(pending, store, play, context, jobs, executor_factory, progress, disqualification)
+            _run(pending, store, play, context, jobs, executor_factory, progress,
+                 disqualification, watch)
     except KeyboardInterrupt as stop:  # SIGTERM arrives as one too (referee.cli.main)
         raise Interrupted(len(store.done()), len(fixtures), str(stop) or "SIGINT") from None
     finally:
@@ -95,9 +100,22 @@ def run_tournament(spec: TournamentSpec, fixtures: Sequence[Fixture], store: Res
             progress.finish()
 
 
+def _settle_watch(spec: TournamentSpec, fixtures: Sequence[Fixture],
+                  stored: Sequence[GameRecord]) -> SettleWatch | None:
+    """Under the spec's settle rule, the watch over its games, fed the stored ones."""
+    if spec.settle is None:
+        return None
+    watch = SettleWatch(spec.settle, {f.fixture_id: f.deal for f in fixtures},
+                        [spec.bot_names[index] for index in spec.candidates])
+    for record in stored:
+        watch.add(record)
+    return watch
+
+
 def _run(pending: list[Fixture], store: ResultStore, play: PlayFunction[C], context: C,
          jobs: int, executor_factory: ExecutorFactory | None,
-         progress: Progress | None, disqualification: Disqualification) -> None:
+         progress: Progress | None, disqualification: Disqualification,
+         watch: SettleWatch | None = None) -> None:
     queue = deque(pending)
     rank = {fixture.fixture_id: number for number, fixture in enumerate(pending)}
     breaks = 0
@@ -108,11 +126,14 @@ def _run(pending: list[Fixture], store: ResultStore, play: PlayFunction[C], cont
     while queue:
         executor = (executor_factory or _process_pool)(jobs)
         try:
-            lost = _drain(executor, queue, store, play, context, window, progress, disqualification)
+            lost = _drain(executor, queue, store, play, context, window, progress,
+                          disqualification, watch)
         except BaseException:  # KeyboardInterrupt too: drop queued games, keep the store as is
             executor.shutdown(wait=False, cancel_futures=True)
             raise
         executor.shutdown(wait=True)
+        if lost and watch is not None and watch.settled_at is not None:
+            return  # settled: the games a broken pool lost are not counted anyway
         if lost:
             breaks += 1
             lost.sort(key=lambda fixture: rank[fixture.fixture_id])
@@ -123,7 +144,8 @@ def _run(pending: list[Fixture], store: ResultStore, play: PlayFunction[C], cont
 
 def _drain(executor: Executor, queue: deque[Fixture], store: ResultStore,
            play: PlayFunction[C], context: C, window: int,
-           progress: Progress | None, disqualification: Disqualification) -> list[Fixture]:
+           progress: Progress | None, disqualification: Disqualification,
+           watch: SettleWatch | None = None) -> list[Fixture]:
     """Play from `queue` until it is empty or the pool breaks; return the games the broken
     pool lost (the queue keeps the games not yet started)."""
     # At most `window` games are submitted at a time, so stopping cancels little.
@@ -155,6 +177,8 @@ def _drain(executor: Executor, queue: deque[Fixture], store: ResultStore,
                 disqualification.count(record)
                 if progress is not None:
                     progress.advance(record)
+                if watch is not None and watch.add(record) is not None:
+                    queue.clear()  # settled: the games in flight finish, none starts
     if failure is not None:
         raise failure
     return lost

@@ -187,3 +187,8 @@ _NO_SECRET = bytes(32)  # for fixture_ids alone: its seeds are thrown away
 
 def _width(count: int) -> int:
     return max(2, len(str(count)))
+
+
+def fixture_deals(spec: TournamentSpec) -> dict[str, int]:
+    """Each fixture's deal, by fixture id (neither depends on the secret)."""
+    return {fixture.fixture_id: fixture.deal for fixture in fixtures_for(spec, _NO_SECRET)}

@@ -24,6 +24,7 @@ from referee.matches.game import Contest, GameOption, OptionError, OptionKind, O
 from referee.registry.games import AnyGame, lookup
 from referee.settings import FaultPolicy, ResourceLimits, TimeLimits
 from protocols.clock import Clock
+from tournaments.spec.settle_rule import SettleRule
 
 _TIME_BOUNDS = {"startup": bounds.STARTUP_SECONDS, "move": bounds.MOVE_SECONDS,
                 "bank": bounds.BANK_SECONDS, "tolerance": bounds.TOLERANCE_SECONDS}
@@ -111,6 +112,7 @@ class TournamentSpec:
     # The tournament's name (a file's `name =`), shown on every page; not part of what
     # defines the results, so a renamed tournament is the same one.
     title: str | None = None
+    settle: SettleRule | None = None  # stop at the first deal the ranking is settled after
 
     @classmethod
     def create(cls, game: AnyGame | str, bots: tuple[BotEntry, ...], *, deals: int = 1,
@@ -119,7 +121,8 @@ class TournamentSpec:
                options: Mapping[str, Any] | None = None,
                fresh_bots: bool = False,
                disqualify_after: int | None = None,
-               title: str | None = None) -> TournamentSpec:
+               title: str | None = None,
+               settle: SettleRule | None = None) -> TournamentSpec:
         """A validated spec; a size left as None gets its default."""
         if isinstance(game, str):
             game = _game(game)
@@ -133,7 +136,8 @@ class TournamentSpec:
                   if size is None else size),
             deals=deals, seed=seed, time_limits=time_limits or TimeLimits(),
             resource_limits=resource_limits or ResourceLimits(), options=values,
-            fresh_bots=fresh_bots, disqualify_after=disqualify_after, title=title)
+            fresh_bots=fresh_bots, disqualify_after=disqualify_after, title=title,
+            settle=settle)
 
     def __post_init__(self) -> None:
         _check_bots(self.game, self.bots)
@@ -153,6 +157,8 @@ class TournamentSpec:
             _check_number("disqualify_after", self.disqualify_after,
                           bounds.DISQUALIFY_AFTER, "faults")
         _check_games(self)
+        if self.settle is not None:
+            _check_settle(self, self.settle)
 
     @property
     def size_key(self) -> str:
@@ -197,7 +203,7 @@ class TournamentSpec:
             "resources": self.resource_limits.to_json(),
             self.size_key: self.size,
             **self.game.option_identity(self.options),
-            **self._faults_json(),
+            **self._faults_json(), **self._settle_json(),
         }
 
     def frame(self) -> dict[str, object]:
@@ -226,7 +232,8 @@ class TournamentSpec:
             self.size_key: self.size, "deals": self.deals, "seed": self.seed,
             "limits": self.time_limits.to_json(), "resources": self.resource_limits.to_json(),
             **self.options.to_json(), "fresh_bots": self.fresh_bots,
-            **self._faults_json(), **({"title": self.title} if self.title else {}),
+            **self._faults_json(), **self._settle_json(),
+            **({"title": self.title} if self.title else {}),
         }
 
     def _faults_json(self) -> dict[str, object]:
@@ -235,6 +242,11 @@ class TournamentSpec:
         if self.disqualify_after is None:
             return {}
         return {"faults": {"disqualify_after": self.disqualify_after}}
+
+    def _settle_json(self) -> dict[str, object]:
+        """The [settle] table; absent when unset, likewise. It defines the results: the
+        tables count the deals up to the one the ranking settled after."""
+        return {} if self.settle is None else {"settle": self.settle.to_json()}
 
 
 def frame_of(definition: Mapping[str, Any]) -> dict[str, object]:
@@ -260,7 +272,24 @@ def spec_from_json(data: dict[str, Any]) -> TournamentSpec:
         resource_limits=ResourceLimits(**data["resources"]), options=options,
         fresh_bots=data["fresh_bots"],
         disqualify_after=data.get("faults", {}).get("disqualify_after"),
-        title=data.get("title"))
+        title=data.get("title"),
+        settle=SettleRule.from_json(data["settle"]) if "settle" in data else None)
+
+
+def _check_settle(spec: TournamentSpec, rule: SettleRule) -> None:
+    """A settled ranking needs a ranking of bots against each other (a competitive
+    game), a confidence that means something, and fewer bots in `top` than are ranked."""
+    if spec.game.contest is not Contest.COMPETITIVE:
+        raise SpecError("until_settled", f"'until_settled' needs a competitive game: "
+                                         f"{spec.game.title} is cooperative, and its tables "
+                                         "rank no bot above another")
+    if not 0.5 < rule.confidence < 1:
+        raise SpecError("confidence", "'confidence' must be above 0.5 and below 1, not "
+                                      f"{rule.confidence}", table="settle")
+    ranked = len(spec.candidates)
+    if rule.top is not None and not 1 <= rule.top < ranked:
+        raise SpecError("top", f"'top' must be at least 1 and fewer than the {ranked} bots "
+                               f"ranked, not {rule.top}", table="settle")
 
 
 def _option_value(option: GameOption, value: Any) -> Any:

@@ -25,15 +25,17 @@ from tournaments.spec.file_paths import NotFromFile, command_from_file, path_fro
 from tournaments.spec.definition import (
     CLOCK_RULE, SIZE_KEY, BotEntry, SpecError, TournamentSpec,
 )
+from tournaments.spec.settle_rule import SettleRule
 from tournaments.spec.toml_lines import TomlLines
 
 _COMMON_KEYS = {"name", "game", "bots", "deals", "seed", "limits", "resources", "fresh_bots",
-                "faults"}
+                "faults", "settle"}
 _BOT_KEYS = {"name", "command", "role", "dir"}
 _ROLES = ("candidate", "reference")
 _LIMIT_KEYS = tuple(item.name for item in fields(TimeLimits))
 _RESOURCE_KEYS = tuple(item.name for item in fields(ResourceLimits))
 _FAULT_KEYS = ("disqualify_after",)
+_SETTLE_KEYS = ("confidence", "top")
 _SYNTAX_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
@@ -85,7 +87,8 @@ class _FileReader:
                 options={option.name: self._option(data, option) for option in game.options
                          if option.name in data},
                 fresh_bots=self._bool(data, "fresh_bots"),
-                disqualify_after=self._disqualify_after(data), title=self._title(data))
+                disqualify_after=self._disqualify_after(data), title=self._title(data),
+                settle=self._settle(data))
         except SpecError as error:
             table = "bots" if error.bot is not None else error.table
             self._fail(str(error), error.key, table, error.bot)
@@ -252,6 +255,21 @@ class _FileReader:
             self._fail(f"'disqualify_after' must be a whole number of faulted games, not "
                        f"{_describe(value)}", "disqualify_after", "faults")
         return value
+
+    def _settle(self, data: dict[str, Any]) -> SettleRule | None:
+        """A [settle] table, even empty, is --until-settled: its confidence (default
+        0.95) and its top."""
+        if "settle" not in data:
+            return None
+        table = self._subtable(data, "settle", _SETTLE_KEYS)
+        confidence, top = table.get("confidence", 0.95), table.get("top")
+        if type(confidence) not in (int, float):
+            self._fail(f"'confidence' must be a number, not {_describe(confidence)}",
+                       "confidence", "settle")
+        if top is not None and type(top) is not int:
+            self._fail(f"'top' must be a whole number of bots, not {_describe(top)}", "top",
+                       "settle")
+        return SettleRule(float(confidence), top)
 
     def _resources(self, data: dict[str, Any]) -> ResourceLimits:
         table = self._subtable(data, "resources", _RESOURCE_KEYS)

@@ -84,6 +84,16 @@ def plackett_luce_ratings(records: Iterable[GameRecord]) -> dict[str, tuple[floa
 
     Games are rated in fixture-id order (ids sort in fixture order), never completion order,
     so a resumed run rates exactly like an uninterrupted one.
+    """
+    rater = PlackettLuceRater()
+    for record in sorted(records, key=lambda item: item.fixture_id):
+        rater.rate(record)
+    return rater.ratings
+
+
+class PlackettLuceRater:
+    """Ratings built game by game, in the order given (plackett_luce_ratings gives
+    fixture-id order; the settle rule feeds whole deals in turn, which is the same order).
 
     A bot filling several seats at one table: every seat is rated as its own team holding
     the bot's current rating, and the seats' updates are summed (mu) and multiplied (sigma
@@ -93,17 +103,20 @@ def plackett_luce_ratings(records: Iterable[GameRecord]) -> dict[str, tuple[floa
     against the other bots count like one game each. Tables of a single bot say nothing
     and are skipped.
     """
-    model = PlackettLuce()
-    ratings: dict[str, tuple[float, float]] = {}
-    for record in sorted(records, key=lambda item: item.fixture_id):
+
+    def __init__(self) -> None:
+        self._model = PlackettLuce()
+        self.ratings: dict[str, tuple[float, float]] = {}
+
+    def rate(self, record: GameRecord) -> None:
         if len(set(record.bots)) < 2:
-            continue
-        before = [ratings.get(bot, (model.mu, model.sigma)) for bot in record.bots]
+            return
+        model = self._model
+        before = [self.ratings.get(bot, (model.mu, model.sigma)) for bot in record.bots]
         teams = [[model.rating(mu=mu, sigma=sigma)] for mu, sigma in before]
         updated = model.rate(teams, ranks=[float(place) for place in record.places])
         after = [(team[0].mu, team[0].sigma) for team in updated]
-        ratings.update(_merge_seats(record.bots, before, after))
-    return ratings
+        self.ratings.update(_merge_seats(record.bots, before, after))
 
 
 def _merge_seats(bots: Sequence[str], before: Sequence[tuple[float, float]],

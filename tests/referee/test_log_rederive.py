@@ -165,7 +165,7 @@ def test_a_fault_found_before_a_seats_batch_right_after_its_own_reply_is_not_its
     one asked (a lone The Game player, a Rage trick's winner who leads), its fault comes
     right after its own reply in the log. It is not that reply's refusal: the reply
     stays its move (a review found the reader refusing or misreading such logs)."""
-    script = ",".join(["ok"] * (nth - 1) + ["afterutf8"])
+    script = ",".join(["ok"] * (nth - 1) + ["afterutf8now"])  # in one write: no race
     definition, config = (THEGAME, THEGAME.configure(1, Options.of(THEGAME, {}))) \
         if game == "thegame" else (RAGE, RageConfig(3))
     counted, written = play_tee(definition, config, f"stdio:python {SCRIPTED} {game} {script}",

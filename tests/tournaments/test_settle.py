@@ -158,11 +158,12 @@ def test_until_settled_refuses_what_cannot_settle(tmp_path: Path) -> None:
 
 
 def test_a_settle_table_in_a_tournament_file_is_until_settled(tmp_path: Path) -> None:
-    file = tmp_path / "t.toml"
+    file, root = tmp_path / "t.toml", Path(__file__).resolve().parents[2]
+    bots = [(name, command.replace("bots/", f"{root}/bots/"))  # relative to the file's folder
+            for name, command in (("strong", HEURISTIC), ("weak", RANDOM), ("first", FIRST))]
     file.write_text('game = "rage"\ndeals = 40\n\n[settle]\nconfidence = 0.9\n\n'
                     + "".join(f'[[bots]]\nname = "{name}"\ncommand = "{command}"\n\n'
-                              for name, command in (("strong", HEURISTIC), ("weak", RANDOM),
-                                                    ("first", FIRST))))
+                              for name, command in bots))
     code, out, err = run_main(["tournament", str(file), "--db", str(tmp_path / "r.sqlite"),
                                "--format", "json"])
     assert code == 0, err

@@ -15,6 +15,7 @@ or instead of it: `@gone` exits with code 5.
   pace      the answer after PACE seconds (a game that lasts, well within its time)
   twice     the answer twice                after     the answer, then a line that is none
   afterutf8 the answer, then bytes that are not UTF-8
+  afterutf8now  the same in one write (stdio: read together, whatever the load)
   later     the answer, then again SLOW/10 seconds later (maybe read as the next reply)
   junk      a line that is no answer        empty     an empty line
   utf8      bytes that are not UTF-8        hello     a HELLO line again
@@ -80,6 +81,9 @@ def act(action: str, link: Link, answer: bytes) -> None:
         "logs": [b"LOG %d" % i for i in range(TOO_MANY_LOGS)] + [answer],
         "twice": [answer, answer], "after": [answer, b"chatter"],
         "afterutf8": [answer, NOT_UTF8], "bad": [b"99"],
+        # The same in one write (one stdio read, whatever the load; over ZeroMQ one frame
+        # of two lines, a framing fault): the bytes are there before the seat's next batch.
+        "afterutf8now": [answer + b"\n" + NOT_UTF8],
         "junk": [b"what is this"], "empty": [b""], "utf8": [NOT_UTF8],
         "hello": [b"HELLO 2 " + b"0" * 32 + b" again 1.0"],
         "long": [b"x" * 5000], "huge": [b"y" * 20000],

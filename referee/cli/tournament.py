@@ -34,7 +34,7 @@ from tournaments.run.runner import Interrupted, PlayFailed, WorkersKeepDying
 from tournaments.run.session import (
     DEFAULT_MAX_GAMES, FaultsFound, RunOptions, default_jobs, run_session,
 )
-from tournaments.output.results import results_tables
+from tournaments.output.results import results_tables, write_reports
 from tournaments.site.links import published_links
 from tournaments.spec.settle_rule import SettleRule
 from tournaments.store.results_db import StoreFailure
@@ -182,8 +182,14 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
               help=_FORMAT_HELP)
 @click.option("--table", "table", default=None, metavar="NAME", help=_TABLE_HELP)
 @click.option("--bot", default=None, metavar="NAME",
-              help="That bot's games instead: seat, opponents, score, place, its fault "
-                   "with the offending line, and each game's log.")
+              help="That bot's page instead: a summary (games, clean games, places, "
+                   "faults), each distinct failure with where it clusters and its stderr, "
+                   "then every game with its fault, log and stderr file.")
+@click.option("--reports", "reports_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, metavar="DIR",
+              help="Write one page per student (each candidate bot) to hand back, "
+                   "DIR/NAME.txt (.md, .html, .json, .csv by --format): the --bot page "
+                   "without the organiser's files, and no path outside its own folder.")
 @click.option("--faults", is_flag=True, help="Every fault of the tournament, with its "
                                              "offending line and game log.")
 @click.option("--replays-dir", type=click.Path(file_okay=False, path_type=Path),
@@ -192,10 +198,22 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
                    "publish DB DIR` wrote, each fault to its step in the replay (links "
                    "as DIR is written: relative to where the page is opened).")
 def results_command(db_path: Path, fmt: str, table: str | None, bot: str | None,
-                    faults: bool, replays_dir: Path | None) -> None:
-    """Print the tables of a results DB again (finished or not), or one bot's games."""
+                    reports_dir: Path | None, faults: bool,
+                    replays_dir: Path | None) -> None:
+    """Print the tables of a results DB again (finished or not), or one bot's page, or
+    write one page per student (--reports)."""
     if replays_dir is not None and fmt != OutputFormat.HTML.value:
         raise click.UsageError("--replays-dir links an HTML page: give --format html")
+    if reports_dir is not None:
+        if bot is not None or faults or table is not None or replays_dir is not None:
+            raise click.UsageError("--reports writes every student's page: give no --bot, "
+                                   "--faults, --table or --replays-dir with it")
+        try:
+            written = write_reports(db_path, OutputFormat(fmt), reports_dir)
+        except StoreFailure as error:
+            raise click.ClickException(str(error)) from error
+        click.echo(f"{len(written)} reports written in {reports_dir}/", err=True)
+        return
     links = None if replays_dir is None else published_links(replays_dir)
     try:
         click.echo(results_tables(db_path, OutputFormat(fmt), bot, faults, table,

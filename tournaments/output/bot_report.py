@@ -88,13 +88,16 @@ def fault_list(records: Sequence[GameRecord]) -> ResultTable:
     return ResultTable("faults", f"Faults by bot ({len(rows)})", columns, rows)
 
 
-def fault_summary(records: Sequence[GameRecord]) -> ResultTable:
-    """The faults, one row per bot and distinct failure (its kind and the last line of
-    its stderr, else its detail): in how many games, where they cluster, and the first
-    one's detail and stderr. 32 crashes in round 3 with one KeyError are one row."""
+def fault_summary(records: Sequence[GameRecord], only: str | None = None) -> ResultTable:
+    """The faults (of the bot `only`, if given), one row per bot and distinct failure (its
+    kind and the last line of its stderr, else its detail): in how many games, where they
+    cluster, and the first one's detail and stderr. 32 crashes in round 3 with one
+    KeyError are one row."""
     groups: dict[tuple[str, str, str], list[Fault]] = {}
     for record in records:
         for fault in record.faults:
+            if only is not None and fault.bot != only:
+                continue
             cause = fault.stderr[-1] if fault.stderr else fault.detail
             groups.setdefault((fault.bot, fault.kind.value, cause), []).append(fault)
     rows = tuple((bot, kind, len(faults), _clusters(faults), faults[0].detail,
@@ -103,7 +106,8 @@ def fault_summary(records: Sequence[GameRecord]) -> ResultTable:
     columns = (Column("bot", "bot"), Column("kind", "kind"), Column("games", "games"),
                Column("where", "where"), Column("detail (first)", "detail"),
                Column("stderr (last line)", "stderr_tail"))
-    return ResultTable("fault_summary", f"Faults by bot and cause ({len(rows)} causes)",
+    causes = "1 cause" if len(rows) == 1 else f"{len(rows)} causes"
+    return ResultTable("fault_summary", f"Faults by bot and cause ({causes})",
                        columns, rows)
 
 

@@ -11,13 +11,14 @@ from typing import TextIO
 
 from referee.errors import ConfigError
 from tournaments.output.bot_report import (
-    all_faults, bot_games, fault_list, fault_summary, replaced_games,
+    all_faults, fault_list, fault_summary, replaced_games,
 )
 from tournaments.output.bots_table import bots_table, left_out_table
 from tournaments.output.formats import OutputFormat
 from tournaments.output.html_page import Linker
 from tournaments.output.metadata import Metadata, Settled
 from tournaments.output.render import Rendered, render
+from tournaments.output.student_report import student_tables
 from tournaments.output.tables import ResultTable, build_tables
 from tournaments.schedule.fixtures import fixture_deals
 from tournaments.spec.definition import TournamentSpec
@@ -41,14 +42,62 @@ def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
             return rendered_results(store, records, fmt, table, err, links)
         # A bot's games and the faults: every game stored, counted or not.
         tables: list[ResultTable] = []
-        if bot is not None:
-            games = bot_games(records, bot, store.spec.bot_names, folder)  # checks the name
-            tables += [bots_table(store.spec, store.bots(), only=bot), games,
+        if bot is not None:  # the student's page, the teacher's way: with the files
+            tables += [*student_tables(records, bot, store.spec.bot_names,
+                                       store.spec.game.contest, folder,
+                                       own_folder(store, bot), paths=True),
+                       bots_table(store.spec, store.bots(), only=bot),
                        *replaced_games(store.replaced(bot), bot, folder)]
         if faults:
             tables.append(all_faults(records, folder))
         return _written(render(tables, metadata(store.spec, len(records)), fmt, table,
                                links), err)
+
+
+_SUFFIX = {OutputFormat.TEXT: ".txt", OutputFormat.MARKDOWN: ".md",
+           OutputFormat.HTML: ".html", OutputFormat.JSON: ".json", OutputFormat.CSV: ".csv"}
+
+
+def write_reports(db_path: Path, fmt: OutputFormat, folder: Path) -> list[Path]:
+    """`referee results DB --reports DIR`: one page per student (each candidate) to hand
+    back, DIR/NAME.txt (.md, .html, .json, .csv by format): its summary, failures and
+    games, no file of the organiser's machine (tournaments/output/student_report.py).
+    ConfigError for a folder that cannot be written."""
+    with opened(lambda: ResultStore.open_existing(db_path), db_path) as store:
+        records, spec = store.records(), store.spec
+        pages = {}
+        for index in spec.candidates:
+            bot = spec.bot_names[index]
+            tables = student_tables(records, bot, spec.bot_names, spec.game.contest,
+                                    db_path.resolve().parent, own_folder(store, bot),
+                                    paths=False)
+            rendered = render(tables, metadata(spec, len(records)), fmt)
+            pages[bot] = rendered.out
+    written = []
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for bot, page in pages.items():
+            path = folder / (bot + _SUFFIX[fmt])
+            path.write_text(page, encoding="utf-8")
+            written.append(path)
+    except OSError as error:
+        raise ConfigError(f"cannot write the reports in {folder}: "
+                          f"{error.strerror or error}") from None
+    return written
+
+
+def own_folder(store: ResultStore, bot: str) -> Path | None:
+    """The folder a student's bot runs from, as its page names its files: the one its
+    entry declares, else its script's, else its program's (None: not recorded)."""
+    entry = next((entry for entry in store.spec.bots if entry.name == bot), None)
+    if entry is None:
+        return None  # no such bot: bot_games says so, naming those there are
+    if entry.dir is not None:
+        return Path(entry.dir)
+    recorded = store.bots().get(bot)
+    if recorded is None:
+        return None
+    return Path(recorded.script or recorded.executable).parent
 
 
 def opened(opener: Callable[[], ResultStore], path: Path) -> ResultStore:

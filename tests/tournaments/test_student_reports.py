@@ -1,0 +1,89 @@
+"""Issue 29, part 3: a report to hand back. `referee results DB --bot NAME` is one
+student's page for the teacher (summary first, failures with where they cluster and
+their stderr, then the games, with the organiser's files); `--reports DIR` writes one per
+student to hand back: no file of the organiser's, no path outside the student's folder,
+no other student's faults. A real class: two references, a working student and one
+whose bot crashes in round 3 with a KeyError."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.cli_support import assert_bad_input, run_main
+
+ROOT = Path(__file__).resolve().parents[2]
+CRASH = ROOT / "tests" / "faults" / "bots" / "crash_round3.py"
+
+
+@pytest.fixture(scope="module")
+def class_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("class")
+    student = folder / "students" / "carol"
+    student.mkdir(parents=True)
+    for path in (folder, folder / "students", student):
+        path.chmod(0o755)  # a sandboxed bot runs as another user
+    shutil.copy(CRASH, student / "bot.py")
+    db = folder / "results" / "class.sqlite"
+    code, _, err = run_main([
+        "tournament", "rage", "--db", str(db), "--deals", "1",
+        "--reference", f"python {ROOT}/bots/rage_random.py",
+        "--reference", f"python {ROOT}/bots/rage_heuristic.py",
+        f"alice=python {ROOT}/bots/rage_heuristic.py", f"stdio:python {student}/bot.py"])
+    assert code == 0, err
+    return db
+
+
+def test_a_page_per_student_to_hand_back_holds_no_path_of_the_organisers(
+        class_db: Path, tmp_path: Path) -> None:
+    code, _, err = run_main(["results", str(class_db), "--reports", str(tmp_path / "out")])
+    assert code == 0 and "2 reports written" in err, err
+    pages = {path.name: path.read_text() for path in (tmp_path / "out").iterdir()}
+    assert sorted(pages) == ["alice.txt", "carol.txt"]  # the candidates; no reference
+    carol, alice = pages["carol.txt"], pages["alice.txt"]
+    assert carol.startswith("carol: summary")  # the summary first
+    summary = carol.splitlines()[3].split()
+    assert summary[:2] == ["8", "0"] and "crash" in summary  # 8 games, none clean
+    assert "round 3, bidding (8)" in carol and "KeyError: 'oops'" in carol
+    assert 'File "carol/bot.py"' in carol  # its own file, from its folder on
+    folder = str(class_db.parent.parent)
+    assert folder not in carol and folder not in alice  # no path of the organiser's
+    assert ".jsonl" not in carol and ".stderr" not in carol  # no log or stderr file
+    assert "KeyError" not in alice and "crash" not in alice  # not another's faults
+
+
+def test_the_teachers_page_of_one_student_has_the_summary_and_the_files(
+        class_db: Path) -> None:
+    code, out, err = run_main(["results", str(class_db), "--bot", "carol", "--format",
+                               "json"])
+    assert code == 0, err
+    tables = json.loads(out)["tables"]
+    assert list(tables)[:3] == ["summary", "fault_summary", "failure_stderr"]
+    (summary,) = tables["summary"]["rows"]
+    assert summary == {"games": 8, "clean_games": 0, "mean_score": None,
+                       "outcome": "4th 8", "faults": "crash 8"}
+    assert tables["failure_stderr"]["rows"][-1]["stderr"] == "KeyError: 'oops'"
+    assert all(Path(game["log"]).is_file() for game in tables["bot_games"]["rows"])
+
+
+@pytest.mark.parametrize("fmt, suffix", [("markdown", ".md"), ("html", ".html"),
+                                         ("json", ".json")])
+def test_reports_come_in_every_format(class_db: Path, tmp_path: Path, fmt: str,
+                                      suffix: str) -> None:
+    code, _, err = run_main(["results", str(class_db), "--reports", str(tmp_path),
+                             "--format", fmt])
+    assert code == 0, err
+    page = (tmp_path / f"carol{suffix}").read_text()
+    assert "KeyError" in page and str(class_db.parent.parent) not in page
+
+
+def test_reports_refuse_what_they_cannot_do(class_db: Path, tmp_path: Path) -> None:
+    assert_bad_input(["results", str(class_db), "--reports", str(tmp_path), "--bot",
+                      "carol"], "--reports")
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    assert_bad_input(["results", str(class_db), "--reports", str(blocked / "x")],
+                     "cannot write the reports")

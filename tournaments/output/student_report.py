@@ -76,11 +76,15 @@ def failure_stderr(causes: ResultTable) -> ResultTable:
     """The stderr lines of each distinct failure (its first occurrence), a row a line:
     the whole traceback, where the table above shows its last line."""
     tail = causes.keys.index("stderr_tail")
-    rows = tuple((number, line) for number, row in enumerate(causes.rows, start=1)
-                 if isinstance(row[tail], Lines) for line in row[tail].lines)
+    rows: list[tuple[Cell, ...]] = []
+    for number, row in enumerate(causes.rows, start=1):
+        lines = row[tail]
+        if isinstance(lines, Lines):
+            rows += [(number, line) for line in lines.lines]
     columns = (Column("failure", "failure"), Column("stderr", "stderr"))
     return ResultTable("failure_stderr", "The stderr of each failure above, in order "
-                       "(its first time; at most its last 20 lines)", columns, rows)
+                       "(its first time; at most its last 20 lines)", columns,
+                       tuple(rows))
 
 
 def path_cutter(own_folder: Path | None) -> Callable[[str], str]:

@@ -12,12 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from protocols.wire import WireError
 from referee.ansi import Paint
+from referee.games.terminal_desk import SeatDesk, State
 from referee.games.rage import codec
 from referee.games.rage.cards import Colour
 
-State = dict[str, Any]
 
 # Rage's card colours, as board.css draws them (tests check they agree).
 COLOUR_HEX = {"b": "#2f6fd0", "g": "#2f9a48", "r": "#d33a2c", "y": "#e9b514",
@@ -123,27 +122,16 @@ def _trick(state: State, names: Sequence[str], paint: Paint) -> str:
     return f"Trick {state.get('tn', '')}: {played}{paint.bold(tail)}"
 
 
-class RageDesk:
+class RageDesk(SeatDesk):
     """A human seat's view: every line the seat is sent, folded into a board state;
     the requests' prompts, and the person's input made a reply line."""
 
-    def __init__(self, paint: Paint) -> None:
-        self.paint = paint
-        self.seat = 0
-        self.hiding = False
-        self.state: State = {}
-        self.names: list[str] = []
-        self.news: list[str] = []  # what happened since the person last decided
-        self.last_sheet: str | None = None
+    decode = staticmethod(codec.decode)
 
-    def see(self, line: str) -> None:
-        try:
-            message = codec.decode(line)
-        except WireError:
-            return  # ERROR, BYE and anything else: the player says those itself
-        handler = getattr(self, "_on_" + type(message).__name__.lower(), None)
-        if handler is not None:
-            handler(message)
+    def __init__(self, paint: Paint) -> None:
+        super().__init__(paint)
+        self.hiding = False
+        self.last_sheet: str | None = None
 
     def _on_game(self, game: codec.Game) -> None:
         n = game.players
@@ -232,17 +220,8 @@ class RageDesk:
         self.news.append(f"The game is over: you place {message.places[self.seat]} "
                          f"with {message.totals[self.seat]} points.")
 
-    def screen(self, request: str | None) -> list[str]:
-        """The board, what happened since the last decision, and the request's offer."""
-        actor = None if request is None else self.seat
-        lines = draw(self.state, self.names, self.seat, self.paint, actor) if self.state \
-            else []
-        news, self.news = self.news[-8:], []
-        if news:
-            lines += ["", self.paint.dim("Since your last move:")] + [f"  {n}" for n in news]
-        if request is not None:
-            lines += [""] + self._offer(request)
-        return lines
+    def _board(self, actor: int | None) -> list[str]:
+        return draw(self.state, self.names, self.seat, self.paint, actor)
 
     def _offer(self, request: str) -> list[str]:
         words = request.split()[1:]

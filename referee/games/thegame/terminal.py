@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from protocols.wire import WireError
 from referee.ansi import Paint
+from referee.games.terminal_desk import SeatDesk, State
 from referee.errors import RuleError
 from referee.games.thegame import codec
 from referee.games.thegame.commands import Command, CommandMap
@@ -22,7 +22,6 @@ from referee.games.thegame.rules import (
     PILE_NAMES, Position, check_turn_at, shortest_legal_turns_at,
 )
 
-State = dict[str, Any]
 
 # The HTML board's colours (board.css): piles up green, down red; commands by kind.
 UP, DOWN = "#1f6f43", "#a3361f"
@@ -83,27 +82,17 @@ def draw(state: State, names: Sequence[str], me: int | None, paint: Paint,
     return lines
 
 
-class TheGameDesk:
+class TheGameDesk(SeatDesk):
     """A human seat's view: every line the seat is sent, folded into a board state;
     the requests' prompts, and the person's input made a reply line."""
 
-    def __init__(self, paint: Paint) -> None:
-        self.paint = paint
-        self.seat, self.players = 0, 1
-        self.commands: CommandMap | None = None
-        self.state: State = {}
-        self.names: list[str] = []
-        self.news: list[str] = []
-        self.offered: list[str] = []
+    decode = staticmethod(codec.decode)
 
-    def see(self, line: str) -> None:
-        try:
-            message = codec.decode(line)
-        except WireError:
-            return  # ERROR, BYE: the player says those itself
-        handler = getattr(self, "_on_" + type(message).__name__.lower(), None)
-        if handler is not None:
-            handler(message)
+    def __init__(self, paint: Paint) -> None:
+        super().__init__(paint)
+        self.players = 1
+        self.commands: CommandMap | None = None
+        self.offered: list[str] = []
 
     def _on_game(self, game: codec.Game) -> None:
         n = self.players = game.players
@@ -183,16 +172,8 @@ class TheGameDesk:
                         draw_pile_size=self.state["dr"], players=self.players,
                         commands=self.commands, others_cards=others)
 
-    def screen(self, request: str | None) -> list[str]:
-        actor = None if request is None else self.seat
-        lines = draw(self.state, self.names, self.seat, self.paint, actor) if self.state \
-            else []
-        news, self.news = self.news[-8:], []
-        if news:
-            lines += ["", self.paint.dim("Since your last move:")] + [f"  {n}" for n in news]
-        if request is not None:
-            lines += [""] + self._offer(request)
-        return lines
+    def _board(self, actor: int | None) -> list[str]:
+        return draw(self.state, self.names, self.seat, self.paint, actor)
 
     def _offer(self, request: str) -> list[str]:
         if request.startswith("HINTS?"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -156,6 +157,30 @@ def test_interrupt_leaves_the_store_consistent_and_resumable(tmp_path: Path) -> 
     assert tables_json(build_tables(RAGE, records, SPEC.bot_names)) == \
         tables_json(build_tables(RAGE, [fake_play(f, CONTEXT) for f in FIXTURES],
                                  SPEC.bot_names))
+
+
+def slow_play(fixture: Fixture, context: FakeContext) -> GameRecord:
+    time.sleep(0.3)  # long enough that games are still in flight when the interrupt comes
+    return fake_play(fixture, context)
+
+
+class InterruptAfterFirst(Recorder):
+    def advance(self, record: GameRecord) -> None:
+        raise KeyboardInterrupt("SIGTERM")
+
+
+def test_an_interrupt_leaves_no_process_pool_thread_for_the_interpreter_exit(
+        tmp_path: Path) -> None:
+    """CI (3.11.7) printed "OSError: Bad file descriptor" after "interrupted": a process
+    pool's manager thread still running at exit races the pool's atexit hook, which writes to
+    a pipe the thread closes. So an interrupt joins that thread before it is reported."""
+    spec = make_spec(n_bots=4, deals=3, seed=8)
+    with ResultStore(tmp_path / "i.sqlite", spec) as store, pytest.raises(Interrupted):
+        run_tournament(spec, fixtures_for(spec, TEST_SECRET), store, slow_play,
+                       FakeContext(spec.bot_names), jobs=2, progress=InterruptAfterFirst())
+    left = [thread.name for thread in threading.enumerate()
+            if type(thread).__name__ == "_ExecutorManagerThread"]
+    assert left == [], left
 
 
 def test_refuses_a_store_of_another_tournament(tmp_path: Path) -> None:

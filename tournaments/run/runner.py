@@ -129,7 +129,10 @@ def _run(pending: list[Fixture], store: ResultStore, play: PlayFunction[C], cont
             lost = _drain(executor, queue, store, play, context, window, progress,
                           disqualification, watch)
         except BaseException:  # KeyboardInterrupt too: drop queued games, keep the store as is
-            executor.shutdown(wait=False, cancel_futures=True)
+            # Waiting joins the pool's manager thread now. Left to the interpreter's exit, it
+            # races the pool's atexit hook, which may write to a pipe the thread has just
+            # closed: "OSError: Bad file descriptor" and a traceback (CPython 3.11).
+            executor.shutdown(wait=True, cancel_futures=True)
             raise
         executor.shutdown(wait=True)
         if lost and watch is not None and watch.settled_at is not None:

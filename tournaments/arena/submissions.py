@@ -87,7 +87,13 @@ def submit(arena: Path, name: str, command: str | None, folder: Path | None) -> 
             assert command is not None
             command = absolute_command(command, Path.cwd())
             sha = command_sha256(command)
-        checked = quick_check(load(arena).game, name, command, target)
+        try:
+            checked = quick_check(load(arena).game, name, command, target)
+        except BaseException:  # no row for this version: its copy goes too, vN stays free
+            if target is not None:
+                _thaw(target)
+                shutil.rmtree(target)
+            raise
         db.execute("INSERT INTO versions VALUES (?, ?, ?, ?, ?, ?, ?)",
                    (name, version, command, None if target is None else str(target), sha,
                     "active" if checked.passed else "refused", checked.report))
@@ -107,3 +113,8 @@ def _freeze(root: Path) -> None:
     for path in sorted(root.rglob("*"), reverse=True) + [root]:
         mode = path.stat().st_mode
         path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+
+
+def _thaw(root: Path) -> None:
+    for path in [root, *root.rglob("*")]:
+        path.chmod(path.stat().st_mode | stat.S_IWUSR)

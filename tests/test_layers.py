@@ -51,6 +51,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tournaments.output",),
     ("tournaments.run",),
     ("tournaments.gate",),
+    ("tournaments.arena",),  # `referee arena`: versions, matchmaking, standings
     ("tournaments.site",),  # `referee publish`: the result tables and the viewer's pages
     ("referee.serve",),  # `referee serve`: the results' pages, the viewer, live logs
     ("referee.cli", "referee.__main__"),

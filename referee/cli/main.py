@@ -13,6 +13,7 @@ from types import FrameType
 import click
 
 from referee import __version__
+from referee.cli.arena import arena_group
 from referee.cli.check import check_command
 from referee.cli.errors import Stopped
 from referee.cli.exit_codes import BAD_USAGE, FAILED, INTERRUPTED, TERMINATED, help_text
@@ -69,6 +70,7 @@ cli.add_command(keygen_command)
 cli.add_command(connect_command)
 cli.add_command(publish_command)
 cli.add_command(serve_command)
+cli.add_command(arena_group)
 
 
 def main(argv: list[str] | None = None) -> None:

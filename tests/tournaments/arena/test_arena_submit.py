@@ -1,0 +1,91 @@
+"""`referee arena init` and `referee arena submit` with real sample bots (issue 31):
+settings refused in one error line, versions hashed and frozen, a failing bot refused
+with its check's report."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+HEURISTIC = "python bots/rage_heuristic.py"
+
+
+def referee(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "referee", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def versions(arena: Path) -> list[tuple[str, int, str]]:
+    with sqlite3.connect(arena / "arena.db") as db:
+        return db.execute("SELECT name, version, status FROM versions "
+                          "ORDER BY name, version").fetchall()
+
+
+def test_init_makes_the_arena_and_refuses_a_second_or_bad_settings(tmp_path: Path) -> None:
+    arena = tmp_path / "a"
+    assert referee("arena", "init", str(arena), "--game", "rage").returncode == 0
+    assert (arena / "arena.toml").read_text() == 'game = "rage"\ntable_size = 4\n'
+    assert (arena / "submissions").is_dir()
+    for args, why in [((str(arena), "--game", "rage"), "holds an arena already"),
+                      ((str(tmp_path / "b"), "--game", "thegame"), "competitive games only"),
+                      ((str(tmp_path / "c"), "--game", "rage", "--table-size", "9"),
+                       "needs 3 to 8 bots, got 9"),
+                      ((str(tmp_path / "d"), "--game", "nope"), "unknown game")]:
+        done = referee("arena", "init", *args)
+        assert done.returncode == 2
+        assert done.stderr.startswith("referee: error: ") and why in done.stderr
+        assert len(done.stderr.splitlines()) == 1
+    assert not (tmp_path / "b").exists() and not (tmp_path / "c").exists()
+
+
+def test_submit_adds_versions_checks_them_and_freezes_their_files(tmp_path: Path) -> None:
+    arena = tmp_path / "a"
+    referee("arena", "init", str(arena), "--game", "rage", "--table-size", "3")
+    first = referee("arena", "submit", str(arena), "heur", HEURISTIC)
+    assert first.returncode == 0, first.stderr
+    assert "heur conforms" in first.stdout and "heur v1" in first.stdout
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "bot.py").write_bytes((ROOT / "bots" / "rage_random.py").read_bytes())
+    second = referee("arena", "submit", str(arena), "heur", "--dir", str(source),
+                     "--cmd", "python bot.py")
+    assert second.returncode == 0, second.stdout + second.stderr
+    copied = arena / "submissions" / "heur" / "v2" / "bot.py"
+    assert copied.read_bytes() == (source / "bot.py").read_bytes()
+    assert not copied.stat().st_mode & 0o222 and not copied.parent.stat().st_mode & 0o222
+    assert versions(arena) == [("heur", 1, "active"), ("heur", 2, "active")]
+
+
+def test_a_failing_submission_is_refused_with_the_checks_report(tmp_path: Path) -> None:
+    arena = tmp_path / "a"
+    referee("arena", "init", str(arena), "--game", "rage")
+    source = tmp_path / "bad"
+    source.mkdir()
+    (source / "bot.sh").write_text("#!/bin/sh\necho nonsense\n")
+    (source / "bot.sh").chmod(0o755)
+    done = referee("arena", "submit", str(arena), "bad", "--dir", str(source))
+    assert done.returncode == 1
+    assert "FAIL  HELLO in time" in done.stdout and "bad does not conform" in done.stdout
+    assert "refused" in done.stdout
+    assert versions(arena) == [("bad", 1, "refused")]
+    with sqlite3.connect(arena / "arena.db") as db:
+        (report,) = db.execute("SELECT report FROM versions").fetchone()
+    assert "died before its HELLO" in report
+
+
+def test_submit_refuses_bad_names_and_arguments(tmp_path: Path) -> None:
+    arena = tmp_path / "a"
+    referee("arena", "init", str(arena), "--game", "rage")
+    for args, why in [(("a+b", HEURISTIC), "bad contestant name"),
+                      (("x",), "give a COMMAND or --dir"),
+                      (("x", HEURISTIC, "--cmd", "y"), "--cmd goes with --dir"),
+                      (("x", "python no_such_file.py"), "none of its words is a file")]:
+        done = referee("arena", "submit", str(arena), *args)
+        assert done.returncode == 2 and why in done.stderr, done.stderr
+        assert len(done.stderr.splitlines()) == 1
+    assert referee("arena", "submit", str(tmp_path / "none"), "x",
+                   HEURISTIC).stderr.startswith("referee: error: ")
+    assert versions(arena) == []

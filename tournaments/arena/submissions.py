@@ -1,0 +1,120 @@
+"""Adding a contestant's version: its files copied, hashed and frozen, or its command."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import shutil
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from referee.bot_names import RULE, is_bot_name, normal_name
+from referee.errors import ConfigError
+from referee.processes.bot_command import STDIO_PREFIX
+from tournaments.arena.checking import Checked, quick_check
+from tournaments.arena.store import SUBMISSIONS, connect, load
+from tournaments.store.provenance import file_sha256
+
+
+@dataclass(frozen=True)
+class Submitted:
+    name: str
+    version: int
+    sha256: str
+    folder: Path | None
+    checked: Checked
+
+
+def tree_sha256(root: Path) -> str:
+    """The sha256 of a folder's files: each relative path and its content's sha256, sorted,
+    so the same files give the same hash wherever they are copied."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(f"{path.relative_to(root).as_posix()}\0{file_sha256(path)}\n".encode())
+    return digest.hexdigest()
+
+
+def absolute_command(command: str, cwd: Path) -> str:
+    """`command` with each word naming a file under `cwd` made absolute, so the arena runs
+    the same files from wherever `arena run` is started."""
+    stdio = command.startswith(STDIO_PREFIX)
+    words = shlex.split(command[len(STDIO_PREFIX):] if stdio else command)
+    fixed = [str((cwd / w).resolve()) if _is_file(cwd / w) else w for w in words]
+    return (STDIO_PREFIX if stdio else "") + shlex.join(fixed)
+
+
+def command_sha256(command: str) -> str:
+    """The hash of the file an absolute command runs: its first argument that is a file
+    (the script), else its program (as tournaments/store/provenance.py hashes bots)."""
+    stdio = command.startswith(STDIO_PREFIX)
+    words = shlex.split(command[len(STDIO_PREFIX):] if stdio else command)
+    for word in words[1:] + words[:1]:
+        if _is_file(Path(word)):
+            return file_sha256(Path(word))
+    raise ConfigError(f"command {command!r}: none of its words is a file to hash")
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # e.g. inline code too long for a file name
+        return False
+
+
+def submit(arena: Path, name: str, command: str | None, folder: Path | None) -> Submitted:
+    """Record the next version of `name`, active if it passes the quick check, else
+    refused with the check's report; ConfigError for a bad name or missing files."""
+    name = normal_name(name)
+    if not is_bot_name(name):
+        raise ConfigError(f"bad contestant name {name!r}: {RULE}")
+    with connect(arena) as db:
+        (last,) = db.execute("SELECT COALESCE(MAX(version), 0) FROM versions WHERE name = ?",
+                             (name,)).fetchone()
+        version = int(last) + 1
+        target: Path | None = None
+        if folder is not None:
+            if not folder.is_dir():
+                raise ConfigError(f"{folder} is not a folder")
+            command = command or _default_command(folder)
+            target = arena / SUBMISSIONS / name / f"v{version}"
+            shutil.copytree(folder, target)
+            sha = tree_sha256(target)
+            _freeze(target)
+            command = absolute_command(command, target)
+        else:
+            assert command is not None
+            command = absolute_command(command, Path.cwd())
+            sha = command_sha256(command)
+        try:
+            checked = quick_check(load(arena).game, name, command, target)
+        except BaseException:  # no row for this version: its copy goes too, vN stays free
+            if target is not None:
+                _thaw(target)
+                shutil.rmtree(target)
+            raise
+        db.execute("INSERT INTO versions VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   (name, version, command, None if target is None else str(target), sha,
+                    "active" if checked.passed else "refused", checked.report))
+    return Submitted(name, version, sha, target, checked)
+
+
+def _default_command(folder: Path) -> str:
+    found = sorted(p.name for p in folder.iterdir() if p.is_file() and os.access(p, os.X_OK))
+    if len(found) != 1:
+        raise ConfigError(f"{folder}: give --cmd (it holds {len(found)} executable files, "
+                          "not one)")
+    return f"./{found[0]}"
+
+
+def _freeze(root: Path) -> None:
+    """Read-only, so a version cannot change after it was hashed."""
+    for path in sorted(root.rglob("*"), reverse=True) + [root]:
+        mode = path.stat().st_mode
+        path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+
+
+def _thaw(root: Path) -> None:
+    for path in [root, *root.rglob("*")]:
+        path.chmod(path.stat().st_mode | stat.S_IWUSR)

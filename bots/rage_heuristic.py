@@ -4,11 +4,18 @@
 Bidding sums a rough chance of winning a trick for each card (Jokers and high trumps
 count most), scaled for the number of players. In play it takes tricks cheaply while it
 needs them and ducks under the current winner once its bid is made.
+
+`--mistakes P` (0 to 1) makes it weaker by a known amount: each bid and play is, with
+probability P, a uniformly random legal one instead. An arena's tests and bench rank
+such bots, whose true order is known (docs/arena.md). The mistakes are drawn from a
+generator reseeded from each dealt hand, so a deal always gets the same moves.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import random
 import sys
 
 if not __package__:  # run as a file: the repository's root holds bots/ and protocols/
@@ -18,6 +25,7 @@ from bots.rage_sdk import RageBot  # noqa: E402
 from bots.sdk import run_bot  # noqa: E402
 from referee.games.rage.rules import trick_winner  # noqa: E402
 from referee.games.rage.cards import Card, Kind, Play  # noqa: E402
+from referee.games.rage import codec  # noqa: E402
 
 
 class HeuristicBot(RageBot):
@@ -63,5 +71,42 @@ class HeuristicBot(RageBot):
         return losers[-1] if losers else ordered[0]
 
 
+class MistakenBot(HeuristicBot):
+    """The heuristic, but each decision is a random legal one with probability `rate`."""
+
+    def __init__(self, rate: float) -> None:
+        super().__init__()
+        self.rate = rate
+        self.rng = random.Random(0)
+
+    def _on_hand(self, message: codec.Hand) -> None:
+        super()._on_hand(message)
+        from hashlib import sha256  # here: OpenSSL's load would slow every start
+        faces = " ".join(card.face for card in message.cards)
+        digest = sha256(f"{self.game.seat} {faces}".encode()).digest()
+        self.rng.seed(int.from_bytes(digest[:8], "big"))
+
+    def choose_bid(self, legal: list[int]) -> int:
+        if self.rng.random() < self.rate:
+            return self.rng.choice(legal)
+        return super().choose_bid(legal)
+
+    def choose_play(self, legal: list[Play]) -> Play:
+        if self.rng.random() < self.rate:
+            return self.rng.choice(legal)
+        return super().choose_play(legal)
+
+
+def mistake_rate(text: str) -> float:
+    rate = float(text)
+    if not 0 <= rate <= 1:
+        raise argparse.ArgumentTypeError(f"a probability from 0 to 1, not {text}")
+    return rate
+
+
 if __name__ == "__main__":
-    run_bot("rage_heuristic", "1.0", HeuristicBot())
+    parser = argparse.ArgumentParser(description="The sample Rage heuristic bot.")
+    parser.add_argument("--mistakes", type=mistake_rate, default=0.0, metavar="P",
+                        help="play a random legal move instead, with probability P")
+    rate = parser.parse_args().mistakes
+    run_bot("rage_heuristic", "1.0", MistakenBot(rate) if rate else HeuristicBot())

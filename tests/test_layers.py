@@ -51,8 +51,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tournaments.output",),
     ("tournaments.run",),
     ("tournaments.gate",),
-    ("tournaments.arena",),  # `referee arena`: versions, matchmaking, standings
     ("tournaments.site",),  # `referee publish`: the result tables and the viewer's pages
+    ("tournaments.arena",),  # `referee arena`: versions, matchmaking, rounds, its site
     ("referee.serve",),  # `referee serve`: the results' pages, the viewer, live logs
     ("referee.cli", "referee.__main__"),
 )

@@ -1,16 +1,33 @@
 """`referee arena`: a long competition that contestants keep submitting versions to
-(docs/arena.md). Exit codes: 0 done, 1 a submission refused by its check, 2 bad usage."""
+(docs/arena.md). Exit codes: 0 done, 1 a submission refused by its check (or a run that
+failed), 2 bad usage, 130/143 a run interrupted (what was played is kept)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
+from referee import bounds
+from referee.cli.errors import Stopped
+from referee.cli.options import Bounded
 from referee.errors import ConfigError
 from referee.registry import games
-from tournaments.arena.store import Settings, init
+from tournaments.arena.leaderboard import standings, tally
+from tournaments.arena.run import StopRule, run_arena
+from tournaments.arena.site import publish_arena
+from tournaments.arena.standings_tables import (
+    history_table, leaderboard_table, render_standings,
+)
+from tournaments.arena.store import DEFAULT_PLACEMENT, ArenaDb, Settings, init
 from tournaments.arena.submissions import submit
+from tournaments.output.formats import OutputFormat
+from tournaments.run.runner import Interrupted, PlayFailed, WorkersKeepDying
+from tournaments.run.session import RunOptions, default_jobs
+from tournaments.site.layout import ReplayMode
+from tournaments.spec.settle_rule import SettleRule
+from tournaments.store.results_db import StoreFailure
 
 _DIR = click.Path(file_okay=False, path_type=Path)
 
@@ -26,9 +43,14 @@ def arena_group() -> None:
               help="The game played: " + ", ".join(games.names()) + " (competitive only).")
 @click.option("--table-size", type=int, default=4, show_default=True,
               help="Bots at each table.")
-def init_command(folder: Path, game_name: str, table_size: int) -> None:
-    """Make a new arena in FOLDER: arena.toml (its settings), arena.db, submissions/."""
-    init(folder, Settings(game_name, table_size))
+@click.option("--placement", type=int, default=DEFAULT_PLACEMENT, show_default=True,
+              help="Tables a new version plays against opponents from the whole ladder "
+                   "before it is seated with its neighbours.")
+def init_command(folder: Path, game_name: str, table_size: int, placement: int) -> None:
+    """Make a new arena in FOLDER: arena.toml (its settings: edit its [limits], or add an
+    [options] table of the game's variants, before the first run), arena.db,
+    submissions/ and rounds/."""
+    init(folder, Settings(game_name, table_size, placement))
     click.echo(f"referee arena: {folder}: {game_name}, tables of {table_size}")
 
 
@@ -58,3 +80,81 @@ def submit_command(folder: Path, name: str, command: str | None, bot_dir: Path |
                f"{state}")
     if not done.checked.passed:
         raise SystemExit(1)
+
+
+@arena_group.command("run")
+@click.argument("folder", type=_DIR)
+@click.option("--games", "max_games", type=Bounded(bounds.MAX_GAMES_OPTION), default=None,
+              metavar="N",
+              help="Stop after the round in which this run has played N games or more.")
+@click.option("--until-settled", is_flag=True,
+              help="Stop after the first round at whose end the ladder is settled: each "
+                   "two neighbours ordered at --confidence by their ratings (docs/arena.md).")
+@click.option("--confidence", type=click.FloatRange(0.5, 1, min_open=True, max_open=True),
+              default=None, metavar="C", help="With --until-settled (default 0.95).")
+@click.option("--top", type=Bounded(bounds.TOP), default=None, metavar="K",
+              help="With --until-settled: settle only which versions are the first K.")
+@click.option("--jobs", type=Bounded(bounds.JOBS), default=None,
+              help="Games played at once (default: one per core).")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Play on a Dask cluster (tcp://HOST:PORT, or local:N); not with --jobs.")
+def run_command(folder: Path, max_games: int | None, until_settled: bool,
+                confidence: float | None, top: int | None, jobs: int | None,
+                cluster: str | None) -> None:
+    """Play rounds: each seats every active version at tables chosen by matchmaking, every
+    table one deal in all its seat rotations; then print the leaderboard. Without --games
+    or --until-settled it plays until interrupted; run again, it resumes."""
+    if not until_settled and (confidence is not None or top is not None):
+        raise ConfigError("--confidence and --top go with --until-settled")
+    if cluster is not None and jobs is not None:
+        raise ConfigError("--jobs and --cluster exclude each other")
+    settle = SettleRule(confidence or 0.95, top) if until_settled else None
+    options = RunOptions(jobs=jobs or default_jobs(), cluster=cluster)
+    with ArenaDb(folder) as db:
+        try:
+            done = run_arena(db, StopRule(max_games, settle), options,
+                             sys.stderr)
+        except Interrupted as stop:
+            raise Stopped(f"arena run interrupted: its games so far are kept; `referee "
+                          f"arena run {folder}` resumes ({stop})",
+                          143 if stop.signal_name == "SIGTERM" else 130) from None
+        except (PlayFailed, WorkersKeepDying, StoreFailure) as error:
+            raise click.ClickException(str(error)) from error
+        counted = tally(db.games())
+        board = standings(db.versions(), counted)
+    click.echo(render_standings([leaderboard_table(board)], db.settings,
+                                f"{folder.name} arena", OutputFormat.TEXT, counted.total),
+               nl=False)
+    if done.settled_after is not None and settle is not None:
+        click.echo(f"settled after round {done.settled_after}: {settle.words()}")
+
+
+@arena_group.command("standings")
+@click.argument("folder", type=_DIR)
+@click.option("--format", "fmt", type=click.Choice([f.value for f in OutputFormat]),
+              default="text", show_default=True, help="How to write the tables.")
+@click.option("--history", is_flag=True,
+              help="Also every version of every contestant: retired and refused ones too.")
+def standings_command(folder: Path, fmt: str, history: bool) -> None:
+    """The leaderboard: active versions ranked by mu - 3 sigma, with games, rating and
+    its interval, and faults."""
+    with ArenaDb(folder) as db:
+        counted = tally(db.games())
+        board = standings(db.versions(), counted)
+        tables = [leaderboard_table(board)] + ([history_table(board)] if history else [])
+        click.echo(render_standings(tables, db.settings, f"{folder.name} arena",
+                                    OutputFormat(fmt), counted.total), nl=False)
+
+
+@arena_group.command("publish")
+@click.argument("folder", type=_DIR)
+@click.argument("site", type=_DIR)
+@click.option("--replays", type=click.Choice([m.value for m in ReplayMode]), default="all",
+              show_default=True, help="Replays of each round's games, as `referee publish`.")
+def publish_command(folder: Path, site: Path, replays: str) -> None:
+    """Write the arena's site into SITE: the leaderboard and history on its front page,
+    each played round published as `referee publish` does."""
+    with ArenaDb(folder) as db:
+        done = publish_arena(db, site, ReplayMode(replays))
+    click.echo(f"referee arena: {site / 'index.html'} ({done.rounds_published} rounds "
+               f"published, {done.rounds_kept} already there)")

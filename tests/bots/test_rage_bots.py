@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import random
 import statistics
 from typing import Callable
 
 import pytest
 
-from bots.rage_heuristic import HeuristicBot
+from bots.rage_heuristic import HeuristicBot, MistakenBot, mistake_rate
 from bots.rage_random import RandomBot
 from bots.rage_sdk import RageBot
 from bots.sdk import Bot
@@ -110,3 +111,24 @@ def test_sdk_refuses_a_play_request_its_tracked_hand_cannot_make() -> None:
     assert bot.game.trick == [] and [c.face for c in bot.game.hand] == ["J"]
     with pytest.raises(WireError, match="'r5'"):
         bot.on_line("PLAY? r5")
+
+
+def test_mistakes_weaken_the_heuristic_by_a_known_amount_and_stay_deterministic() -> None:
+    """`--mistakes P` (the arena's bots of known strength, docs/arena.md): P = 0 plays as
+    the heuristic does, P = 1 is a random bot, and any P replays a deal the same way."""
+    def totals(rate: float, seed: int) -> tuple[int, ...]:
+        return play([MistakenBot(rate), HeuristicBot(), HeuristicBot(), HeuristicBot()],
+                    seed).totals
+    plain = [play([HeuristicBot() for _ in range(4)], seed).totals for seed in range(6)]
+    assert [totals(0.0, seed) for seed in range(6)] == plain
+    assert [totals(0.5, seed) for seed in range(6)] == [totals(0.5, seed) for seed in range(6)]
+    sloppy = statistics.mean(totals(1.0, seed)[0] for seed in range(30))
+    sharp = statistics.mean(play([HeuristicBot() for _ in range(4)], seed).totals[0]
+                            for seed in range(30))
+    assert sloppy < sharp - 10, (sloppy, sharp)
+
+
+def test_a_mistake_rate_outside_0_to_1_is_refused() -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match="from 0 to 1"):
+        mistake_rate("1.5")
+    assert mistake_rate("0.25") == 0.25

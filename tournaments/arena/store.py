@@ -1,31 +1,87 @@
-"""An arena's folder: arena.toml (its settings), arena.db (versions), submissions/."""
+"""An arena's folder: arena.toml (its settings), arena.db (its versions, rounds and games),
+submissions/ (the versions' frozen files) and rounds/ (each round's results db and logs).
+
+arena.db is the arena's own record: which versions exist and which may play, which tables
+each round was planned with, and, once a round is played in full, its games. A round's
+games are copied in with the round marked played in one transaction, so a run killed at
+any point leaves each round either planned (its results db resumes it) or counted once.
+"""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import tomllib
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from referee.errors import ConfigError
 from referee.matches.game import Contest
 from referee.registry.games import lookup
+from referee.settings import TimeLimits
+from tournaments.store.records import GameRecord
 
 SETTINGS = "arena.toml"
 DB = "arena.db"
 SUBMISSIONS = "submissions"
+ROUNDS = "rounds"
+DEFAULT_PLACEMENT = 3  # tables a new version plays against the whole ladder first
 _SCHEMA = """
 CREATE TABLE versions (
     name TEXT NOT NULL, version INTEGER NOT NULL, command TEXT NOT NULL,
     folder TEXT, sha256 TEXT NOT NULL, status TEXT NOT NULL, report TEXT NOT NULL,
+    submitted TEXT NOT NULL,
     PRIMARY KEY (name, version));
+CREATE TABLE rounds (
+    round INTEGER PRIMARY KEY, tables TEXT NOT NULL, status TEXT NOT NULL,
+    planned TEXT NOT NULL);
+CREATE TABLE games (
+    round INTEGER NOT NULL, fixture_id TEXT NOT NULL, record TEXT NOT NULL,
+    PRIMARY KEY (round, fixture_id));
 """
+ACTIVE, RETIRED, REFUSED = "active", "retired", "refused"
+PLANNED, PLAYED = "planned", "played"
 
 
 @dataclass(frozen=True)
 class Settings:
     game: str
     table_size: int
+    placement: int = DEFAULT_PLACEMENT
+    time_limits: TimeLimits = TimeLimits()
+    options: tuple[tuple[str, Any], ...] = ()  # the game's variants, as in a tournament file
+
+
+@dataclass(frozen=True)
+class Version:
+    name: str
+    version: int
+    command: str
+    folder: str | None
+    sha256: str
+    status: str
+    report: str
+    submitted: str
+
+    @property
+    def label(self) -> str:
+        """How the version is named at tables, in logs and in ratings: NAME@vN."""
+        return version_label(self.name, self.version)
+
+
+def version_label(name: str, version: int) -> str:
+    return f"{name}@v{version}"
+
+
+@dataclass(frozen=True)
+class Round:
+    number: int
+    tables: tuple[tuple[str, ...], ...]  # the version labels at each table
+    status: str
 
 
 def init(folder: Path, settings: Settings) -> None:
@@ -35,12 +91,18 @@ def init(folder: Path, settings: Settings) -> None:
         raise ConfigError(f"{game.title} is {game.contest}: an arena ranks competitive "
                           "games only")
     game.check_players(settings.table_size)
+    if settings.placement < 0:
+        raise ConfigError(f"--placement must be 0 or more, not {settings.placement}")
     if (folder / SETTINGS).exists() or (folder / DB).exists():
         raise ConfigError(f"{folder} holds an arena already")
     (folder / SUBMISSIONS).mkdir(parents=True, exist_ok=True)
-    (folder / SETTINGS).write_text(f'game = "{settings.game}"\n'
-                                   f"table_size = {settings.table_size}\n")
-    with sqlite3.connect(folder / DB) as db:
+    (folder / ROUNDS).mkdir(exist_ok=True)
+    limits = settings.time_limits
+    (folder / SETTINGS).write_text(
+        f'game = "{settings.game}"\ntable_size = {settings.table_size}\n'
+        f"placement = {settings.placement}\n\n[limits]\n"
+        f"startup = {limits.startup}\nmove = {limits.move}\nbank = {limits.bank}\n")
+    with closing(sqlite3.connect(folder / DB)) as db, db:
         db.executescript(_SCHEMA)
 
 
@@ -48,11 +110,123 @@ def load(folder: Path) -> Settings:
     """The settings of the arena in `folder`; ConfigError if there is none."""
     try:
         data = tomllib.loads((folder / SETTINGS).read_text())
-        return Settings(str(data["game"]), int(data["table_size"]))
-    except (OSError, tomllib.TOMLDecodeError, KeyError, ValueError) as error:
+        limits = _limits(data.get("limits", {}))
+        return Settings(str(data["game"]), int(data["table_size"]),
+                        int(data.get("placement", DEFAULT_PLACEMENT)), limits,
+                        tuple(sorted(data.get("options", {}).items())))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, ValueError,
+            TypeError, AttributeError) as error:
         raise ConfigError(f"{folder} is no arena (its {SETTINGS}: {error})") from None
 
 
-def connect(folder: Path) -> sqlite3.Connection:
-    load(folder)
-    return sqlite3.connect(folder / DB)
+def _limits(table: dict[str, Any]) -> TimeLimits:
+    """arena.toml's [limits]: the time limits of `referee tournament`, in seconds."""
+    unknown = set(table) - {"startup", "move", "bank", "tolerance"}
+    if unknown:
+        raise ValueError(f"[limits] has no {', '.join(sorted(unknown))}")
+    default = TimeLimits()
+    return TimeLimits(startup=float(table.get("startup", default.startup)),
+                      move=float(table.get("move", default.move)),
+                      bank=float(table.get("bank", default.bank)),
+                      tolerance=float(table.get("tolerance", default.tolerance)))
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+class ArenaDb:
+    """arena.db, opened for one command. `arena submit` may write while `arena run`
+    plays: each write is one short transaction, and a busy db is waited for."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.settings = load(folder)
+        try:
+            self._db = sqlite3.connect(folder / DB, timeout=60)
+            self._db.execute("SELECT name, version, submitted FROM versions LIMIT 1")
+            self._db.execute("SELECT round, tables, status FROM rounds LIMIT 1")
+            self._db.execute("SELECT round, fixture_id, record FROM games LIMIT 1")
+        except sqlite3.DatabaseError as error:
+            raise ConfigError(f"{folder / DB} is not an arena's db ({error})") from None
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> ArenaDb:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            yield self._db
+
+    def versions(self) -> list[Version]:
+        rows = self._db.execute("SELECT name, version, command, folder, sha256, status, "
+                                "report, submitted FROM versions ORDER BY name, version")
+        return [Version(*row) for row in rows]
+
+    def active(self) -> list[Version]:
+        return [version for version in self.versions() if version.status == ACTIVE]
+
+    def add_version(self, version: Version) -> None:
+        """Record `version`; an active one retires its contestant's earlier active one,
+        which keeps its games and history but is seated no more."""
+        with self.transaction() as db:
+            if version.status == ACTIVE:
+                db.execute("UPDATE versions SET status = ? WHERE name = ? AND status = ?",
+                           (RETIRED, version.name, ACTIVE))
+            db.execute("INSERT INTO versions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       (version.name, version.version, version.command, version.folder,
+                        version.sha256, version.status, version.report, version.submitted))
+
+    def next_version(self, name: str) -> int:
+        (last,) = self._db.execute("SELECT COALESCE(MAX(version), 0) FROM versions "
+                                   "WHERE name = ?", (name,)).fetchone()
+        return int(last) + 1
+
+    def rounds(self) -> list[Round]:
+        rows = self._db.execute("SELECT round, tables, status FROM rounds ORDER BY round")
+        return [Round(number, tuple(tuple(t) for t in json.loads(tables)), status)
+                for number, tables, status in rows]
+
+    def plan(self, tables: Sequence[Sequence[str]]) -> Round:
+        """Record the next round's tables, before any of its games is played."""
+        with self.transaction() as db:
+            (last,) = db.execute("SELECT COALESCE(MAX(round), 0) FROM rounds").fetchone()
+            number = int(last) + 1
+            db.execute("INSERT INTO rounds VALUES (?, ?, ?, ?)",
+                       (number, json.dumps([list(t) for t in tables]), PLANNED, now()))
+        return Round(number, tuple(tuple(t) for t in tables), PLANNED)
+
+    def count_round(self, number: int, records: Sequence[GameRecord]) -> None:
+        """A round played in full: its games counted, in one transaction with its mark."""
+        with self.transaction() as db:
+            (status,) = db.execute("SELECT status FROM rounds WHERE round = ?",
+                                   (number,)).fetchone()
+            if status == PLAYED:
+                return
+            db.executemany("INSERT INTO games VALUES (?, ?, ?)",
+                           [(number, r.fixture_id, json.dumps(r.to_json())) for r in records])
+            db.execute("UPDATE rounds SET status = ? WHERE round = ?", (PLAYED, number))
+
+    def games(self, after_round: int = 0) -> Iterator[tuple[int, GameRecord]]:
+        """The counted games after round `after_round`, in the order they are rated: by
+        round, then fixture id."""
+        rows = self._db.execute("SELECT round, record FROM games WHERE round > ? "
+                                "ORDER BY round, fixture_id", (after_round,))
+        for number, text in rows:
+            try:
+                yield number, GameRecord.from_json(json.loads(text))
+            except (ValueError, KeyError, TypeError, AttributeError) as error:
+                raise ConfigError(f"{self.folder / DB}: a game of round {number} is "
+                                  f"damaged ({type(error).__name__}: {error})") from None
+
+
+def round_db(folder: Path, number: int) -> Path:
+    """Where round `number`'s results db is: `referee results`, `show` and `view` read it."""
+    return folder / ROUNDS / f"round-{number:06d}.sqlite"

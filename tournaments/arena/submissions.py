@@ -14,7 +14,9 @@ from referee.bot_names import RULE, is_bot_name, normal_name
 from referee.errors import ConfigError
 from referee.processes.bot_command import STDIO_PREFIX
 from tournaments.arena.checking import Checked, quick_check
-from tournaments.arena.store import SUBMISSIONS, connect, load
+from tournaments.arena.store import (
+    ACTIVE, REFUSED, SUBMISSIONS, ArenaDb, Version, now, version_label,
+)
 from tournaments.store.provenance import file_sha256
 
 
@@ -64,15 +66,14 @@ def _is_file(path: Path) -> bool:
 
 
 def submit(arena: Path, name: str, command: str | None, folder: Path | None) -> Submitted:
-    """Record the next version of `name`, active if it passes the quick check, else
-    refused with the check's report; ConfigError for a bad name or missing files."""
+    """Record the next version of `name`, active if it passes the quick check (it then
+    takes its contestant's place at the tables), else refused with the check's report;
+    ConfigError for a bad name or missing files."""
     name = normal_name(name)
     if not is_bot_name(name):
         raise ConfigError(f"bad contestant name {name!r}: {RULE}")
-    with connect(arena) as db:
-        (last,) = db.execute("SELECT COALESCE(MAX(version), 0) FROM versions WHERE name = ?",
-                             (name,)).fetchone()
-        version = int(last) + 1
+    with ArenaDb(arena) as db:
+        version = db.next_version(name)
         target: Path | None = None
         if folder is not None:
             if not folder.is_dir():
@@ -88,15 +89,17 @@ def submit(arena: Path, name: str, command: str | None, folder: Path | None) -> 
             command = absolute_command(command, Path.cwd())
             sha = command_sha256(command)
         try:
-            checked = quick_check(load(arena).game, name, command, target)
+            checked = quick_check(db.settings.game, version_label(name, version), command,
+                                  target)
+            db.add_version(Version(name, version, command,
+                                   None if target is None else str(target), sha,
+                                   ACTIVE if checked.passed else REFUSED, checked.report,
+                                   now()))
         except BaseException:  # no row for this version: its copy goes too, vN stays free
             if target is not None:
                 _thaw(target)
                 shutil.rmtree(target)
             raise
-        db.execute("INSERT INTO versions VALUES (?, ?, ?, ?, ?, ?, ?)",
-                   (name, version, command, None if target is None else str(target), sha,
-                    "active" if checked.passed else "refused", checked.report))
     return Submitted(name, version, sha, target, checked)
 
 

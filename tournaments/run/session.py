@@ -92,10 +92,26 @@ def run_session(spec: TournamentSpec, options: RunOptions,
     running again on the same db resumes; `options.restart` starts over. With
     `fail_on_fault`, a tournament with faults raises FaultsFound, which holds the tables.
     """
+    select(result_tables(spec, [], options.fmt), options.table)  # a bad name before any game
+    err = stream if stream is not None else sys.stderr
+    with played_session(spec, options, err) as (store, db_path):
+        records = store.records()
+        tables = rendered_results(store, records, options.fmt, options.table, err)
+        faults = sum(len(record.faults) for record in records)
+    if options.fail_on_fault and faults:
+        first = next(((r.fixture_id, f.seat) for r in records for f in r.faults), None)
+        raise FaultsFound(tables, faults, db_path, first)
+    return tables
+
+
+@contextmanager
+def played_session(spec: TournamentSpec, options: RunOptions,
+                   err: TextIO) -> Iterator[tuple[ResultStore, Path]]:
+    """Play every game of `spec` not yet stored (as run_session does), then yield the
+    store, still locked, and its path: for the tables, or for an arena's round."""
     if options.jobs < 1:
         raise ConfigError(f"jobs must be at least 1, not {options.jobs}")
     _check_size(spec, options.max_games)
-    select(result_tables(spec, [], options.fmt), options.table)  # a bad name before any game
     db_path = options.db_path or default_db_path(spec)
     if options.remote is not None and (options.cluster is not None or options.jobs > 1):
         raise ConfigError("remote seats are served by one worker, which listens on "
@@ -105,7 +121,6 @@ def run_session(spec: TournamentSpec, options: RunOptions,
                            remote=options.remote)
     bots = bots_provenance(spec.bots, context.bots)  # every file read before any game
     context = replace(context, hashes=tuple(bot.hashes for bot in bots))
-    err = stream if stream is not None else sys.stderr
     if db_path.exists():  # a file given as --db by mistake is refused before a lock
         check_results_db(db_path)  # file is made beside it
     with run_lock(db_path), _on_workers(options, context, bots) as options, \
@@ -131,13 +146,7 @@ def run_session(spec: TournamentSpec, options: RunOptions,
         order = play_order(fixtures, window_deals(options.pools or options.jobs))
         run_tournament(spec, order, store, play_fixture, context, jobs,
                        options.executor_factory or pinned_process_pool, progress)
-        records = store.records()
-        tables = rendered_results(store, records, options.fmt, options.table, err)
-        faults = sum(len(record.faults) for record in records)
-    if options.fail_on_fault and faults:
-        first = next(((r.fixture_id, f.seat) for r in records for f in r.faults), None)
-        raise FaultsFound(tables, faults, db_path, first)
-    return tables
+        yield store, db_path
 
 
 def class_changes(claim: Claim, left_out: Sequence[LeftOut]) -> list[str]:

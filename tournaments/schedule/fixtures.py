@@ -64,9 +64,11 @@ def groups(n_bots: int, size: int) -> list[tuple[int, ...]]:
 
 
 def competitive_fixtures(game: str, n_bots: int, table_size: int, deals: int, seed: int,
-                         secret: bytes) -> list[Fixture]:
-    """Every table plays every deal once in each seat rotation."""
-    tables = groups(n_bots, table_size)
+                         secret: bytes,
+                         chosen: Sequence[tuple[int, ...]] | None = None) -> list[Fixture]:
+    """Every table (every group of bots, or the `chosen` ones) plays every deal once in
+    each seat rotation."""
+    tables = groups(n_bots, table_size) if chosen is None else list(chosen)
     deal_width, table_width = _width(deals), _width(len(tables))
     fixtures = []
     for deal in range(1, deals + 1):
@@ -172,6 +174,9 @@ def fixtures_for(spec: TournamentSpec, secret: bytes,
         return gauntlet_fixtures(spec.game.name, spec.game.contest, spec.candidates,
                                  spec.references, spec.size, spec.deals, spec.seed, secret,
                                  None if legacy_ids else spec.bot_names)
+    if spec.tables is not None:
+        return competitive_fixtures(spec.game.name, len(spec.bots), spec.size, spec.deals,
+                                    spec.seed, secret, spec.tables)
     make = (competitive_fixtures if spec.game.contest is Contest.COMPETITIVE
             else cooperative_fixtures)
     return make(spec.game.name, len(spec.bots), spec.size, spec.deals, spec.seed, secret)

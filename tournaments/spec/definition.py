@@ -113,6 +113,9 @@ class TournamentSpec:
     # defines the results, so a renamed tournament is the same one.
     title: str | None = None
     settle: SettleRule | None = None  # stop at the first deal the ranking is settled after
+    # The tables to play (bot indices each), instead of every combination of bots: an
+    # arena's round (tournaments/arena/) plays the tables its matchmaking chose.
+    tables: tuple[tuple[int, ...], ...] | None = None
 
     @classmethod
     def create(cls, game: AnyGame | str, bots: tuple[BotEntry, ...], *, deals: int = 1,
@@ -122,7 +125,8 @@ class TournamentSpec:
                fresh_bots: bool = False,
                disqualify_after: int | None = None,
                title: str | None = None,
-               settle: SettleRule | None = None) -> TournamentSpec:
+               settle: SettleRule | None = None,
+               tables: tuple[tuple[int, ...], ...] | None = None) -> TournamentSpec:
         """A validated spec; a size left as None gets its default."""
         if isinstance(game, str):
             game = _game(game)
@@ -137,7 +141,7 @@ class TournamentSpec:
             deals=deals, seed=seed, time_limits=time_limits or TimeLimits(),
             resource_limits=resource_limits or ResourceLimits(), options=values,
             fresh_bots=fresh_bots, disqualify_after=disqualify_after, title=title,
-            settle=settle)
+            settle=settle, tables=tables)
 
     def __post_init__(self) -> None:
         _check_bots(self.game, self.bots)
@@ -159,6 +163,8 @@ class TournamentSpec:
         _check_games(self)
         if self.settle is not None:
             _check_settle(self, self.settle)
+        if self.tables is not None:
+            _check_tables(self, self.tables)
 
     @property
     def size_key(self) -> str:
@@ -168,6 +174,8 @@ class TournamentSpec:
     @property
     def games(self) -> int:
         """How many games the schedule holds, counted without building it."""
+        if self.tables is not None:
+            return len(self.tables) * self.size * self.deals
         if self.references:
             return gauntlet_count(self.game.contest, len(self.candidates),
                                   len(self.references), self.size, self.deals)
@@ -203,7 +211,7 @@ class TournamentSpec:
             "resources": self.resource_limits.to_json(),
             self.size_key: self.size,
             **self.game.option_identity(self.options),
-            **self._faults_json(), **self._settle_json(),
+            **self._faults_json(), **self._settle_json(), **self._tables_json(),
         }
 
     def frame(self) -> dict[str, object]:
@@ -232,7 +240,7 @@ class TournamentSpec:
             self.size_key: self.size, "deals": self.deals, "seed": self.seed,
             "limits": self.time_limits.to_json(), "resources": self.resource_limits.to_json(),
             **self.options.to_json(), "fresh_bots": self.fresh_bots,
-            **self._faults_json(), **self._settle_json(),
+            **self._faults_json(), **self._settle_json(), **self._tables_json(),
             **({"title": self.title} if self.title else {}),
         }
 
@@ -247,6 +255,10 @@ class TournamentSpec:
         """The [settle] table; absent when unset, likewise. It defines the results: the
         tables count the deals up to the one the ranking settled after."""
         return {} if self.settle is None else {"settle": self.settle.to_json()}
+
+    def _tables_json(self) -> dict[str, object]:
+        """The chosen tables; absent for a round robin, likewise."""
+        return {} if self.tables is None else {"tables": [list(t) for t in self.tables]}
 
 
 def frame_of(definition: Mapping[str, Any]) -> dict[str, object]:
@@ -273,7 +285,29 @@ def spec_from_json(data: dict[str, Any]) -> TournamentSpec:
         fresh_bots=data["fresh_bots"],
         disqualify_after=data.get("faults", {}).get("disqualify_after"),
         title=data.get("title"),
-        settle=SettleRule.from_json(data["settle"]) if "settle" in data else None)
+        settle=SettleRule.from_json(data["settle"]) if "settle" in data else None,
+        tables=_tables_of(data["tables"]) if "tables" in data else None)
+
+
+def _tables_of(value: Any) -> tuple[tuple[int, ...], ...]:
+    if not isinstance(value, list) or not all(isinstance(t, list) for t in value):
+        raise SpecError("tables", f"'tables' must be lists of bot numbers, not {value!r:.80}")
+    return tuple(tuple(table) for table in value)
+
+
+def _check_tables(spec: TournamentSpec, tables: tuple[tuple[int, ...], ...]) -> None:
+    """Chosen tables: a competitive game's, each of `size` bots of the spec, no bot
+    twice at one table, every bot seated somewhere."""
+    if spec.game.contest is not Contest.COMPETITIVE or spec.references:
+        raise SpecError("tables", "chosen tables are for a competitive round robin")
+    bots = range(len(spec.bots))
+    for table in tables:
+        if (len(table) != spec.size or len(set(table)) != len(table)
+                or not all(type(bot) is int and bot in bots for bot in table)):
+            raise SpecError("tables", f"table {list(table)!r:.80} is not {spec.size} "
+                                      f"different bots of the {len(spec.bots)}")
+    if not tables or {bot for table in tables for bot in table} != set(bots):
+        raise SpecError("tables", "every bot must sit at one of the tables at least")
 
 
 def _check_settle(spec: TournamentSpec, rule: SettleRule) -> None:

@@ -108,6 +108,10 @@ class PlackettLuceRater:
         self._model = PlackettLuce()
         self.ratings: dict[str, tuple[float, float]] = {}
 
+    def rating_of(self, bot: str) -> tuple[float, float]:
+        """`bot`'s rating; the model's prior for a bot not rated yet."""
+        return self.ratings.get(bot, (self._model.mu, self._model.sigma))
+
     def rate(self, record: GameRecord) -> None:
         if len(set(record.bots)) < 2:
             return

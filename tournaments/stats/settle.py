@@ -32,9 +32,13 @@ def above(a: tuple[float, float], b: tuple[float, float]) -> float:
     return 0.5 * (1 + math.erf((a[0] - b[0]) / (spread * math.sqrt(2))))
 
 
-def open_pairs(ratings: Ratings, rule: SettleRule) -> list[tuple[str, str, float]]:
-    """The pairs (higher, lower, probability) the rule still needs, least certain first."""
-    order = sorted(ratings, key=lambda bot: (-ratings[bot][0], bot))
+def open_pairs(ratings: Ratings, rule: SettleRule,
+               order: Sequence[str] | None = None) -> list[tuple[str, str, float]]:
+    """The pairs (higher, lower, probability) the rule still needs, least certain first;
+    `order`: the ranking to settle (default: by mu; an arena's ladder ranks by mu - 3
+    sigma)."""
+    if order is None:
+        order = sorted(ratings, key=lambda bot: (-ratings[bot][0], bot))
     if rule.top is None:
         pairs = list(zip(order, order[1:]))
     else:

@@ -27,7 +27,9 @@ def versions(arena: Path) -> list[tuple[str, int, str]]:
 def test_init_makes_the_arena_and_refuses_a_second_or_bad_settings(tmp_path: Path) -> None:
     arena = tmp_path / "a"
     assert referee("arena", "init", str(arena), "--game", "rage").returncode == 0
-    assert (arena / "arena.toml").read_text() == 'game = "rage"\ntable_size = 4\n'
+    settings = (arena / "arena.toml").read_text()
+    assert 'game = "rage"\ntable_size = 4\nplacement = 3\n' in settings
+    assert "[limits]\nstartup = 10.0\nmove = 1.0\n" in settings
     assert (arena / "submissions").is_dir()
     for args, why in [((str(arena), "--game", "rage"), "holds an arena already"),
                       ((str(tmp_path / "b"), "--game", "thegame"), "competitive games only"),
@@ -46,7 +48,7 @@ def test_submit_adds_versions_checks_them_and_freezes_their_files(tmp_path: Path
     referee("arena", "init", str(arena), "--game", "rage", "--table-size", "3")
     first = referee("arena", "submit", str(arena), "heur", HEURISTIC)
     assert first.returncode == 0, first.stderr
-    assert "heur conforms" in first.stdout and "heur v1" in first.stdout
+    assert "heur@v1 conforms" in first.stdout and "heur v1" in first.stdout
     source = tmp_path / "src"
     source.mkdir()
     (source / "bot.py").write_bytes((ROOT / "bots" / "rage_random.py").read_bytes())
@@ -56,7 +58,8 @@ def test_submit_adds_versions_checks_them_and_freezes_their_files(tmp_path: Path
     copied = arena / "submissions" / "heur" / "v2" / "bot.py"
     assert copied.read_bytes() == (source / "bot.py").read_bytes()
     assert not copied.stat().st_mode & 0o222 and not copied.parent.stat().st_mode & 0o222
-    assert versions(arena) == [("heur", 1, "active"), ("heur", 2, "active")]
+    # v2 takes heur's place at the tables; v1 keeps its history
+    assert versions(arena) == [("heur", 1, "retired"), ("heur", 2, "active")]
 
 
 def test_a_failing_submission_is_refused_with_the_checks_report(tmp_path: Path) -> None:
@@ -68,7 +71,7 @@ def test_a_failing_submission_is_refused_with_the_checks_report(tmp_path: Path) 
     (source / "bot.sh").chmod(0o755)
     done = referee("arena", "submit", str(arena), "bad", "--dir", str(source))
     assert done.returncode == 1
-    assert "FAIL  HELLO in time" in done.stdout and "bad does not conform" in done.stdout
+    assert "FAIL  HELLO in time" in done.stdout and "bad@v1 does not conform" in done.stdout
     assert "refused" in done.stdout
     assert versions(arena) == [("bad", 1, "refused")]
     with sqlite3.connect(arena / "arena.db") as db:

@@ -1,0 +1,183 @@
+"""`referee arena run`, `standings` and `publish` with real sample bots (issue 31): rounds
+planned, played and counted; a new version mid-run placed and ranked while the old one
+keeps its history; a SIGKILLed run resumed with nothing lost or counted twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+HEURISTIC = "python bots/rage_heuristic.py"
+
+
+def referee(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "referee", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def make_arena(folder: Path, mistakes: dict[str, float], size: int = 3) -> None:
+    assert referee("arena", "init", str(folder), "--game", "rage", "--table-size",
+                   str(size), "--placement", "1").returncode == 0
+    for name, rate in mistakes.items():
+        done = referee("arena", "submit", str(folder), name, f"{HEURISTIC} --mistakes {rate}")
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def arena_rows(folder: Path, query: str) -> list[tuple[object, ...]]:
+    with sqlite3.connect(folder / "arena.db") as db:
+        return db.execute(query).fetchall()
+
+
+def round_games(folder: Path, number: int) -> int:
+    with sqlite3.connect(folder / "rounds" / f"round-{number:06d}.sqlite") as db:
+        (count,) = db.execute("SELECT COUNT(*) FROM games").fetchone()
+    return int(count)
+
+
+def assert_counted_once(folder: Path, size: int) -> None:
+    """Every round played, each counted with exactly its tables' games, none twice."""
+    rounds = arena_rows(folder, "SELECT round, tables, status FROM rounds ORDER BY round")
+    assert rounds and all(status == "played" for _, _, status in rounds)
+    for number, tables, _ in rounds:
+        planned = len(json.loads(str(tables))) * size
+        (counted,) = arena_rows(folder, f"SELECT COUNT(*) FROM games WHERE round = {number}")[0]
+        assert counted == planned == round_games(folder, int(str(number)))
+
+
+def standings_json(folder: Path, *extra: str) -> dict[str, list[dict[str, object]]]:
+    done = referee("arena", "standings", str(folder), "--format", "json", *extra)
+    assert done.returncode == 0, done.stderr
+    tables = json.loads(done.stdout)["tables"]
+    return {name: table["rows"] for name, table in tables.items()}
+
+
+def test_run_plays_rounds_counts_them_and_prints_the_leaderboard(tmp_path: Path) -> None:
+    arena = tmp_path / "a"
+    make_arena(arena, {"sharp": 0.0, "sloppy": 0.5, "wild": 1.0})
+    done = referee("arena", "run", str(arena), "--games", "20", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    assert "round 1: " in done.stderr and " games, " in done.stderr
+    assert "Leaderboard" in done.stdout and "Score (mu - 3 sigma)" in done.stdout
+    assert_counted_once(arena, 3)
+    (games,) = arena_rows(arena, "SELECT COUNT(*) FROM games")[0]
+    assert int(str(games)) >= 20
+    board = standings_json(arena)["leaderboard"]
+    assert [row["rank"] for row in board] == [1, 2, 3]
+    assert {row["contestant"] for row in board} == {"sharp", "sloppy", "wild"}
+    assert all(row["games"] == games for row in board)  # 3 versions at tables of 3
+    # a round is a tournament: its db reads as one
+    results = referee("results", str(arena / "rounds" / "round-000001.sqlite"))
+    assert results.returncode == 0 and "sharp@v1" in results.stdout, results.stderr
+
+
+def test_a_new_version_mid_run_is_checked_placed_and_ranked_and_the_old_keeps_its_history(
+        tmp_path: Path) -> None:
+    arena = tmp_path / "a"
+    make_arena(arena, {"ann": 1.0, "bob": 0.5, "cat": 0.0, "dan": 0.5})
+    assert referee("arena", "run", str(arena), "--games", "12", "--jobs", "1").returncode == 0
+    new = referee("arena", "submit", str(arena), "ann", f"{HEURISTIC} --mistakes 0")
+    assert new.returncode == 0 and "ann v2" in new.stdout and "active" in new.stdout
+    (last,) = arena_rows(arena, "SELECT MAX(round) FROM rounds")[0]
+    assert referee("arena", "run", str(arena), "--games", "12", "--jobs", "1").returncode == 0
+    (tables,) = arena_rows(arena, f"SELECT tables FROM rounds WHERE round = {last} + 1")[0]
+    assert json.loads(str(tables))[0][0] == "ann@v2"  # its placement table comes first
+    tables_ = standings_json(arena, "--history")
+    assert [row["contestant"] for row in tables_["leaderboard"]].count("ann") == 1
+    history = {(row["contestant"], row["version"]): row for row in tables_["history"]}
+    old, current = history["ann", 1], history["ann", 2]
+    assert old["status"] == "retired" and int(str(old["games"])) > 0
+    assert old["mu"] is not None  # its rating stays
+    assert current["status"] == "active" and int(str(current["games"])) > 0
+    assert_counted_once(arena, 3)
+
+
+def test_a_sigkilled_run_resumes_with_nothing_lost_or_counted_twice(tmp_path: Path) -> None:
+    arena = tmp_path / "a"
+    make_arena(arena, {"p": 0.0, "q": 0.3, "r": 0.6, "s": 1.0})
+    run = subprocess.Popen([sys.executable, "-m", "referee", "arena", "run", str(arena),
+                            "--jobs", "1"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, start_new_session=True)
+    second = arena / "rounds" / "round-000002.sqlite"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # kill it in the middle of round 2
+        if second.exists() and _games_in(second) >= 1:
+            break
+        time.sleep(0.05)
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait(timeout=30)
+    assert _games_in(second) >= 1
+    statuses = arena_rows(arena, "SELECT round, status FROM rounds ORDER BY round")
+    assert statuses[0] == (1, "played") and statuses[1] == (2, "planned")
+    (before,) = arena_rows(arena, "SELECT COUNT(*) FROM games")[0]
+    done = referee("arena", "run", str(arena), "--games", "1", "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("round 2: ")  # the killed round is finished first
+    assert_counted_once(arena, 3)
+    (after,) = arena_rows(arena, "SELECT COUNT(*) FROM games")[0]
+    assert int(str(after)) > int(str(before))
+
+
+def _games_in(db: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
+            (count,) = conn.execute("SELECT COUNT(*) FROM games").fetchone()
+        return int(count)
+    except sqlite3.Error:
+        return 0  # not made yet
+
+
+def test_publish_writes_the_leaderboard_and_each_round(tmp_path: Path) -> None:
+    arena = tmp_path / "a"
+    make_arena(arena, {"x": 0.0, "y": 0.5, "z": 1.0})
+    assert referee("arena", "run", str(arena), "--games", "6", "--jobs", "1").returncode == 0
+    site = tmp_path / "site"
+    done = referee("arena", "publish", str(arena), str(site), "--replays", "none")
+    assert done.returncode == 0, done.stderr
+    page = (site / "index.html").read_text()
+    assert 'id="leaderboard"' in page and 'id="history"' in page
+    assert 'href="rounds/round-000001/index.html"' in page
+    assert (site / "rounds" / "round-000001" / "index.html").exists()
+    again = referee("arena", "publish", str(arena), str(site), "--replays", "none")
+    assert "0 rounds published" in again.stdout and "already there" in again.stdout
+
+
+@pytest.fixture(scope="module")
+def two_versions(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An arena of two versions at tables of 3: one short of a table."""
+    arena = tmp_path_factory.mktemp("arena") / "a"
+    make_arena(arena, {"only": 0.0, "two": 1.0})
+    return arena
+
+
+@pytest.mark.parametrize("args, why", [
+    (("standings", "{arena}/none"), "is no arena"),
+    (("run", "{arena}", "--games", "3"), "2 active versions; tables of 3 need 3"),
+    (("run", "{arena}", "--top", "1"), "--confidence and --top go with --until-settled"),
+    (("run", "{arena}", "--jobs", "1", "--cluster", "local:1"), "exclude each other"),
+])
+def test_bad_input_is_one_error_line(two_versions: Path, args: tuple[str, ...],
+                                     why: str) -> None:
+    done = referee("arena", *(a.format(arena=two_versions) for a in args))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("referee: error: ") and why in done.stderr, done.stderr
+    assert len(done.stderr.splitlines()) == 1
+    assert arena_rows(two_versions, "SELECT COUNT(*) FROM rounds") == [(0,)]
+
+
+def test_a_damaged_arena_db_is_one_error_line(tmp_path: Path) -> None:
+    arena = tmp_path / "a"
+    assert referee("arena", "init", str(arena), "--game", "rage").returncode == 0
+    (arena / "arena.db").write_bytes(b"not a database at all" * 100)
+    for command in ("standings", "run"):
+        done = referee("arena", command, str(arena))
+        assert done.returncode == 2 and "is not an arena's db" in done.stderr, done.stderr
+        assert len(done.stderr.splitlines()) == 1

@@ -1,0 +1,108 @@
+"""`referee arena run`: plan a round, play it, count it, and stop when asked to.
+
+A run first finishes a round left planned by a run that was killed (its results db
+resumes it), then plans each next round from the leaderboard as it stands. It stops
+after the round in which it has played `games` games or more, or, under a settle rule,
+after the first round at whose end the ladder's order (or its top K) is settled
+(docs/arena.md); with neither, it plays until interrupted.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+from referee.errors import ConfigError
+from tournaments.arena.leaderboard import Standing, Tally, standings, tally, unsettled
+from tournaments.arena.matchmaking import plan_round
+from tournaments.arena.rounds import play_round
+from tournaments.arena.store import DB, PLANNED, ArenaDb, Round
+from tournaments.run.session import RunOptions
+from tournaments.spec.settle_rule import SettleRule
+from tournaments.store.records import GameRecord
+from tournaments.store.run_lock import run_lock
+
+
+@dataclass(frozen=True)
+class StopRule:
+    games: int | None = None  # this run stops once it has played this many or more
+    settle: SettleRule | None = None
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    rounds: int
+    games: int
+    settled_after: int | None  # the round after which the ladder was settled
+    ladder: list[Standing]
+
+
+def run_arena(db: ArenaDb, stop: StopRule, options: RunOptions, out: TextIO,
+              clock: Callable[[], float] = time.monotonic) -> RunSummary:
+    """Play rounds in the arena of `db` until `stop` says; a line a round to `out`."""
+    with run_lock(db.folder / DB):
+        counted = tally(db.games())
+        rounds = games = 0
+        while True:
+            ladder = _ranked(db, counted)
+            _check_playable(db, ladder, stop)
+            started = clock()
+            current = _next_round(db, counted, ladder, options.jobs)
+            records = play_round(db, current, options)
+            for record in sorted(records, key=lambda r: r.fixture_id):
+                counted.add(current.number, record)
+            rounds, games = rounds + 1, games + len(records)
+            ladder = _ranked(db, counted)
+            pairs = None if stop.settle is None else unsettled(ladder, stop.settle)
+            out.write(_round_line(current, records, clock() - started, pairs) + "\n")
+            out.flush()
+            if pairs == []:
+                return RunSummary(rounds, games, current.number, ladder)
+            if stop.games is not None and games >= stop.games:
+                return RunSummary(rounds, games, None, ladder)
+
+
+def _ranked(db: ArenaDb, counted: Tally) -> list[Standing]:
+    return [s for s in standings(db.versions(), counted) if s.rank is not None]
+
+
+def _check_playable(db: ArenaDb, ladder: Sequence[Standing], stop: StopRule) -> None:
+    size = db.settings.table_size
+    if len(ladder) < size:
+        raise ConfigError(f"{db.folder}: {len(ladder)} active version"
+                          f"{'s' if len(ladder) != 1 else ''}; tables of {size} need {size} "
+                          "(`referee arena submit` adds one)")
+    top = None if stop.settle is None else stop.settle.top
+    if top is not None and top >= len(ladder):
+        raise ConfigError(f"--top {top} needs more than {top} active versions; the arena "
+                          f"has {len(ladder)}")
+
+
+def _next_round(db: ArenaDb, counted: Tally, ladder: Sequence[Standing],
+                min_tables: int) -> Round:
+    """The round a killed run left planned, else a new one planned from the ladder."""
+    planned = [r for r in db.rounds() if r.status == PLANNED]
+    if planned:
+        return planned[0]
+    number = len(db.rounds()) + 1
+    rng = random.Random(f"arena round {number}")  # the same plan from the same ladder
+    entries = counted.entries(s.version for s in ladder)
+    return db.plan(plan_round(entries, db.settings.table_size, db.settings.placement, rng,
+                              min_tables))
+
+
+def _round_line(played: Round, records: Sequence[GameRecord], seconds: float,
+                pairs: list[tuple[str, str, float]] | None) -> str:
+    faults = sum(len(record.faults) for record in records)
+    line = (f"round {played.number}: {len(played.tables)} tables, {len(records)} games, "
+            f"{faults} fault{'s' if faults != 1 else ''}, {seconds:.1f} s")
+    if pairs is None:
+        return line
+    if not pairs:
+        return line + "; settled"
+    high, low, p = pairs[0]
+    return (line + f"; {len(pairs)} pair{'s' if len(pairs) != 1 else ''} open, least "
+            f"certain: {high} above {low} at {p:.0%}")

@@ -1,0 +1,64 @@
+"""`referee arena publish`: the arena as a static site. Its front page is the
+leaderboard and every contestant's history; each played round is published by
+`referee publish` (tournaments/site/) in rounds/round-N/, with its tables, a page per
+version and the replays, and linked from the front page. A round's games never change
+once it is played, so a round already published is kept as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+
+from referee.errors import ConfigError
+from tournaments.arena.leaderboard import standings, tally
+from tournaments.arena.standings_tables import history_table, leaderboard_table
+from tournaments.arena.store import PLAYED, ArenaDb, round_db
+from tournaments.output.html_page import document, section
+from tournaments.site.layout import INDEX, ReplayMode
+from tournaments.site.publish import publish
+
+
+
+@dataclass
+class ArenaSite:
+    folder: Path
+    rounds_published: int = 0
+    rounds_kept: int = 0
+
+
+def publish_arena(db: ArenaDb, folder: Path, mode: ReplayMode,
+                  workers: int | None = None) -> ArenaSite:
+    """Write the arena's site into `folder`; ConfigError where it cannot be written."""
+    site = ArenaSite(folder)
+    played = [r.number for r in db.rounds() if r.status == PLAYED]
+    for number in played:
+        target = folder / "rounds" / f"round-{number:06d}"
+        if (target / INDEX).exists():
+            site.rounds_kept += 1
+            continue
+        publish(round_db(db.folder, number), target, mode, workers)
+        site.rounds_published += 1
+    counted = tally(db.games())
+    board = standings(db.versions(), counted)
+    title = f"{db.folder.resolve().name} arena"
+    body = [f"<h1>{escape(title)}</h1>",
+            f"<p>{escape(db.settings.game)}, tables of {db.settings.table_size}; "
+            f"{counted.total:,} games in "
+            f"{len(played)} rounds.</p>",
+            section(leaderboard_table(board)), section(history_table(board)),
+            _round_links(played)]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / INDEX).write_text(document(title, body))
+    except OSError as error:
+        raise ConfigError(f"cannot write the site in {folder}: "
+                          f"{error.strerror or error}") from None
+    return site
+
+
+def _round_links(played: list[int]) -> str:
+    items = "".join(f'<li><a href="rounds/round-{n:06d}/index.html">round {n}</a></li>'
+                    for n in reversed(played))
+    return f'<section id="rounds"><h2>Rounds, newest first</h2><ul>{items}</ul></section>'

@@ -1,0 +1,80 @@
+"""`referee arena standings`: the leaderboard and each contestant's history, as result
+tables, written in any of the formats tournaments write (text, markdown, csv, json,
+html)."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from collections.abc import Sequence
+
+from protocols.faults import FaultKind
+from tournaments.arena.leaderboard import Standing
+from tournaments.arena.store import Settings
+from tournaments.output.csv_table import csv_table
+from tournaments.output.formats import OutputFormat
+from tournaments.output.html_page import document, section
+from tournaments.output.json_doc import tables_json
+from tournaments.output.tables import Column, FaultCounts, Interval, ResultTable
+from tournaments.output.text import text_report
+from tournaments.stats.estimates import Z_975
+
+_RATING = (Column("Rating (mu)", "mu"), Column("95% interval", "interval"),
+           Column("Score (mu - 3 sigma)", "score"))
+_FAULTS = (Column("Faulted games", "faulted_games", 0), Column("Faults", "faults"))
+
+
+def leaderboard_table(standings: Sequence[Standing]) -> ResultTable:
+    """The active versions, ranked by their conservative score."""
+    columns = (Column("Rank", "rank", 0), Column("Contestant", "contestant"),
+               Column("Version", "version", 0), Column("Games", "games", 0),
+               Column("Tables", "tables", 0), *_RATING, *_FAULTS)
+    rows = tuple((s.rank, s.version.name, s.version.version, s.games, s.tables,
+                  *_rating_cells(s), *_fault_cells(s))
+                 for s in standings if s.rank is not None)
+    return ResultTable("leaderboard", "Leaderboard (active versions, by mu - 3 sigma)",
+                       columns, rows)
+
+
+def history_table(standings: Sequence[Standing]) -> ResultTable:
+    """Every version of every contestant, in order: what each played and how it rated."""
+    columns = (Column("Contestant", "contestant"), Column("Version", "version", 0),
+               Column("Status", "status"), Column("Submitted", "submitted"),
+               Column("sha256", "sha256"), Column("Games", "games", 0), *_RATING, *_FAULTS)
+    ordered = sorted(standings, key=lambda s: (s.version.name, s.version.version))
+    rows = tuple((s.version.name, s.version.version, s.version.status, s.version.submitted,
+                  s.version.sha256[:12], s.games, *_rating_cells(s), *_fault_cells(s))
+                 for s in ordered)
+    return ResultTable("history", "History (every version of every contestant)", columns,
+                       rows)
+
+
+def _rating_cells(standing: Standing) -> tuple[float | Interval | None, ...]:
+    if not standing.games:
+        return None, None, None  # no game yet: the prior says nothing of the version
+    mu, sigma = standing.rating
+    return mu, Interval(mu - Z_975 * sigma, mu + Z_975 * sigma), standing.score
+
+
+def _fault_cells(standing: Standing) -> tuple[int, FaultCounts]:
+    kinds = dict(standing.fault_kinds)
+    return standing.faulted_games, FaultCounts(tuple(kinds.get(kind.value, 0)
+                                                     for kind in FaultKind))
+
+
+def render_standings(tables: Sequence[ResultTable], settings: Settings, title: str,
+                     fmt: OutputFormat, games: int) -> str:
+    """The tables in `fmt`; CSV writes the first."""
+    heading = (f"{title}: {settings.game}, tables of {settings.table_size}, "
+               f"{games:,} games counted")
+    if fmt is OutputFormat.CSV:
+        return csv_table(tables[0])
+    if fmt is OutputFormat.JSON:
+        arena = {"title": title, "game": settings.game, "table_size": settings.table_size,
+                 "games": games}
+        return json.dumps({"arena": arena, "tables": tables_json(tables)}, indent=2,
+                          ensure_ascii=False, allow_nan=False) + "\n"
+    if fmt is OutputFormat.HTML:
+        return document(heading, [f"<h1>{escape(heading)}</h1>",
+                                  *(section(table) for table in tables)])
+    return text_report(tables, fmt.value, None, heading)

@@ -19,8 +19,7 @@ from tournaments.output.tables import Column, FaultCounts, Interval, ResultTable
 from tournaments.output.text import text_report
 from tournaments.stats.estimates import Z_975
 
-_RATING = (Column("Rating (mu)", "mu"), Column("95% interval", "interval"),
-           Column("Score (mu - 3 sigma)", "score"))
+_RATING = (Column("mu", "mu"), Column("95% interval", "interval"), Column("Score", "score"))
 _FAULTS = (Column("Faulted games", "faulted_games", 0), Column("Faults", "faults"))
 
 
@@ -32,8 +31,8 @@ def leaderboard_table(standings: Sequence[Standing]) -> ResultTable:
     rows = tuple((s.rank, s.version.name, s.version.version, s.games, s.tables,
                   *_rating_cells(s), *_fault_cells(s))
                  for s in standings if s.rank is not None)
-    return ResultTable("leaderboard", "Leaderboard (active versions, by mu - 3 sigma)",
-                       columns, rows)
+    return ResultTable("leaderboard", "Leaderboard: the active versions, ranked by score = "
+                       "mu - 3 sigma (their openskill rating, mu ± sigma)", columns, rows)
 
 
 def history_table(standings: Sequence[Standing]) -> ResultTable:

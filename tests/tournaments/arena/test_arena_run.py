@@ -66,7 +66,7 @@ def test_run_plays_rounds_counts_them_and_prints_the_leaderboard(tmp_path: Path)
     done = referee("arena", "run", str(arena), "--games", "20", "--jobs", "2")
     assert done.returncode == 0, done.stderr
     assert "round 1: " in done.stderr and " games, " in done.stderr
-    assert "Leaderboard" in done.stdout and "Score (mu - 3 sigma)" in done.stdout
+    assert "Leaderboard" in done.stdout and "score = mu - 3 sigma" in done.stdout
     assert_counted_once(arena, 3)
     (games,) = arena_rows(arena, "SELECT COUNT(*) FROM games")[0]
     assert int(str(games)) >= 20

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from typing import TextIO
 
 from referee.errors import ConfigError
@@ -20,6 +21,7 @@ from tournaments.arena.leaderboard import Standing, Tally, standings, tally, uns
 from tournaments.arena.matchmaking import plan_round
 from tournaments.arena.rounds import play_round
 from tournaments.arena.store import DB, PLANNED, ArenaDb, Round
+from tournaments.run.cluster import open_cluster
 from tournaments.run.session import RunOptions
 from tournaments.spec.settle_rule import SettleRule
 from tournaments.store.records import GameRecord
@@ -43,14 +45,13 @@ class RunSummary:
 def run_arena(db: ArenaDb, stop: StopRule, options: RunOptions, out: TextIO,
               clock: Callable[[], float] = time.monotonic) -> RunSummary:
     """Play rounds in the arena of `db` until `stop` says; a line a round to `out`."""
-    with run_lock(db.folder / DB):
+    with run_lock(db.folder / DB), _workers(options) as options:
         counted = tally(db.games())
         rounds = games = 0
         while True:
-            ladder = _ranked(db, counted)
-            _check_playable(db, ladder, stop)
+            _check_playable(db, _ranked(db, counted), stop)
             started = clock()
-            current = _next_round(db, counted, ladder, options.jobs)
+            current = _next_round(db, counted, _ranked(db, counted), options.jobs)
             records = play_round(db, current, options)
             for record in sorted(records, key=lambda r: r.fixture_id):
                 counted.add(current.number, record)
@@ -63,6 +64,17 @@ def run_arena(db: ArenaDb, stop: StopRule, options: RunOptions, out: TextIO,
                 return RunSummary(rounds, games, current.number, ladder)
             if stop.games is not None and games >= stop.games:
                 return RunSummary(rounds, games, None, ladder)
+
+
+@contextmanager
+def _workers(options: RunOptions) -> Iterator[RunOptions]:
+    """The options every round plays with: a cluster is opened once for the whole run
+    (a local one takes seconds to start), and sizes the rounds by its threads."""
+    if options.cluster is None:
+        yield options
+        return
+    with open_cluster(options.cluster) as cluster:
+        yield replace(options, cluster=None, open_cluster=cluster, jobs=cluster.threads)
 
 
 def _ranked(db: ArenaDb, counted: Tally) -> list[Standing]:
@@ -87,8 +99,7 @@ def _next_round(db: ArenaDb, counted: Tally, ladder: Sequence[Standing],
     planned = [r for r in db.rounds() if r.status == PLANNED]
     if planned:
         return planned[0]
-    number = len(db.rounds()) + 1
-    rng = random.Random(f"arena round {number}")  # the same plan from the same ladder
+    rng = random.Random(f"arena round {len(db.rounds()) + 1}")  # the same ladder, the same plan
     entries = counted.entries(s.version for s in ladder)
     return db.plan(plan_round(entries, db.settings.table_size, db.settings.placement, rng,
                               min_tables))

@@ -19,7 +19,7 @@ from referee.reproduce import command_hint
 from tournaments.output.formats import OutputFormat
 from tournaments.output.render import select
 from tournaments.output.results import opened, rendered_results, result_tables, standings
-from tournaments.run.cluster import open_cluster
+from tournaments.run.cluster import Cluster, open_cluster
 from tournaments.run.fixture_play import PlayContext, play_context, play_fixture
 from tournaments.run.pinned_pool import cpu_shares, pinned_process_pool
 from tournaments.run.progress import Progress, StandingsEvery, StderrProgress
@@ -64,6 +64,7 @@ class RunOptions:
     restart: bool = False  # move an existing db and its logs to a backup, start over
     fail_on_fault: bool = False  # FaultsFound, with the tables, if any stored game faulted
     cluster: str | None = None  # a Dask cluster to play on (tournaments/run/cluster.py)
+    open_cluster: Cluster | None = None  # one already open, kept open after the run
     remote: RemoteSettings | None = None  # remote seats' --listen: one worker, no cluster
     # Workers that each keep their own bots (None: jobs), which size play order's windows.
     pools: int | None = None
@@ -166,18 +167,25 @@ def class_changes(claim: Claim, left_out: Sequence[LeftOut]) -> list[str]:
 def _on_workers(options: RunOptions, context: PlayContext,
                 bots: Sequence[BotProvenance]) -> Iterator[RunOptions]:
     """`options` as they are, or, with a cluster, playing on its executors with all its
-    threads, once its workers have checked they can play these bots' games."""
-    if options.cluster is None:
+    threads, once its workers have checked they can play these bots' games. A cluster
+    already open (an arena's, for all its rounds) stays open after."""
+    if options.open_cluster is not None:
+        yield _playing_on(options.open_cluster, options, context, bots)
+    elif options.cluster is not None:
+        with open_cluster(options.cluster) as cluster:
+            yield _playing_on(cluster, options, context, bots)
+    else:
         yield options
-        return
-    with open_cluster(options.cluster) as cluster:
-        cluster.check(context, bots)
-        if cluster.local and hasattr(os, "sched_setaffinity"):  # as a local pool's
-            cluster.keep_to_cpus(cpu_shares(sorted(os.sched_getaffinity(0)),
-                                            cluster.threads))
-        batches = context.spec.fault_policy.disqualify_after is None
-        yield replace(options, jobs=cluster.jobs(batches), executor_factory=cluster.executor,
-                      pools=cluster.threads)
+
+
+def _playing_on(cluster: Cluster, options: RunOptions, context: PlayContext,
+                bots: Sequence[BotProvenance]) -> RunOptions:
+    cluster.check(context, bots)
+    if cluster.local and hasattr(os, "sched_setaffinity"):  # as a local pool's
+        cluster.keep_to_cpus(cpu_shares(sorted(os.sched_getaffinity(0)), cluster.threads))
+    batches = context.spec.fault_policy.disqualify_after is None
+    return replace(options, jobs=cluster.jobs(batches), executor_factory=cluster.executor,
+                   pools=cluster.threads)
 
 
 def _open_new(db_path: Path, spec: TournamentSpec, restart: bool,

@@ -181,3 +181,13 @@ def test_a_damaged_arena_db_is_one_error_line(tmp_path: Path) -> None:
         done = referee("arena", command, str(arena))
         assert done.returncode == 2 and "is not an arena's db" in done.stderr, done.stderr
         assert len(done.stderr.splitlines()) == 1
+
+
+def test_run_on_a_local_cluster_plays_and_counts_every_round(tmp_path: Path) -> None:
+    arena = tmp_path / "a"
+    make_arena(arena, {"one": 0.0, "two": 0.5, "three": 1.0})
+    done = referee("arena", "run", str(arena), "--games", "30", "--cluster", "local:2")
+    assert done.returncode == 0, done.stderr
+    rounds = [line for line in done.stderr.splitlines() if line.startswith("round ")]
+    assert len(rounds) >= 2, done.stderr  # tables for 2 threads: several rounds for 30
+    assert_counted_once(arena, 3)

@@ -114,10 +114,8 @@ def run_command(folder: Path, max_games: int | None, until_settled: bool,
         try:
             done = run_arena(db, StopRule(max_games, settle), options,
                              sys.stderr)
-        except Interrupted as stop:
-            raise Stopped(f"arena run interrupted: its games so far are kept; `referee "
-                          f"arena run {folder}` resumes ({stop})",
-                          143 if stop.signal_name == "SIGTERM" else 130) from None
+        except (Interrupted, KeyboardInterrupt) as stop:  # in a round, or between two
+            raise _interrupted(folder, stop) from None
         except (PlayFailed, WorkersKeepDying, StoreFailure) as error:
             raise click.ClickException(str(error)) from error
         counted = tally(db.games())
@@ -127,6 +125,15 @@ def run_command(folder: Path, max_games: int | None, until_settled: bool,
                nl=False)
     if done.settled_after is not None and settle is not None:
         click.echo(f"settled after round {done.settled_after}: {settle.words()}")
+
+
+def _interrupted(folder: Path, stop: BaseException) -> Stopped:
+    """Ctrl-C (130) or SIGTERM (143, which referee.cli.main raises as a KeyboardInterrupt
+    named SIGTERM): every round counted stays, and a round under way resumes."""
+    within = f" ({stop})" if isinstance(stop, Interrupted) else ""
+    name = stop.signal_name if isinstance(stop, Interrupted) else str(stop) or "SIGINT"
+    return Stopped(f"arena run interrupted: its games so far are kept; `referee arena run "
+                   f"{folder}` resumes{within}", 143 if name == "SIGTERM" else 130)
 
 
 @arena_group.command("standings")

@@ -20,7 +20,6 @@ from tournaments.site.layout import INDEX, ReplayMode
 from tournaments.site.publish import publish
 
 
-
 @dataclass
 class ArenaSite:
     folder: Path

@@ -201,6 +201,18 @@ def test_bad_input_is_one_error_line(two_versions: Path, args: tuple[str, ...],
     assert arena_rows(two_versions, "SELECT COUNT(*) FROM rounds") == [(0,)]
 
 
+@pytest.mark.parametrize("fmt, expected", [
+    ("text", "Leaderboard: the active versions"), ("markdown", "|   Rank | Contestant"),
+    ("csv", "rank,contestant,version,games,tables,mu,interval"),
+    ("html", '<table id="leaderboard">')])
+def test_standings_in_every_format_before_any_game(two_versions: Path, fmt: str,
+                                                   expected: str) -> None:
+    """Versions with no game yet are listed, their rating not yet known (n/a)."""
+    done = referee("arena", "standings", str(two_versions), "--format", fmt)
+    assert done.returncode == 0, done.stderr
+    assert expected in done.stdout and "only" in done.stdout and "two" in done.stdout
+
+
 def test_a_damaged_arena_db_is_one_error_line(tmp_path: Path) -> None:
     arena = tmp_path / "a"
     assert referee("arena", "init", str(arena), "--game", "rage").returncode == 0

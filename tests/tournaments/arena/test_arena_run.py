@@ -86,7 +86,9 @@ def test_run_plays_rounds_counts_them_and_prints_the_leaderboard(tmp_path: Path)
 def test_a_new_version_mid_run_is_checked_placed_and_ranked_and_the_old_keeps_its_history(
         tmp_path: Path) -> None:
     """Submitted while `arena run` plays: the run seats the new version from its next
-    round on, placement table first; Ctrl-C then stops the run (130), keeping its games."""
+    round on, placement table first; SIGTERM to its group (as `timeout` sends, and as
+    Ctrl-C does: SIGINT, which a shell may have set ignored for a test run in the
+    background) then stops the run (143), keeping its games."""
     arena = tmp_path / "a"
     make_arena(arena, {"ann": 1.0, "bob": 0.5, "cat": 0.0, "dan": 0.5})
     run = subprocess.Popen([sys.executable, "-m", "referee", "arena", "run", str(arena),
@@ -99,9 +101,9 @@ def test_a_new_version_mid_run_is_checked_placed_and_ranked_and_the_old_keeps_it
         wait_for(lambda: bool(arena_rows(
             arena, "SELECT round FROM games WHERE record LIKE '%ann@v2%' LIMIT 1")))
     finally:
-        os.killpg(run.pid, signal.SIGINT)
-        _, err = run.communicate(timeout=60)
-    assert run.returncode == 130, err
+        os.killpg(run.pid, signal.SIGTERM)
+        _, err = run.communicate(timeout=120)
+    assert run.returncode == 143, err
     assert err.strip().splitlines()[-1].startswith("referee: arena run interrupted: its "
                                                    "games so far are kept"), err
     placed = [json.loads(str(t))[0] for (t,) in arena_rows(

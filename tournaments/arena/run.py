@@ -20,7 +20,8 @@ from referee.errors import ConfigError
 from tournaments.arena.leaderboard import Standing, Tally, standings, tally, unsettled
 from tournaments.arena.matchmaking import plan_round
 from tournaments.arena.rounds import play_round
-from tournaments.arena.store import DB, PLANNED, ArenaDb, Round
+from tournaments.arena.store import CHANGED, DB, PLANNED, ArenaDb, Round
+from tournaments.arena.submissions import current_sha256
 from tournaments.run.cluster import open_cluster
 from tournaments.run.session import RunOptions
 from tournaments.spec.settle_rule import SettleRule
@@ -49,6 +50,7 @@ def run_arena(db: ArenaDb, stop: StopRule, options: RunOptions, out: TextIO,
         counted = tally(db.games())
         rounds = games = 0
         while True:
+            _set_aside_changed(db, out)
             _check_playable(db, _ranked(db, counted), stop)
             started = clock()
             current = _next_round(db, counted, _ranked(db, counted), options.jobs)
@@ -75,6 +77,21 @@ def _workers(options: RunOptions) -> Iterator[RunOptions]:
         return
     with open_cluster(options.cluster) as cluster:
         yield replace(options, cluster=None, open_cluster=cluster, jobs=cluster.threads)
+
+
+def _set_aside_changed(db: ArenaDb, out: TextIO) -> None:
+    """An active version whose files are no longer the ones submitted (a command's
+    script edited in place, a frozen folder written to) plays no more: its games so far
+    stay, and its contestant submits again."""
+    for version in db.active():
+        now = current_sha256(version)
+        if now != version.sha256:
+            found = "gone" if now is None else f"sha256 {now[:12]}"
+            report = (f"its files changed after it was submitted (sha256 "
+                      f"{version.sha256[:12]}, now {found}): seated no more")
+            db.set_status(version, CHANGED, report)
+            out.write(f"{version.label}: {report}; `referee arena submit` adds a new "
+                      "version\n")
 
 
 def _ranked(db: ArenaDb, counted: Tally) -> list[Standing]:

@@ -44,6 +44,7 @@ CREATE TABLE games (
     PRIMARY KEY (round, fixture_id));
 """
 ACTIVE, RETIRED, REFUSED = "active", "retired", "refused"
+CHANGED = "changed"  # its files changed after it was submitted: seated no more
 PLANNED, PLAYED = "planned", "played"
 
 
@@ -183,6 +184,11 @@ class ArenaDb:
             db.execute("INSERT INTO versions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                        (version.name, version.version, version.command, version.folder,
                         version.sha256, version.status, version.report, version.submitted))
+
+    def set_status(self, version: Version, status: str, report: str) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE versions SET status = ?, report = ? WHERE name = ? AND "
+                       "version = ?", (status, report, version.name, version.version))
 
     def next_version(self, name: str) -> int:
         (last,) = self._db.execute("SELECT COALESCE(MAX(version), 0) FROM versions "

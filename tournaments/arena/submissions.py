@@ -74,6 +74,9 @@ def submit(arena: Path, name: str, command: str | None, folder: Path | None) -> 
         raise ConfigError(f"bad contestant name {name!r}: {RULE}")
     with ArenaDb(arena) as db:
         version = db.next_version(name)
+        if not is_bot_name(version_label(name, version)):  # how tables name it
+            raise ConfigError(f"contestant name {name!r} is too long: with its version "
+                              f"({version_label('', version)}) it must be {RULE}")
         target: Path | None = None
         if folder is not None:
             if not folder.is_dir():
@@ -101,6 +104,17 @@ def submit(arena: Path, name: str, command: str | None, folder: Path | None) -> 
                 shutil.rmtree(target)
             raise
     return Submitted(name, version, sha, target, checked)
+
+
+def current_sha256(version: Version) -> str | None:
+    """The hash of the files `version` runs as they are now, as `submit` hashed them;
+    None where they cannot be read (gone)."""
+    try:
+        if version.folder is not None:
+            return tree_sha256(Path(version.folder))
+        return command_sha256(version.command)
+    except (OSError, ConfigError):
+        return None
 
 
 def _default_command(folder: Path) -> str:

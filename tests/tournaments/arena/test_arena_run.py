@@ -233,3 +233,29 @@ def test_run_on_a_local_cluster_plays_and_counts_every_round(tmp_path: Path) -> 
     rounds = [line for line in done.stderr.splitlines() if line.startswith("round ")]
     assert len(rounds) >= 2, done.stderr  # tables for 2 threads: several rounds for 30
     assert_counted_once(arena, 3)
+
+
+def test_a_version_whose_files_change_after_submission_is_seated_no_more(
+        tmp_path: Path) -> None:
+    """A version's files are hashed when it is submitted; written to afterwards (here its
+    frozen copy, made writable again), it would play code nobody checked. The run sets
+    it aside, says so, and its games stay."""
+    arena = tmp_path / "a"
+    make_arena(arena, {"p": 0.0, "q": 0.5, "r": 1.0})
+    source = tmp_path / "mine"
+    source.mkdir()
+    (source / "bot.py").write_bytes((ROOT / "bots" / "rage_random.py").read_bytes())
+    own = referee("arena", "submit", str(arena), "me", "--dir", str(source), "--cmd",
+                  "python bot.py")
+    assert own.returncode == 0, own.stdout + own.stderr
+    assert referee("arena", "run", str(arena), "--games", "1", "--jobs", "1").returncode == 0
+    copy = arena / "submissions" / "me" / "v1" / "bot.py"
+    copy.chmod(0o644)
+    copy.write_text(copy.read_text() + "\n# changed after the check\n")
+    done = referee("arena", "run", str(arena), "--games", "1", "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    assert "me@v1: its files changed after it was submitted" in done.stderr
+    history = {row["contestant"]: row for row in standings_json(arena, "--history")["history"]}
+    assert history["me"]["status"] == "changed" and int(str(history["me"]["games"])) > 0
+    (last,) = arena_rows(arena, "SELECT tables FROM rounds ORDER BY round DESC LIMIT 1")[0]
+    assert "me@v1" not in str(last)

@@ -85,7 +85,8 @@ def test_submit_refuses_bad_names_and_arguments(tmp_path: Path) -> None:
     for args, why in [(("a+b", HEURISTIC), "bad contestant name"),
                       (("x",), "give a COMMAND or --dir"),
                       (("x", HEURISTIC, "--cmd", "y"), "--cmd goes with --dir"),
-                      (("x", "python no_such_file.py"), "none of its words is a file")]:
+                      (("x", "python no_such_file.py"), "none of its words is a file"),
+                      (("n" * 38, HEURISTIC), "is too long: with its version (@v1)")]:
         done = referee("arena", "submit", str(arena), *args)
         assert done.returncode == 2 and why in done.stderr, done.stderr
         assert len(done.stderr.splitlines()) == 1

@@ -13,12 +13,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 from wcwidth import wcswidth
 
 from referee.bot_names import is_bot_name, normal_name
 from referee.errors import BotStartError
-from referee.players.lineup import bot_labels, named
+from referee.players.human import human_name
+from referee.players.lineup import HUMANS_ONLY_IN_PLAY, bot_labels, named
 from tests.cli_support import assert_bad_input, run_main
 
 FIRST = "stdio:bots/rage_first.sh"
@@ -130,11 +131,15 @@ def strings(value: object) -> set[str]:
 
 
 @given(st.text(max_size=60))
+@example("human")  # a person's seat (docs/human.md): only `referee play` seats people
+@example("human=Ann")
 def test_any_bot_argument_is_a_named_command_a_plain_one_or_one_error(text: str) -> None:
     try:
         name, command = named(text)
     except BotStartError as error:
-        assert "must be 1 to 40 printable characters" in str(error)
+        expected = (HUMANS_ONLY_IN_PLAY if human_name(text) is not None
+                    else "must be 1 to 40 printable characters")
+        assert expected in str(error)
         return
     if name is None:
         assert command == text

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import uuid
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from referee.cli.exit_codes import CUT_SHORT, INTERRUPTED, STDOUT_CLOSED, TERMINATED
@@ -82,7 +83,7 @@ def assert_cut_short(run: subprocess.Popen[str], err: str, code: int, log: Path,
 def test_a_closed_standard_output_stops_the_game_and_keeps_its_log(tmp_path: Path) -> None:
     """`referee play ... | head -3`: before, exit 1, nothing said, and a log that neither
     show nor replay would read."""
-    marker = f"cut-{tmp_path.name}"
+    marker = f"cut-{uuid.uuid4().hex}"
     run, log = start_play(tmp_path, marker)
     assert run.stdout is not None and run.stderr is not None
     read_until_a_turn(run)
@@ -100,7 +101,7 @@ def test_a_play_stopped_by_a_signal_keeps_its_log(tmp_path: Path, signum: int, c
                                                   name: str) -> None:
     """Ctrl-C (to the whole process group, as a terminal sends it) or SIGTERM (to the
     referee alone) in mid-game."""
-    marker = f"sig-{tmp_path.name}"
+    marker = f"sig-{uuid.uuid4().hex}"
     run, log = start_play(tmp_path, marker)
     read_until_a_turn(run)
     os.killpg(run.pid, signum) if signum == signal.SIGINT else run.send_signal(signum)

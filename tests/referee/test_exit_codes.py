@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+import uuid
 
 from referee.cli.exit_codes import EXIT_CODES, markdown_table
 from tests.cli_support import run_main, running_with
@@ -52,7 +53,7 @@ def commands(bot: str) -> dict[str, list[str]]:
     ("check", signal.SIGTERM, 143), ("gate", signal.SIGINT, 130)])
 def test_a_stopped_command_exits_130_or_143_leaving_nothing(
         tmp_path: Path, command: str, signum: int, code: int) -> None:
-    marker = f"stop-{tmp_path.name}"
+    marker = f"stop-{uuid.uuid4().hex}"
     args = [arg.replace("LOGS", str(tmp_path / "logs"))
             for arg in commands(slow_bot(marker))[command]]
     run = subprocess.Popen([sys.executable, "-m", "referee", *args], cwd=ROOT,

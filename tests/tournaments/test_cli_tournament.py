@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
+import uuid
 
 from tests.cli_support import assert_bad_input, run_main, running_with
 from tests.tournaments.db_support import unplayed_copy
@@ -337,7 +338,7 @@ def test_ctrl_c_with_two_workers_stops_cleanly(tmp_path: Path, signum: int,
     referee alone or to its group (as `timeout` does), with --jobs 2: no traceback from any
     worker, one line saying what is kept, 130 or 143, and no process left. The same
     command again resumes."""
-    marker = f"interrupt-{tmp_path.name}"  # in every bot's command line, to find them
+    marker = f"interrupt-{uuid.uuid4().hex}"  # in every bot's command line, to find them
     slow = f"stdio:sh -c ': {marker}; echo HELLO 2 $REFEREE_TOKEN slow 1; while read l; " \
            "do case $l in BID*|PLAY*) sleep 0.2; set -- $l; echo $2;; BYE*) exit 0;; " \
            "esac; done'"

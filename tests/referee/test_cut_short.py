@@ -12,11 +12,11 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uuid
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from referee.cli.exit_codes import CUT_SHORT, INTERRUPTED, STDOUT_CLOSED, TERMINATED

@@ -10,10 +10,10 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
-import uuid
 
 from referee.cli.exit_codes import EXIT_CODES, markdown_table
 from tests.cli_support import run_main, running_with

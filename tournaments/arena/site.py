@@ -37,7 +37,8 @@ def publish_arena(db: ArenaDb, folder: Path, mode: ReplayMode,
         if (target / INDEX).exists():
             site.rounds_kept += 1
             continue
-        publish(round_db(db.folder, number), target, mode, workers)
+        publish(round_db(db.folder, number), target, mode, workers,
+                up=(f"../../{INDEX}", "the arena's leaderboard"))
         site.rounds_published += 1
     counted = tally(db.games())
     board = standings(db.versions(), counted)

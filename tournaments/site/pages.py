@@ -28,9 +28,12 @@ _REPLAYS_SAID = {
 
 def index_page(tables: Sequence[ResultTable], metadata: Metadata,
                bot_pages: Mapping[str, str], replays: Mapping[str, GameReplays],
-               mode: ReplayMode) -> str:
-    """The site's front page: settings, standings, crosstable, bots, faults, linked."""
-    nav = (f'<nav class="site"><p>{escape(_REPLAYS_SAID[mode])} Bots: '
+               mode: ReplayMode, up: tuple[str, str] | None = None) -> str:
+    """The site's front page: settings, standings, crosstable, bots, faults, linked;
+    `up`, (href, words) of the page this site sits under (an arena's round: the arena's)."""
+    above = "" if up is None else \
+        f'<p><a id="up" href="{escape(up[0])}">\u2191 {escape(up[1])}</a></p>'
+    nav = (f'<nav class="site">{above}<p>{escape(_REPLAYS_SAID[mode])} Bots: '
            + " · ".join(f'<a href="{escape(page)}">{escape(bot)}</a>'
                         for bot, page in bot_pages.items()) + "</p></nav>")
     return html_page(tables, metadata, SiteLinks("", bot_pages, replays), before=nav)

@@ -39,9 +39,10 @@ class Published:
 
 
 def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
-            workers: int | None = None) -> Published:
+            workers: int | None = None, up: tuple[str, str] | None = None) -> Published:
     """The site of the results db `db_path` in `folder`. ConfigError for a db that is
-    none (or of something else) and for a folder that cannot be written."""
+    none (or of something else) and for a folder that cannot be written. `up`: (href,
+    words) of a page above it, linked from its front page."""
     started = time.perf_counter()
     with opened(lambda: ResultStore.open_existing(db_path), db_path) as store:
         spec, records, provenance = store.spec, store.records(), store.bots()
@@ -63,7 +64,7 @@ def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
             replays[result.game_id] = result.replays
             done.pages += len(result.replays.pages)
             done.size += result.size
-        texts = _pages(spec, records, provenance, bot_pages, replays, mode)
+        texts = _pages(spec, records, provenance, bot_pages, replays, mode, up)
         for path, text in texts.items():
             data = text.encode()
             (folder / path).write_bytes(data)
@@ -78,11 +79,12 @@ def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
 
 def _pages(spec: TournamentSpec, records: Sequence[GameRecord],
            provenance: Mapping[str, BotProvenance], bot_pages: Mapping[str, str],
-           replays: Mapping[str, GameReplays], mode: ReplayMode) -> dict[str, str]:
+           replays: Mapping[str, GameReplays], mode: ReplayMode,
+           up: tuple[str, str] | None) -> dict[str, str]:
     """The index and the bots' pages, by file name: the tables once, for all of them."""
     tables = result_tables(spec, records, OutputFormat.HTML, provenance)
     texts = {INDEX: index_page(tables, metadata(spec, len(records)), bot_pages, replays,
-                               mode)}
+                               mode, up)}
     rankings = [tables[0], *[table for table in tables if table.name == "references"]]
     for name, page in bot_pages.items():
         texts[page] = bot_html(name, spec, records, rankings, provenance, bot_pages,

@@ -175,7 +175,8 @@ def test_publish_writes_the_leaderboard_and_each_round(tmp_path: Path) -> None:
     page = (site / "index.html").read_text()
     assert 'id="leaderboard"' in page and 'id="history"' in page
     assert 'href="rounds/round-000001/index.html"' in page
-    assert (site / "rounds" / "round-000001" / "index.html").exists()
+    round_page = (site / "rounds" / "round-000001" / "index.html").read_text()
+    assert '<a id="up" href="../../index.html">' in round_page  # back to the leaderboard
     again = referee("arena", "publish", str(arena), str(site), "--replays", "none")
     assert "0 rounds published" in again.stdout and "already there" in again.stdout
 

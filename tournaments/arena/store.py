@@ -227,10 +227,34 @@ class ArenaDb:
                                 "ORDER BY round, fixture_id", (after_round,))
         for number, text in rows:
             try:
-                yield number, GameRecord.from_json(json.loads(text))
+                record = GameRecord.from_json(json.loads(text))
+                problem = counted_problem(record)
             except (ValueError, KeyError, TypeError, AttributeError) as error:
+                problem = f"{type(error).__name__}: {error}"
+            if problem is not None:
                 raise ConfigError(f"{self.folder / DB}: a game of round {number} is "
-                                  f"damaged ({type(error).__name__}: {error})") from None
+                                  f"damaged ({problem:.200})")
+            yield number, record
+
+
+def counted_problem(record: GameRecord) -> str | None:
+    """What is wrong with a counted game as arena.db holds it, or None: the shape the
+    leaderboard reads (an arena's table seats distinct versions)."""
+    bots = record.bots
+    if not isinstance(record.fixture_id, str) or record.fixture_id.count("/") < 2:
+        return f"fixture id {record.fixture_id!r}"
+    if not (isinstance(bots, tuple) and len(set(bots)) == len(bots) >= 2
+            and all(isinstance(bot, str) for bot in bots)):
+        return f"bots {bots!r}"
+    for name in ("scores", "places"):
+        values = getattr(record, name)
+        if not (isinstance(values, tuple) and len(values) == len(bots)
+                and all(type(value) is int for value in values)):
+            return f"{name} {values!r}"
+    if not all(type(fault.seat) is int and 0 <= fault.seat < len(bots)
+               for fault in record.faults):
+        return f"faults {record.faults!r}"
+    return None
 
 
 def round_db(folder: Path, number: int) -> Path:

@@ -1,0 +1,68 @@
+"""An arena's own files are input too (issue 31): whatever arena.toml or a counted game's
+row in arena.db holds, reading it gives settings and games, or one ConfigError; never
+another exception (hypothesis)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from referee.errors import ConfigError
+from tournaments.arena.leaderboard import standings, tally
+from tournaments.store.records import GameRecord
+from tournaments.arena.store import DB, SETTINGS, ArenaDb, Settings, init, load
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
+                    | st.text(max_size=20),
+                    lambda inner: st.lists(inner, max_size=4)
+                    | st.dictionaries(st.text(max_size=10), inner, max_size=4), max_leaves=12)
+TOML_LINES = st.lists(st.sampled_from([
+    'game = "rage"', 'game = "thegame"', "game = 3", "table_size = 4", 'table_size = "x"',
+    "placement = -1", "placement = 2", "[limits]", "move = 0.5", 'move = "fast"',
+    "startup = 1e309", "bogus = 1", "[options]", 'variants = ["hidden-bid"]', "variants = 7",
+    "= broken", "[[limits]]"]), max_size=8)
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=TOML_LINES, raw=st.binary(max_size=40))
+def test_any_arena_toml_reads_as_settings_or_one_config_error(tmp_path: Path,
+                                                             lines: list[str],
+                                                             raw: bytes) -> None:
+    for text in ("\n".join(lines).encode(), raw):
+        (tmp_path / SETTINGS).write_bytes(text)
+        try:
+            found = load(tmp_path)
+        except ConfigError as error:
+            assert "is no arena" in str(error)
+        else:
+            assert isinstance(found, Settings) and isinstance(found.table_size, int)
+
+
+VALID = GameRecord("rage/d1/t1/r0", "rage", 1, ("a@v1", "b@v1", "c@v1"), (3, 2, 1),
+                   (3, 2, 1)).to_json()
+RECORDS = JSON | st.builds(lambda key, value: {**VALID, key: value},
+                           st.sampled_from(sorted(VALID)), JSON)
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(record=RECORDS)
+def test_any_counted_game_row_reads_as_a_game_or_one_config_error(tmp_path: Path,
+                                                                  record: object) -> None:
+    arena = tmp_path / "a"
+    if not (arena / DB).exists():
+        init(arena, Settings("rage", 3))
+    with closing(sqlite3.connect(arena / DB)) as db, db:
+        db.execute("DELETE FROM games")
+        db.execute("INSERT INTO games VALUES (1, 'rage/d1/t1/r0', ?)", (json.dumps(record),))
+    with ArenaDb(arena) as opened:
+        try:
+            games = list(opened.games())
+            board = standings(opened.versions(), tally(games))
+        except ConfigError as error:
+            assert "a game of round 1 is damaged" in str(error)
+        else:
+            assert len(games) == 1 and board == []

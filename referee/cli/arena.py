@@ -32,7 +32,14 @@ from tournaments.store.results_db import StoreFailure
 _DIR = click.Path(file_okay=False, path_type=Path)
 
 
-@click.group("arena")
+class InWorkflowOrder(click.Group):
+    """Its commands listed as they are used: init, submit, run, standings, publish."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)
+
+
+@click.group("arena", cls=InWorkflowOrder)
 def arena_group() -> None:
     """An arena: contestants submit versions, which play duplicate tables and are ranked."""
 

@@ -148,7 +148,8 @@ def _interrupted(folder: Path, stop: BaseException) -> Stopped:
 @click.option("--format", "fmt", type=click.Choice([f.value for f in OutputFormat]),
               default="text", show_default=True, help="How to write the tables.")
 @click.option("--history", is_flag=True,
-              help="Also every version of every contestant: retired and refused ones too.")
+              help="Also every version of every contestant: retired, changed and refused "
+                   "ones too.")
 def standings_command(folder: Path, fmt: str, history: bool) -> None:
     """The leaderboard: active versions ranked by mu - 3 sigma, with games, rating and
     its interval, and faults."""

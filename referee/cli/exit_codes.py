@@ -36,13 +36,16 @@ EXIT_CODES = (
              "verified the log; show printed it; rerun reproduced the game; reproduce: the "
              "bot passes (no fault, every reply as logged up to the log's fault); check: the "
              "bot conforms; gate: NEW is not weaker; view and publish wrote their pages; "
-             "connect: the referee is done with the bot"),
+             "connect: the referee is done with the bot; arena: the version was added (it "
+             "passed its check), the run stopped as asked, the standings or site written"),
     ExitCode(FAILED, EVERY_COMMAND,
              "play and tournament with --fail-on-fault: a bot faulted; check: a check "
              "failed; gate: NEW is weaker, or faulted; rerun: the game came out "
              "differently; reproduce: the bot faults, or a reply differs from the log's "
              "before its fault; replay: the log does not verify; connect: the referee "
-             "refused the key or the connection, or the bot could not start. Any command: a "
+             "refused the key or the connection, or the bot could not start; arena submit: "
+             "the version failed its check (recorded as refused, its report printed). Any "
+             "command: a "
              "failure while "
              "running: a damaged results db (broken rows, missing tables or columns, a "
              "malformed SQLite file), a results db that cannot be written or read mid-run "
@@ -57,22 +60,24 @@ EXIT_CODES = (
              "--log, --db, --junit or --json that cannot be written, a file that is no "
              "results db or no game log, a results db in use by another run (\"in use by "
              "pid N\"), a resumed bot whose files changed, a --cluster address where no Dask "
-             "scheduler answers, a publish DIR that is a file or cannot be written"),
+             "scheduler answers, a publish DIR that is a file or cannot be written, a folder "
+             "that is no arena or an arena.db whose rows are damaged, an arena with fewer "
+             "active versions than a table's seats"),
     ExitCode(UNDECIDED, "gate", "undecided: --max-games came before the test decided, or "
                                 "BASELINE or an opponent faulted"),
     ExitCode(CUT_SHORT, "replay", "the log is of a game that was interrupted (Ctrl-C, "
                                   "SIGTERM, its output closed): it reads up to there, and "
                                   "there is no result to reproduce"),
-    ExitCode(INTERRUPTED, "play, tournament, check, gate, rerun, connect, serve",
+    ExitCode(INTERRUPTED, "play, tournament, check, gate, rerun, connect, serve, arena run",
              "interrupted by Ctrl-C (SIGINT), every bot stopped; a tournament says how many "
-             "games it kept, and the same command again resumes; a gate prints its results "
+             "games it kept, and the same command again resumes (an arena run too); a gate prints its results "
              "so far; play's game log ends where the game stopped, marked interrupted; play "
              "also when a human seat's input ends (Ctrl-D); serve: the server stopped (how "
              "it always ends), the tournament it watched plays on"),
     ExitCode(STDOUT_CLOSED, "play", "standard output closed (piped into head, say): the "
                                     "game stopped there, as for Ctrl-C (128 + SIGPIPE, as a "
                                     "shell reports a program a closed pipe ended)"),
-    ExitCode(TERMINATED, "play, tournament, check, gate, rerun, connect, serve",
+    ExitCode(TERMINATED, "play, tournament, check, gate, rerun, connect, serve, arena run",
              "stopped by SIGTERM, as for Ctrl-C"),
 )
 

@@ -98,9 +98,10 @@ def _standing(version: Version, rank: int | None, counted: Tally) -> Standing:
                     counted.faulted[version.label], tuple(kinds.most_common()))
 
 
-def unsettled(ranked: Sequence[Standing], rule: SettleRule) -> list[tuple[str, str, float]]:
+def unsettled(entries: Sequence[Entry], rule: SettleRule) -> list[tuple[str, str, float]]:
     """The ladder's pairs that `rule` still needs (higher, lower, probability), least
     certain first; none once the order (or the top K) is settled at its confidence.
-    The caller sees to it that `rule.top` is below the versions ranked."""
-    ratings = {s.version.label: s.rating for s in ranked}
-    return open_pairs(ratings, rule, [s.version.label for s in ranked])
+    `arena run` and the simulation (simulated.py) both stop by it. The caller sees to it
+    that `rule.top` is below the versions ranked."""
+    order = [entry.label for entry in ladder(entries)]
+    return open_pairs({entry.label: entry.rating for entry in entries}, rule, order)

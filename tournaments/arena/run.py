@@ -51,15 +51,17 @@ def run_arena(db: ArenaDb, stop: StopRule, options: RunOptions, out: TextIO,
         rounds = games = 0
         while True:
             _set_aside_changed(db, out)
-            _check_playable(db, _ranked(db, counted), stop)
+            ladder = _ranked(db, counted)  # as submits and set-asides left it
+            _check_playable(db, ladder, stop)
             started = clock()
-            current = _next_round(db, counted, _ranked(db, counted), options.jobs)
+            current = _next_round(db, counted, ladder, options.jobs)
             records = play_round(db, current, options)
             for record in sorted(records, key=lambda r: r.fixture_id):
                 counted.add(current.number, record)
             rounds, games = rounds + 1, games + len(records)
             ladder = _ranked(db, counted)
-            pairs = None if stop.settle is None else unsettled(ladder, stop.settle)
+            pairs = None if stop.settle is None else unsettled(
+                counted.entries(s.version for s in ladder), stop.settle)
             out.write(_round_line(current, records, clock() - started, pairs) + "\n")
             out.flush()
             if pairs == []:

@@ -16,10 +16,10 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tournaments.arena.leaderboard import Tally
-from tournaments.arena.matchmaking import Entry, ladder, plan_round
+from tournaments.arena.leaderboard import Tally, unsettled
+from tournaments.arena.matchmaking import ladder, plan_round
 from tournaments.spec.settle_rule import SettleRule
-from tournaments.stats.settle import open_pairs
+from tournaments.stats.settle import judged_pairs
 from tournaments.store.records import GameRecord
 
 
@@ -48,7 +48,7 @@ def simulate(strengths: Mapping[str, float], size: int, rule: SettleRule,
                 counted.add(rounds, _drawn(f"sim/d1/t{number:04d}/r{rotation}", seats,
                                            strengths, rng))
                 games += 1
-        if not _open(counted.entries_of(list(strengths)), rule):
+        if not unsettled(counted.entries_of(list(strengths)), rule):
             return _result(counted, strengths, rule, rounds, games, True)
     return _result(counted, strengths, rule, rounds, games, False)
 
@@ -64,17 +64,9 @@ def _drawn(fixture_id: str, seats: Sequence[str], strengths: Mapping[str, float]
     return GameRecord(fixture_id, "sim", 0, tuple(seats), tuple(-p for p in places), places)
 
 
-def _open(entries: Sequence[Entry], rule: SettleRule) -> list[tuple[str, str, float]]:
-    order = [entry.label for entry in ladder(entries)]
-    return open_pairs({entry.label: entry.rating for entry in entries}, rule, order)
-
-
 def _result(counted: Tally, strengths: Mapping[str, float], rule: SettleRule, rounds: int,
             games: int, settled: bool) -> Simulated:
     order = tuple(entry.label for entry in ladder(counted.entries_of(list(strengths))))
-    if rule.top is None:
-        judged = list(zip(order, order[1:]))
-    else:
-        judged = [(a, b) for a in order[:rule.top] for b in order[rule.top:]]
+    judged = judged_pairs(order, rule)
     wrong = sum(strengths[high] < strengths[low] for high, low in judged)
     return Simulated(rounds, games, settled, order, wrong, len(judged))

@@ -39,14 +39,18 @@ def open_pairs(ratings: Ratings, rule: SettleRule,
     sigma)."""
     if order is None:
         order = sorted(ratings, key=lambda bot: (-ratings[bot][0], bot))
-    if rule.top is None:
-        pairs = list(zip(order, order[1:]))
-    else:
-        inside, outside = order[:rule.top], order[rule.top:]
-        pairs = [(a, b) for a in inside for b in outside]
-    found = [(a, b, above(ratings[a], ratings[b])) for a, b in pairs]
+    found = [(a, b, above(ratings[a], ratings[b])) for a, b in judged_pairs(order, rule)]
     return sorted((pair for pair in found if pair[2] < rule.confidence),
                   key=lambda pair: pair[2])
+
+
+def judged_pairs(order: Sequence[str], rule: SettleRule) -> list[tuple[str, str]]:
+    """The pairs (higher, lower) of `order` the rule judges: its neighbours, or with
+    `top` K every one of the first K against every one after them."""
+    if rule.top is None:
+        return list(zip(order, order[1:]))
+    inside, outside = order[:rule.top], order[rule.top:]
+    return [(a, b) for a in inside for b in outside]
 
 
 def is_settled(ratings: Ratings, rule: SettleRule) -> bool:

@@ -37,6 +37,7 @@ from referee.transport.inbox import Inbox
 
 DISCONNECTED = "remote bot disconnected"  # a crash fault's detail starts so
 HANDSHAKE_LIMIT_MS = 3000  # a connection that has not finished its handshake by then goes
+GOODBYE_S = 3.0  # the longest the referee waits, when it is done, for relays to hang up
 READS_PER_PUMP = 256  # messages one pump takes at most: a flood cannot keep it here
 _FAILED: dict[int, str] = {zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL: "its handshake failed",
            zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL: "its CurveZMQ handshake failed (plain "
@@ -67,6 +68,7 @@ class Seat:
 class _Shared:
     lock: threading.Lock = field(default_factory=threading.Lock)
     by_key: dict[bytes, Seat] = field(default_factory=dict)
+    closing: bool = False  # the referee is done: relays hanging up is no news
 
 
 class RemoteHall:
@@ -226,14 +228,29 @@ class RemoteHall:
         if self._closed:
             return
         self._closed = True
-        for seat in self._by_name.values():
-            self._send_note(seat.routing_id, END)
-        self._router.setsockopt(zmq.LINGER, 200)  # long enough for the END notes
+        with self._shared.lock:
+            self._shared.closing = True
+            for seat in self._by_name.values():
+                self._send_note(seat.routing_id, END)
+        self._await_goodbyes()
+        self._router.setsockopt(zmq.LINGER, 200)
         if self._monitor is not None:
             self._monitor.stop()
         self._router.close()
         self._auth.stop()
         self._context.term()
+
+
+    def _await_goodbyes(self) -> None:
+        """Until every relay told END has hung up, for GOODBYE_S at most. Closing first
+        would lose END: a relay's socket (ZMQ_IMMEDIATE) drops what it has not read yet
+        when its connection ends, and that relay would wait for the referee for ever."""
+        end = time.monotonic() + GOODBYE_S
+        while self._monitor is not None and time.monotonic() < end:
+            with self._shared.lock:
+                if all(seat.routing_id is None for seat in self._by_name.values()):
+                    return
+            time.sleep(0.01)
 
 
 class _SeatAuthenticator(ThreadAuthenticator):
@@ -295,7 +312,8 @@ class _Monitor(threading.Thread):
             with self._shared.lock:
                 for seat in self._shared.by_key.values():
                     if seat.routing_id is not None and seat.fd == value:
-                        self._log(f"seat {seat.name}: disconnected")
+                        if not self._shared.closing:
+                            self._log(f"seat {seat.name}: disconnected")
                         seat.routing_id, seat.fd = None, -1
                         seat.detach(DISCONNECTED)
         elif isinstance(kind, int) and kind in _FAILED:

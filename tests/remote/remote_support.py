@@ -80,7 +80,11 @@ class Running:
                 self._changed.wait(min(max(left, 0.01), 0.1))
 
     def finish(self, timeout: float = WAIT) -> int:
-        code = self.process.wait(timeout)
+        try:
+            code = self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"still running after {timeout:.0f} s; its stderr:\n"
+                                 f"{self.err}") from None
         for reader in self._readers:
             reader.join(5)
         return code

@@ -213,11 +213,11 @@ def test_a_bot_in_the_dbs_folder_sees_no_db_journal_nor_log(box: Path) -> None:
 def test_a_200_process_hog_at_the_table_starves_no_one(tmp_path: Path) -> None:
     """The CPU channel: 200 spinning children, each in a session of its own, left the
     victim 0.25 s of CPU per 1 s move. Each bot's cgroup now has one CPU share however
-    many processes it makes. The victim burns a tenth of its move time in CPU on its
-    first twelve requests, and must never time out: without its share it would get
-    about 2 CPUs / 201 processes, 10 ms a second, and need 10 s a move. (It burned a
-    quarter once, and a loaded CI machine can leave any process less than that.)"""
-    launch = replace(SANDBOXED, times=TimeLimits(startup=8.0, move=1.0, bank=0.0))
+    many processes it makes. The victim burns 0.1 s of CPU on each of its first twelve
+    requests, and must never time out in its 3 s: without its share it would get about
+    2 CPUs / 201 processes, 10 ms a second, and need 10 s a move. (It burned 0.25 s of
+    1 s once, and a CI machine loaded to 14 leaves any process less than that.)"""
+    launch = replace(SANDBOXED, times=TimeLimits(startup=8.0, move=3.0, bank=0.0))
     seats = [channel("hog", 200), channel("burn", 0.1, 12), RANDOM]
     result, reports = play(tmp_path, seats, launch)
     assert of(reports, "hog").get("children", 0) >= 60, reports  # spinning a while

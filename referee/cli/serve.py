@@ -9,8 +9,9 @@ from pathlib import Path
 import click
 
 from referee.errors import ConfigError
-from referee.serve.server import LiveServer
+from referee.serve.server import LiveServer, loopback
 from referee.serve.watch import Watch, announced
+from referee.viewer.page import SPECTATOR
 
 LOCALHOST = "127.0.0.1"
 
@@ -22,17 +23,25 @@ LOCALHOST = "127.0.0.1"
               help="The port (0: any free one, printed).")
 @click.option("--host", default=LOCALHOST, show_default=True,
               help="The address to serve on. Another than 127.0.0.1 exposes, with no "
-                   "login, to whoever reaches it: the standings, every game's log (every "
-                   "hand, each bot's command, lines and LOG lines) and the games in "
-                   "progress, hands included.")
-def serve_command(db_path: Path, port: int, host: str) -> None:
+                   "login, to whoever reaches it: the standings, and every game, in "
+                   "progress or ended, as the organiser sees it (every hand, each bot's "
+                   "command, lines and LOG lines) unless --public.")
+@click.option("--public", is_flag=True,
+              help="Show every game as a spectator sees it: no hand, seed, bot's line "
+                   "or LOG line, each decision only as the move it made. For a live "
+                   "view that contestants reach while their remote bots play.")
+def serve_command(db_path: Path, port: int, host: str, public: bool) -> None:
     """Serve a tournament's results page, updated as games finish, and every game in
     progress, step by step as it is played, read-only. Run it beside a tournament on
     DB, before or while it runs (and as it resumes); Ctrl-C stops it."""
+    if not public and not loopback(host):
+        click.echo(f"referee serve: warning: every hand of every game, in progress too, "
+                   f"is shown to whoever reaches {host}; --public shows what a spectator "
+                   "sees", err=True)
     watch = Watch(db_path)
     watch.tables()  # a file that is no results db: one error line, before serving
     try:
-        server = LiveServer((host, port), watch)
+        server = LiveServer((host, port), watch, SPECTATOR if public else None)
     except OSError as error:
         why = "address already in use" if error.errno == errno.EADDRINUSE else \
             error.strerror or str(error)

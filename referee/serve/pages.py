@@ -44,18 +44,19 @@ def results_page(tables: str) -> str:
             f"<script>\n{(_HERE / 'results.js').read_text()}</script>\n</body></html>\n")
 
 
-def game_page(records: Sequence[dict[str, Any]], on: bool, events: str | None) -> str:
-    """The viewer's page of a game (the organiser's view); `events`: where a game still
-    on gets its next steps."""
-    page = live_page(records, on)
+def game_page(records: Sequence[dict[str, Any]], on: bool, events: str | None,
+              seat: int | None) -> str:
+    """The viewer's page of a game, as `seat` sees it (None: the organiser, SPECTATOR:
+    anyone at the rail); `events`: where a game still on gets its next steps."""
+    page = live_page(records, on, seat)
     if events is not None:
         page.data["live"] = events
     return html(page)
 
 
-def live_page(records: Sequence[dict[str, Any]], on: bool) -> Page:
+def live_page(records: Sequence[dict[str, Any]], on: bool, seat: int | None) -> Page:
     """The viewer's page of the game so far; ConfigError if its moves do not replay."""
-    page = build(records, None)
+    page = build(records, seat)
     if on:
         page.data["steps"][-1]["e"] = GOES_ON
     return page

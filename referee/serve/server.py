@@ -35,10 +35,14 @@ _POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-in
 class LiveServer(ThreadingHTTPServer):
     daemon_threads = True  # an open event stream does not hold the process at its end
 
-    def __init__(self, address: tuple[str, int], watch: Watch) -> None:
-        self.local = _loopback(address[0])
+    def __init__(self, address: tuple[str, int], watch: Watch,
+                 seat: int | None = None) -> None:
+        """`seat`: whose view the game pages show (None: the organiser's, every hand;
+        SPECTATOR: what anyone watching the table sees)."""
+        self.local = loopback(address[0])
         super().__init__(address, Handler)
         self.watch = watch
+        self.seat = seat
         self.stopping = threading.Event()
 
     def url(self) -> str:
@@ -104,9 +108,10 @@ class Handler(BaseHTTPRequestHandler):
             values = read_values(live.path) if live is not None else None
             if values is not None:
                 records, on = game_records(values)
-                page = game_page(records, on, f"/game/{key}/events" if on else None)
+                page = game_page(records, on, f"/game/{key}/events" if on else None,
+                                 self.server.seat)
             elif (log := watch.finished_log(key)) is not None:
-                page = game_page(load_log(log), False, None)
+                page = game_page(load_log(log), False, None, self.server.seat)
             else:
                 self._send(HTTPStatus.NOT_FOUND, "text/plain", f"no game {key} here\n")
                 return
@@ -165,10 +170,10 @@ class Handler(BaseHTTPRequestHandler):
             values = read_values(path) if path is not None else None
             if values is not None:
                 records, on = game_records(values)
-                return live_page(records, on).data, on
+                return live_page(records, on, self.server.seat).data, on
             log = watch.finished_log(key)
             if log is not None:
-                return live_page(load_log(log), False).data, False
+                return live_page(load_log(log), False, self.server.seat).data, False
         except (ConfigError, ValueError):
             pass
         return None, False
@@ -198,7 +203,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-def _loopback(host: str) -> bool:
+def loopback(host: str) -> bool:
     try:
         return host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:

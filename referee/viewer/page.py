@@ -5,7 +5,8 @@ only what that seat was shown: its own lines and decisions in full; of the other
 decisions, only those that changed the table, with the board as the game's own judge
 lets the seat see it (GameDefinition.board); no seed, no other seat's lines, commands,
 think times or faults; and nothing past the seat's own fault, after which it was shown
-nothing more.
+nothing more. The spectator's page (SPECTATOR) is a seat's page for a seat that has no
+hand: what anyone watching the table sees, every decision as a move and its kind.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from referee.registry.games import lookup
 from referee.viewer.steps import Step, decisions
 
 _HERE = Path(__file__).parent
+SPECTATOR = -1  # the view of no seat: every seat's hand and lines hidden, as from the rail
 _BROKEN = (ValueError, KeyError, TypeError, IndexError, AttributeError)
 
 
@@ -76,7 +78,7 @@ def _replayed(records: Sequence[Mapping[str, Any]], seat: int | None) -> Replaye
     header = records[0]
     game = lookup(str(header.get("game")))
     players = list(header.get("players", []))
-    if seat is not None and not 0 <= seat < len(players):
+    if seat is not None and seat != SPECTATOR and not 0 <= seat < len(players):
         raise ConfigError(f"--seat {seat}: the game has seats 0 to {len(players) - 1}")
     steps, moves, faults = decisions(records)
     try:
@@ -118,7 +120,8 @@ def _page(records: Sequence[Mapping[str, Any]], seat: int | None, table: Replaye
 
 def heading(game: GameDefinition[Any, Any], header: Mapping[str, Any],
              seat: int | None) -> str:
-    words = f"seed {header.get('seed')}" if seat is None else f"as seat {seat} saw it"
+    words = f"seed {header.get('seed')}" if seat is None else "as a spectator saw it" \
+        if seat == SPECTATOR else f"as seat {seat} saw it"
     try:
         return game.heading(game.logged_config(header["settings"]), words)
     except _BROKEN:

@@ -30,6 +30,8 @@
   // ---- the page's frame
   const head = add(h("header", "top"), h("h1", null, data.heading),
     h("div", "whose", data.seat === null ? "Organiser's view: everything the log holds" :
+      data.seat < 0 ? "Spectator's view: what anyone watching the table sees, no hand " +
+      "nor line of any seat" :
       "Seat " + data.seat + "'s view: only what " + seatName(data.seat) + " was shown"));
   const controls = h("nav", "controls");
   const main = h("main");

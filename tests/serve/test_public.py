@@ -1,0 +1,98 @@
+"""`referee serve --public`: every game as a spectator sees it, for a live view that
+contestants reach while their remote bots play. The page's source holds no card of any
+hand, no bid before the engine reveals it, no seed, no bot's line, command or LOG line:
+each decision is only whose it was and its kind. Without --public, an address other than
+loopback is served with a warning line."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.registry.game_logs import read_log
+from referee.serve.pages import game_page
+from referee.viewer.page import SPECTATOR
+from tests.serve.conftest import Tournament, referee, stop, wait_for
+from tests.viewer.test_seat_pages import others_private_lines
+
+DATA = re.compile(r'<script type="application/json" id="game-data">(.*?)</script>', re.S)
+
+
+def spectators_only(source: str, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Asserts the page `source` shows the game of `records` as from the rail; its data."""
+    for line in others_private_lines(records, SPECTATOR):  # every seat's, then
+        assert json.dumps(line) not in source
+    for player in records[0]["players"]:
+        assert json.dumps(player["command"]) not in source
+    found = DATA.search(source)
+    assert found is not None and '"seed"' not in source
+    data: dict[str, Any] = json.loads(found[1])
+    assert data["seat"] == SPECTATOR and "spectator" in data["heading"]
+    assert all(set(player) == {"name"} for player in data["players"])
+    for state in data["states"]:
+        assert all(isinstance(hand, int) for hand in state["h"])  # counts, never cards
+        if "hb" in state:
+            assert all(bid in (None, "?") for bid in state["b"])
+    for step in data["steps"]:
+        if step.get("s") is not None:
+            assert set(step) <= {"s", "m", "k"}  # whose turn and its kind, nothing more
+        assert "LOG" not in json.dumps(step.get("t", []))
+    return data
+
+
+@pytest.mark.parametrize("name", ["hidden", "secret", "thegame", "fault"])
+def test_a_spectators_page_holds_no_hand_bid_line_or_seed(
+        logs: dict[str, Path], name: str) -> None:
+    records = read_log(logs[name])
+    data = spectators_only(game_page(records, False, None, SPECTATOR), records)
+    assert sum(1 for step in data["steps"] if step.get("s") is not None) > 10
+    organisers = game_page(records, False, None, None)
+    assert any(json.dumps(line) in organisers
+               for line in others_private_lines(records, SPECTATOR))  # the check can fail
+
+
+def _get(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=30) as answer:
+        return str(answer.read().decode("utf-8"))
+
+
+def test_serve_public_shows_a_game_in_progress_and_ended_as_a_spectator(
+        tmp_path: Path) -> None:
+    tournament = Tournament(tmp_path / "t.sqlite")
+    server = referee("serve", str(tournament.db), "--port", "0", "--public")
+    try:
+        assert server.stderr is not None
+        url = server.stderr.readline().split()[2]
+        live = tmp_path / "t-logs" / "live"
+        wait_for(lambda: any(live.glob("*.live")), timeout=30, what="a game in progress")
+        key = next(live.glob("*.live")).name.split(".jsonl")[0]
+        page = _get(f"{url}game/{key}")
+        assert f'"live":"/game/{key}/events"' in page  # it follows the game
+        found = DATA.search(page)
+        assert found is not None and json.loads(found[1])["seat"] == SPECTATOR
+        game = next(live.glob(f"{key}.*"))
+        wait_for(lambda: not game.exists(), timeout=30, what="the game's end")
+        log = next((tmp_path / "t-logs").glob(f"{key}.jsonl*"))
+        spectators_only(_get(f"{url}game/{key}"), read_log(log))
+    finally:
+        code, err = stop(server)
+        stop(tournament.process)
+    assert code == 130 and "Traceback" not in err
+
+
+def test_serving_another_address_without_public_warns_in_one_line(tmp_path: Path) -> None:
+    tournament = Tournament(tmp_path / "t.sqlite")
+    stop(tournament.process)
+    server = referee("serve", str(tournament.db), "--port", "0", "--host", "0.0.0.0")
+    try:
+        assert server.stderr is not None
+        warning, serving = server.stderr.readline(), server.stderr.readline()
+    finally:
+        stop(server)
+    assert warning.startswith("referee serve: warning: every hand") and "--public" in warning
+    assert serving.startswith("referee serve: http://0.0.0.0:")

@@ -87,3 +87,22 @@ def test_reports_refuse_what_they_cannot_do(class_db: Path, tmp_path: Path) -> N
     blocked.write_text("not a folder")
     assert_bad_input(["results", str(class_db), "--reports", str(blocked / "x")],
                      "cannot write the reports")
+
+
+@pytest.mark.parametrize("fmt, suffix", [("json", ".json"), ("html", ".html")])
+def test_a_page_to_hand_back_names_no_classmate_the_student_did_not_meet(
+        class_db: Path, tmp_path: Path, fmt: str, suffix: str) -> None:
+    """Its settings list the student and its opponents, and count its own games: the
+    whole class's list and game count would tell each student who else is in the class."""
+    code, _, err = run_main(["results", str(class_db), "--reports", str(tmp_path),
+                             "--format", fmt])
+    assert code == 0, err
+    carol = (tmp_path / f"carol{suffix}").read_text()
+    assert "alice" not in carol  # a classmate carol never sat with
+    assert "alice" in (tmp_path / f"alice{suffix}").read_text()
+    if fmt == "json":
+        settings = json.loads(carol)["metadata"]
+        assert settings["bots"] == ["carol", "rage_random", "rage_heuristic"]
+        assert settings["references"] == ["rage_random", "rage_heuristic"]
+        assert settings["games_played"] == settings["games_scheduled"] == 8
+        assert settings["complete"] is True

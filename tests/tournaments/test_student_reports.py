@@ -106,3 +106,19 @@ def test_a_page_to_hand_back_names_no_classmate_the_student_did_not_meet(
         assert settings["references"] == ["rage_random", "rage_heuristic"]
         assert settings["games_played"] == settings["games_scheduled"] == 8
         assert settings["complete"] is True
+
+
+def test_a_traceback_keeps_its_indentation_in_text_and_html(class_db: Path,
+                                                            tmp_path: Path) -> None:
+    """A traceback's frames are told apart from their source lines by indentation alone;
+    a table that strips it (tabulate does by default, HTML collapses spaces) leaves the
+    student a run of lines in which 'File' and the failing code look alike."""
+    for fmt in ("text", "html"):
+        code, _, err = run_main(["results", str(class_db), "--reports", str(tmp_path),
+                                 "--format", fmt])
+        assert code == 0, err
+    text = (tmp_path / "carol.txt").read_text()
+    assert '1    File "carol/bot.py"' in text  # the failure's number, then 2 + 2 spaces
+    assert "1  Traceback (most recent call last):" in text
+    html = (tmp_path / "carol.html").read_text()
+    assert '<td class="line">  File &quot;carol/bot.py&quot;' in html  # white-space: pre-wrap

@@ -17,12 +17,12 @@ DRAWS = 2000
 TIE = 0.1
 
 
-def tournament(rng: random.Random, p: float) -> list[GameRecord]:
+def tournament(rng: random.Random, p: float, deals: int = DEALS) -> list[GameRecord]:
     """Three bots at a table of three, every deal in three rotations: in each game a is
     ahead of b with the deal's own chance (p shifted by the deal's luck, shared by its
     rotations), or ties with b; c comes last."""
     records = []
-    for deal in range(DEALS):
+    for deal in range(deals):
         chance = p + rng.uniform(-0.25, 0.25)
         for rotation in range(ROTATIONS):
             draw = rng.random()
@@ -76,3 +76,19 @@ def test_the_standings_say_why_the_rating_orders_bots_otherwise() -> None:
     assert "x rated above y" in standings.title and "Plackett-Luce" in standings.title
     agreeing = build_tables(RAGE, records[:3], ("x", "z", "w"))[0]
     assert "rated above" not in agreeing.title
+
+
+@pytest.mark.parametrize("deals", [2, 3, 5, 40])
+def test_the_los_and_the_interval_agree_however_few_the_deals(deals: int) -> None:
+    """The table shows both side by side: a 95% interval that reaches below 50% must not
+    stand beside an LOS above 97.5%. With 2 deals a normal LOS said 100.0 beside an
+    interval of 20.5-100.0, as the interval rests on Student's t with deals - 1 degrees
+    of freedom; the LOS now rests on the same t."""
+    rng = random.Random(deals)
+    comparisons = [next(c for c in pair_comparisons(tournament(rng, 0.7, deals))
+                        if {c.bot, c.other} == {"a", "b"}) for _ in range(300)]
+    for ab in comparisons:
+        assert ab.low is not None and ab.los is not None
+        assert (ab.low > 0.5) == (ab.los > 0.975), ab
+    assert any(ab.los > 0.975 for ab in comparisons)  # both cases occur
+    assert any(ab.los <= 0.975 for ab in comparisons)

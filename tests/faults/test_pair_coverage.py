@@ -4,10 +4,13 @@ and an even pair's LOS passes 95% about 5% of the time. Plain Python, a fixed se
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
 
+from tournaments.output.cells import text
+from tournaments.output.tables import pairs_table
 from tournaments.stats.pairs import elo_difference, pair_comparisons
 from tournaments.store.records import GameRecord
 
@@ -92,3 +95,18 @@ def test_the_los_and_the_interval_agree_however_few_the_deals(deals: int) -> Non
         assert (ab.low > 0.5) == (ab.los > 0.975), ab
     assert any(ab.los > 0.975 for ab in comparisons)  # both cases occur
     assert any(ab.los <= 0.975 for ab in comparisons)
+
+
+def test_a_pair_won_every_time_has_an_elo_interval_at_plus_infinity() -> None:
+    """Its share's interval is 100-100: the Elo bounds it maps to are both +inf, not the
+    '-inf to inf' that said nothing was known."""
+    records = [GameRecord(f"rage/d{deal}/t01/r{rotation}", "rage", deal, ("a", "b", "c"),
+                          (0, 0, 0), (1, 3, 2)) for deal in range(2) for rotation in range(3)]
+    table = pairs_table(records, ["a", "b", "c"])
+    row = next(row for row in table.rows if row[:2] == ("a", "b"))
+    share_ci, elo_ci = row[table.keys.index("ahead_pct_ci95")], row[
+        table.keys.index("elo_diff_ci95")]
+    assert (share_ci.low, share_ci.high) == (100.0, 100.0)
+    assert (elo_ci.low, elo_ci.high) == (math.inf, math.inf)
+    column = table.columns[table.keys.index("elo_diff_ci95")]
+    assert text(elo_ci, column) == "inf to inf"  # not "inf-inf"

@@ -258,12 +258,15 @@ def pairs_table(records: Sequence[GameRecord], bots: Sequence[str]) -> ResultTab
 
 
 def _elo_interval(low: float | None, high: float | None) -> Interval | None:
-    """The Elo difference's interval: the share's bounds mapped (unbounded at 0 and 1)."""
+    """The Elo difference's interval: the share's bounds mapped (-inf at 0, +inf at 1)."""
     if low is None or high is None:
         return None
-    lowest, highest = elo_difference(low), elo_difference(high)
-    return Interval(-math.inf if lowest is None else lowest,
-                    math.inf if highest is None else highest)
+    return Interval(_elo_bound(low), _elo_bound(high))
+
+
+def _elo_bound(share: float) -> float:
+    elo = elo_difference(share)
+    return elo if elo is not None else math.inf if share >= 1.0 else -math.inf
 
 
 def head_to_head_table(records: Sequence[GameRecord], bots: Sequence[str],

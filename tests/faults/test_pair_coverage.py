@@ -110,3 +110,22 @@ def test_a_pair_won_every_time_has_an_elo_interval_at_plus_infinity() -> None:
     assert (elo_ci.low, elo_ci.high) == (math.inf, math.inf)
     column = table.columns[table.keys.index("elo_diff_ci95")]
     assert text(elo_ci, column) == "inf to inf"  # not "inf-inf"
+
+
+def test_a_gauntlets_rating_note_names_only_the_candidates_it_ranks() -> None:
+    """dave (one game, last) is rated above the reference r3 (seven games, mostly last),
+    not above any candidate: the candidates' table said "dave rated above r3" of a bot it
+    does not show, while alice and dave agree; the note is for the bots of its table."""
+    from referee.games.rage.definition import RAGE
+    from tournaments.output.tables import build_tables
+    seated = ("alice", "r1", "r2", "r3")
+    records = [GameRecord(f"rage/d{deal}/c-alice/t01/r0", "rage", deal, seated,
+                          (0, 0, 0, 0), (1, 2, 3, 4)) for deal in range(6)]
+    records.append(GameRecord("rage/d09/c-dave/t01/r0", "rage", 9, ("dave", "r1", "r2", "r3"),
+                              (0, 0, 0, 0), (4, 1, 2, 3)))
+    candidates, references = build_tables(RAGE, records, ("alice", "dave", "r1", "r2", "r3"),
+                                          ("r1", "r2", "r3"))[:2]
+    mu = {row[1]: row[9] for row in candidates.rows + references.rows}
+    assert mu["dave"] > mu["r3"]  # the case: a candidate rated above a reference ...
+    assert "rated above" not in candidates.title  # ... which is not in its table
+    assert "rated above" not in references.title  # references are not ranked

@@ -122,7 +122,8 @@ def build_tables(game: AnyGame, records: Sequence[GameRecord],
                                             [bot for bot in ranked if bot in references])
         else:
             crosstable = head_to_head_table(records, ranked)
-        return [*_apart(standings, references), crosstable, pairs_table(records, ranked)]
+        ranking, *apart = _apart(standings, references)
+        return [_with_rating_note(ranking), *apart, crosstable, pairs_table(records, ranked)]
     solo, *rest = cooperative_tables(game.title, records, names)
     return [*_apart(_naming_disqualified(solo, records), references), *rest]
 
@@ -198,11 +199,17 @@ def competitive_standings(title: str, records: Sequence[GameRecord],
                  "place), then mean score (over the clean games alone, those without a "
                  "fault; games = seats played; a "
                  "bot in two seats of one game counts twice; the CI treats each deal as one "
-                 "draw, as its rotations share the cards)" + _rating_note(rows),
-                 columns, tuple(rows))
+                 "draw, as its rotations share the cards)", columns, tuple(rows))
 
 
 _MU = 9  # the index of the rating mu in a standings row
+
+
+def _with_rating_note(table: ResultTable) -> ResultTable:
+    """The ranking table, its title saying where the rating orders its bots otherwise
+    than the rank: of its own rows, so a gauntlet's candidates are not compared with the
+    references their table leaves out."""
+    return replace(table, title=table.title + _rating_note(table.rows))
 
 
 def _rating_note(rows: Sequence[tuple[Cell, ...]]) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_support import assert_bad_input, run_main
+from tournaments.output.student_report import path_cutter
 
 ROOT = Path(__file__).resolve().parents[2]
 CRASH = ROOT / "tests" / "faults" / "bots" / "crash_round3.py"
@@ -122,3 +123,15 @@ def test_a_traceback_keeps_its_indentation_in_text_and_html(class_db: Path,
     assert "1  Traceback (most recent call last):" in text
     html = (tmp_path / "carol.html").read_text()
     assert '<td class="line">  File &quot;carol/bot.py&quot;' in html  # white-space: pre-wrap
+
+
+def test_a_page_to_hand_back_cuts_paths_but_not_a_bots_closing_tags(tmp_path: Path) -> None:
+    """A bot that sent `PLAY <script>x</script>` must read its own line back as sent: the
+    `/script>` of a closing tag is no path of the organiser's (it read `<…/script>`)."""
+    own = tmp_path / "class" / "alice"
+    cut = path_cutter(own)
+    assert cut(f'File "{own}/bot.py", line 3') == 'File "alice/bot.py", line 3'
+    assert cut('File "/usr/lib/python3.11/site.py"') == 'File "…/site.py"'
+    assert cut("'PLAY <script>alert(1)</script>'") == "'PLAY <script>alert(1)</script>'"
+    assert cut("not a card: '</b>'") == "not a card: '</b>'"
+    assert cut("rage/d01/t01/r0 and 1/2") == "rage/d01/t01/r0 and 1/2"

@@ -22,8 +22,9 @@ from tournaments.output.bot_report import bot_games, fault_summary
 from tournaments.output.tables import Cell, Column, Lines, ResultTable
 from tournaments.store.records import GameRecord
 
-# An absolute path in a line of text: a '/' that ends no word (not rage/d01/t01/r0).
-_ABSOLUTE = re.compile(r"(?<![\w.~-])/[^\s'\"<>|:,()]+")
+# An absolute path in a line of text: a '/' that ends no word (not rage/d01/t01/r0) nor
+# opens a closing tag (a bot's `</script>`, to be shown as it was sent).
+_ABSOLUTE = re.compile(r"(?<![\w.~<-])/[^\s'\"<>|:,()]+")
 _ORDINAL = {1: "1st", 2: "2nd", 3: "3rd"}
 
 

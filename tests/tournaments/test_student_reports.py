@@ -88,6 +88,10 @@ def test_reports_refuse_what_they_cannot_do(class_db: Path, tmp_path: Path) -> N
     blocked.write_text("not a folder")
     assert_bad_input(["results", str(class_db), "--reports", str(blocked / "x")],
                      "cannot write the reports")
+    # A CSV file holds one table: each page was the summary's one row, nothing else.
+    assert_bad_input(["results", str(class_db), "--reports", str(tmp_path / "csv"),
+                      "--format", "csv"], "--format text, markdown, html or json")
+    assert not (tmp_path / "csv").exists()
 
 
 @pytest.mark.parametrize("fmt, suffix", [("json", ".json"), ("html", ".html")])

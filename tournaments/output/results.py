@@ -61,7 +61,7 @@ _SUFFIX = {OutputFormat.TEXT: ".txt", OutputFormat.MARKDOWN: ".md",
 
 def write_reports(db_path: Path, fmt: OutputFormat, folder: Path) -> list[Path]:
     """`referee results DB --reports DIR`: one page per student (each candidate) to hand
-    back, DIR/NAME.txt (.md, .html, .json, .csv by format): its summary, failures and
+    back, DIR/NAME.txt (.md, .html, .json by format): its summary, failures and
     games, no file of the organiser's machine (tournaments/output/student_report.py).
     ConfigError for a folder that cannot be written."""
     with opened(lambda: ResultStore.open_existing(db_path), db_path) as store:

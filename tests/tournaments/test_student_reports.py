@@ -13,8 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from protocols.faults import FaultKind
+from referee.errors import Fault
+from referee.matches.game import Contest
 from tests.cli_support import assert_bad_input, run_main
-from tournaments.output.student_report import path_cutter
+from tournaments.output.student_report import path_cutter, student_tables
+from tournaments.store.records import GameRecord
 
 ROOT = Path(__file__).resolve().parents[2]
 CRASH = ROOT / "tests" / "faults" / "bots" / "crash_round3.py"
@@ -139,3 +143,25 @@ def test_a_page_to_hand_back_cuts_paths_but_not_a_bots_closing_tags(tmp_path: Pa
     assert cut("'PLAY <script>alert(1)</script>'") == "'PLAY <script>alert(1)</script>'"
     assert cut("not a card: '</b>'") == "not a card: '</b>'"
     assert cut("rage/d01/t01/r0 and 1/2") == "rage/d01/t01/r0 and 1/2"
+
+
+def test_a_cooperative_games_page_says_cards_left_and_shows_no_place() -> None:
+    """The Game's records hold the cards left as each seat's score and place 1 for every
+    seat: ann's page read "mean score (clean games) 83.00" and "— (crash), place 1"."""
+    crash = Fault(0, "ann", FaultKind.CRASH, "bot exited with code 1", where="turn 6")
+    records = [GameRecord("thegame/d01/solo/c-ann", "thegame", 1, ("ann",), (88,), (1,),
+                          (crash,), won=False, cards_left=88),
+               GameRecord("thegame/d01/c-ann/t01", "thegame", 1, ("ann", "ref"), (83, 83),
+                          (1, 1), won=False, cards_left=83)]
+    summary, _, _, games = student_tables(records, "ann", ("ann", "ref"),
+                                          Contest.COOPERATIVE, Path("."), None, paths=False)
+    assert summary.headers[2] == "mean cards left (clean games)"
+    assert games.headers[3] == "cards left"
+    place = games.keys.index("place")
+    assert [row[place] for row in games.rows] == [None, None]  # not "place 1"
+    rage = [GameRecord("rage/d01/t01/r0", "rage", 1, ("ann", "b", "c"), (5, 9, 1),
+                       (2, 1, 3))]
+    summary, games = student_tables(rage, "ann", ("ann", "b", "c"), Contest.COMPETITIVE,
+                                    Path("."), None, paths=False)
+    assert summary.headers[2] == "mean score (clean games)"
+    assert games.headers[3] == "score" and games.rows[0][games.keys.index("place")] == 2

@@ -48,7 +48,8 @@ def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
                                        store.spec.game.contest, folder,
                                        own_folder(store, bot), paths=True),
                        bots_table(store.spec, store.bots(), only=bot),
-                       *replaced_games(store.replaced(bot), bot, folder)]
+                       *replaced_games(store.replaced(bot), bot, folder,
+                                       store.spec.game.contest)]
         if faults:
             tables.append(all_faults(records, folder))
         return _written(render(tables, metadata(store.spec, len(records)), fmt, table,

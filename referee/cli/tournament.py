@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from referee import bounds
+from referee.bot_names import normal_name
 from referee.cli.errors import Stopped
 from referee.cli.remote import remote_options, with_remote
 from referee.cli.options import (
@@ -219,6 +220,7 @@ def results_command(db_path: Path, fmt: str, table: str | None, bot: str | None,
         click.echo(f"{len(written)} reports written in {reports_dir}/", err=True)
         return
     links = None if replays_dir is None else published_links(replays_dir)
+    bot = None if bot is None else normal_name(bot)  # as names are stored: José, however typed
     try:
         click.echo(results_tables(db_path, OutputFormat(fmt), bot, faults, table,
                                   links=links), nl=False)

@@ -165,3 +165,19 @@ def test_a_cooperative_games_page_says_cards_left_and_shows_no_place() -> None:
                                     Path("."), None, paths=False)
     assert summary.headers[2] == "mean score (clean games)"
     assert games.headers[3] == "score" and games.rows[0][games.keys.index("place")] == 2
+
+
+def test_a_students_page_is_found_by_the_name_however_its_accent_was_typed(
+        tmp_path: Path) -> None:
+    """Names are stored in NFC; `--bot José` typed with a combining accent (as some
+    keyboards and copies give it) said "no bot 'José' ... (its bots: José, ...)"."""
+    db = tmp_path / "r.sqlite"
+    code, _, err = run_main([
+        "tournament", "rage", "--db", str(db), "--deals", "1", "--table-size", "3",
+        "--reference", f"python {ROOT}/bots/rage_random.py",
+        "--reference", f"python {ROOT}/bots/rage_heuristic.py",
+        f"José=python {ROOT}/bots/rage_random.py"])
+    assert code == 0, err
+    code, out, err = run_main(["results", str(db), "--bot", "Jose\u0301"])
+    assert code == 0, err
+    assert out.startswith("José: summary")

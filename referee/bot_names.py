@@ -27,3 +27,15 @@ def is_bot_name(text: str) -> bool:
     """Whether `text` (NFC already) may name a bot."""
     return (0 < len(text) <= MAX_NAME and text not in (".", "..")
             and all(c.isprintable() and not c.isspace() and c not in _BARRED for c in text))
+
+
+def name_word(text: str) -> str:
+    """`text` (NFC already) with each run of characters a name may not hold (a space, a
+    '+', an unprintable one...) made one '_', and none at either end: a folder called
+    "Zoë Ann" names the bot "Zoë_Ann". It may still be too long, empty, or '.'."""
+    runs: list[str] = []
+    for c in text:
+        allowed = c.isprintable() and not c.isspace() and c not in _BARRED
+        if allowed or not runs or runs[-1] != "_":
+            runs.append(c if allowed else "_")
+    return "".join(runs).strip("_")

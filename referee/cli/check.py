@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 import click
 
+from referee.cli.errors import quiet_stdout
 from referee.cli.remote import remote_options, with_remote
 from referee.cli.options import (
     LogPath, bot_dir_option, bot_limit_options, declared_dirs, launch_settings, sandbox_options,
@@ -64,18 +65,28 @@ def check_command(bot: str, game_name: str, quick: bool, junit_path: Path | None
     launch = with_remote(_launch(limits, sandbox, sandbox_dirs), [own, *others], listen,
                          referee_key)
     bench = Bench(game, own, others, launch)
-    click.echo(_heading(game, own, others, quick))
+    _say(_heading(game, own, others, quick))
     try:
-        report = run_suite(bench, quick, lambda verdict: click.echo(summary_line(verdict)))
+        report = run_suite(bench, quick, lambda verdict: _say(summary_line(verdict)))
     finally:
         close_halls()  # the remote seats' relays hear that the check is over
     for line in closing_lines(report):
-        click.echo(line)
+        _say(line)
     if junit_path is not None:
         write_junit(report, junit_path)
     if json_path is not None:
         write_json(report, json_path)
     return 0 if report.passed else 1
+
+
+def _say(line: str) -> None:
+    """A line of the summary on standard output. Once its reader is gone (`| head`),
+    nothing more goes there and the check goes on: its --junit and --json reports, and
+    its exit code, are what CI keeps (click would exit 1 at once, as for a failed check)."""
+    try:
+        click.echo(line)
+    except BrokenPipeError:
+        quiet_stdout()
 
 
 def _game(name: str) -> AnyGame:

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from referee import bounds
+from referee.bot_names import normal_name
 from referee.cli.errors import Stopped
 from referee.cli.remote import remote_options, with_remote
 from referee.cli.options import (
@@ -188,7 +189,7 @@ def _tournament(game_or_file: str, bots: tuple[str, ...], jobs: int | None, max_
 @click.option("--reports", "reports_dir", type=click.Path(file_okay=False, path_type=Path),
               default=None, metavar="DIR",
               help="Write one page per student (each candidate bot) to hand back, "
-                   "DIR/NAME.txt (.md, .html, .json, .csv by --format): the --bot page "
+                   "DIR/NAME.txt (.md, .html, .json by --format): the --bot page "
                    "without the organiser's files, and no path outside its own folder.")
 @click.option("--faults", is_flag=True, help="Every fault of the tournament, with its "
                                              "offending line and game log.")
@@ -208,6 +209,10 @@ def results_command(db_path: Path, fmt: str, table: str | None, bot: str | None,
         if bot is not None or faults or table is not None or replays_dir is not None:
             raise click.UsageError("--reports writes every student's page: give no --bot, "
                                    "--faults, --table or --replays-dir with it")
+        if fmt == OutputFormat.CSV.value:  # a CSV file holds one table of the page's four
+            raise click.UsageError("--reports writes pages of several tables, and a CSV "
+                                   "file holds one: give --format text, markdown, html "
+                                   "or json")
         try:
             written = write_reports(db_path, OutputFormat(fmt), reports_dir)
         except StoreFailure as error:
@@ -215,6 +220,7 @@ def results_command(db_path: Path, fmt: str, table: str | None, bot: str | None,
         click.echo(f"{len(written)} reports written in {reports_dir}/", err=True)
         return
     links = None if replays_dir is None else published_links(replays_dir)
+    bot = None if bot is None else normal_name(bot)  # as names are stored: José, however typed
     try:
         click.echo(results_tables(db_path, OutputFormat(fmt), bot, faults, table,
                                   links=links), nl=False)

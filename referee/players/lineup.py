@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Callable, Mapping, Sequence
 
-from referee.bot_names import MAX_NAME, RULE, is_bot_name, normal_name
+from referee.bot_names import MAX_NAME, RULE, is_bot_name, name_word, normal_name
 from referee.printable import printable
 from referee.processes.bot_command import (
     BotCommand, default_label, split_bot_command, with_folder,
@@ -126,7 +126,7 @@ def seat_specs(texts: Sequence[str], dirs: Mapping[str, Path] | None = None
     people = {index: human_name(text) for index, text in enumerate(texts)}
     bots = iter(bot_specs([t for i, t in enumerate(texts) if people[i] is None], dirs=dirs))
     specs = [next(bots) if name is None else
-             BotSpec(BotCommand(HUMAN, (), False), safe_word(name)[:40], human=True)
+             BotSpec(BotCommand(HUMAN, (), False), _person_name(name), human=True)
              for name in people.values()]
     labels = [spec.label for spec in specs]
     if len(set(labels)) < len(labels):
@@ -155,9 +155,20 @@ def _labelled(texts: Sequence[str]) -> tuple[list[str], list[BotCommand]]:
 
 def _default_name(label: str) -> str:
     """A program's or folder's name as a bot's (room left for a number: `-12`), where it
-    is one; else its characters that are no name's made '_'."""
+    is one; else with the characters no name may hold made '_' (bot_names.name_word),
+    else `bot`."""
     name = normal_name(label)[:MAX_NAME - 4]
-    return name if is_bot_name(name) else safe_word(label)[:MAX_NAME - 4] or "bot"
+    if is_bot_name(name):
+        return name
+    word = name_word(normal_name(label))[:MAX_NAME - 4]
+    return word if is_bot_name(word) else "bot"
+
+
+def _person_name(name: str) -> str:
+    """`human=NAME`'s name as the seat's, with what no name may hold made '_' (`José
+    Luis` sits as José_Luis), else `human`."""
+    word = name_word(normal_name(name))[:MAX_NAME]
+    return word if is_bot_name(word) else HUMAN
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

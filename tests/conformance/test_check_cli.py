@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -372,3 +374,21 @@ def test_bad_usage_is_one_line_and_exit_2(tmp_path: Path) -> None:
     blocker.write_text("")
     assert_bad_input(["check", "--game", "rage", "python bots/rage_random.py",
                       "--junit", str(blocker / "report.xml")], "cannot write")
+
+
+def test_a_closed_standard_output_still_gets_the_reports_written(tmp_path: Path) -> None:
+    """`referee check ... | head -1` in CI: click turned the first write to the closed pipe
+    into a silent exit 1 (the code of a failed check) and no --junit or --json was
+    written. The summary's reader is gone; the check goes on and writes its reports."""
+    junit, report = tmp_path / "r.xml", tmp_path / "r.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "referee", "check", "--game", "rage", "--quick", *GENEROUS,
+         f"python {ROOT}/bots/rage_random.py", "--junit", str(junit), "--json", str(report)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert process.stdout is not None
+    process.stdout.close()  # the reader is gone before the first line
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err.decode()
+    assert json.loads(report.read_text())["passed"] is True
+    assert all(case.result == [] for suite in JUnitXml.fromfile(str(junit)) for case in suite)
+    assert b"Traceback" not in err

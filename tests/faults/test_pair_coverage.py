@@ -4,10 +4,13 @@ and an even pair's LOS passes 95% about 5% of the time. Plain Python, a fixed se
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
 
+from tournaments.output.cells import text
+from tournaments.output.tables import pairs_table
 from tournaments.stats.pairs import elo_difference, pair_comparisons
 from tournaments.store.records import GameRecord
 
@@ -17,12 +20,12 @@ DRAWS = 2000
 TIE = 0.1
 
 
-def tournament(rng: random.Random, p: float) -> list[GameRecord]:
+def tournament(rng: random.Random, p: float, deals: int = DEALS) -> list[GameRecord]:
     """Three bots at a table of three, every deal in three rotations: in each game a is
     ahead of b with the deal's own chance (p shifted by the deal's luck, shared by its
     rotations), or ties with b; c comes last."""
     records = []
-    for deal in range(DEALS):
+    for deal in range(deals):
         chance = p + rng.uniform(-0.25, 0.25)
         for rotation in range(ROTATIONS):
             draw = rng.random()
@@ -76,3 +79,53 @@ def test_the_standings_say_why_the_rating_orders_bots_otherwise() -> None:
     assert "x rated above y" in standings.title and "Plackett-Luce" in standings.title
     agreeing = build_tables(RAGE, records[:3], ("x", "z", "w"))[0]
     assert "rated above" not in agreeing.title
+
+
+@pytest.mark.parametrize("deals", [2, 3, 5, 40])
+def test_the_los_and_the_interval_agree_however_few_the_deals(deals: int) -> None:
+    """The table shows both side by side: a 95% interval that reaches below 50% must not
+    stand beside an LOS above 97.5%. With 2 deals a normal LOS said 100.0 beside an
+    interval of 20.5-100.0, as the interval rests on Student's t with deals - 1 degrees
+    of freedom; the LOS now rests on the same t."""
+    rng = random.Random(deals)
+    comparisons = [next(c for c in pair_comparisons(tournament(rng, 0.7, deals))
+                        if {c.bot, c.other} == {"a", "b"}) for _ in range(300)]
+    for ab in comparisons:
+        assert ab.low is not None and ab.los is not None
+        assert (ab.low > 0.5) == (ab.los > 0.975), ab
+    assert any(ab.los > 0.975 for ab in comparisons)  # both cases occur
+    assert any(ab.los <= 0.975 for ab in comparisons)
+
+
+def test_a_pair_won_every_time_has_an_elo_interval_at_plus_infinity() -> None:
+    """Its share's interval is 100-100: the Elo bounds it maps to are both +inf, not the
+    '-inf to inf' that said nothing was known."""
+    records = [GameRecord(f"rage/d{deal}/t01/r{rotation}", "rage", deal, ("a", "b", "c"),
+                          (0, 0, 0), (1, 3, 2)) for deal in range(2) for rotation in range(3)]
+    table = pairs_table(records, ["a", "b", "c"])
+    row = next(row for row in table.rows if row[:2] == ("a", "b"))
+    share_ci, elo_ci = row[table.keys.index("ahead_pct_ci95")], row[
+        table.keys.index("elo_diff_ci95")]
+    assert (share_ci.low, share_ci.high) == (100.0, 100.0)
+    assert (elo_ci.low, elo_ci.high) == (math.inf, math.inf)
+    column = table.columns[table.keys.index("elo_diff_ci95")]
+    assert text(elo_ci, column) == "inf to inf"  # not "inf-inf"
+
+
+def test_a_gauntlets_rating_note_names_only_the_candidates_it_ranks() -> None:
+    """dave (one game, last) is rated above the reference r3 (seven games, mostly last),
+    not above any candidate: the candidates' table said "dave rated above r3" of a bot it
+    does not show, while alice and dave agree; the note is for the bots of its table."""
+    from referee.games.rage.definition import RAGE
+    from tournaments.output.tables import build_tables
+    seated = ("alice", "r1", "r2", "r3")
+    records = [GameRecord(f"rage/d{deal}/c-alice/t01/r0", "rage", deal, seated,
+                          (0, 0, 0, 0), (1, 2, 3, 4)) for deal in range(6)]
+    records.append(GameRecord("rage/d09/c-dave/t01/r0", "rage", 9, ("dave", "r1", "r2", "r3"),
+                              (0, 0, 0, 0), (4, 1, 2, 3)))
+    candidates, references = build_tables(RAGE, records, ("alice", "dave", "r1", "r2", "r3"),
+                                          ("r1", "r2", "r3"))[:2]
+    mu = {row[1]: row[9] for row in candidates.rows + references.rows}
+    assert mu["dave"] > mu["r3"]  # the case: a candidate rated above a reference ...
+    assert "rated above" not in candidates.title  # ... which is not in its table
+    assert "rated above" not in references.title  # references are not ranked

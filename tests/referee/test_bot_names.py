@@ -19,7 +19,7 @@ from wcwidth import wcswidth
 from referee.bot_names import is_bot_name, normal_name
 from referee.errors import BotStartError
 from referee.players.human import human_name
-from referee.players.lineup import HUMANS_ONLY_IN_PLAY, bot_labels, named
+from referee.players.lineup import HUMANS_ONLY_IN_PLAY, bot_labels, named, seat_specs
 from tests.cli_support import assert_bad_input, run_main
 
 FIRST = "stdio:bots/rage_first.sh"
@@ -81,6 +81,27 @@ def test_a_generic_script_is_named_after_its_folder(tmp_path: Path,
                          "./students/eve/a.out", "python3 students/Zoë/main.py",
                          "python students/frank/rage_smart.py"])
     assert labels == ["alice", "bob", "carol", "dave", "eve", "Zoë", "rage_smart"]
+
+
+def test_a_folder_whose_name_has_a_space_keeps_its_letters(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only what a name may not hold becomes '_': "Zoë Ann" was named "Zo_Ann", every
+    character outside A-Z a-z 0-9 . _ - made '_' with the space."""
+    monkeypatch.chdir(tmp_path)
+    for path in ("s/Zoë Ann/bot.py", "s/王 芳/main.py", "s/a+b=c/bot.py", "s/ /bot.py"):
+        executable(tmp_path / path)
+    assert bot_labels(["python 's/Zoë Ann/bot.py'", "python 's/王 芳/main.py'",
+                       "python 's/a+b=c/bot.py'", "python 's/ /bot.py'"]) == \
+        ["Zoë_Ann", "王_芳", "a_b_c", "bot"]
+
+
+def test_a_person_keeps_their_name_in_play(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """`human=Zoë` took the seat as "Zo_": the same A-Z-only cleaning as file names."""
+    monkeypatch.chdir(tmp_path)
+    executable(tmp_path / "r.sh")
+    specs = seat_specs(["human=Zoë", "human=José Luis", "human=.", "stdio:./r.sh"])
+    assert [spec.label for spec in specs] == ["Zoë", "José_Luis", "human", "r"]
 
 
 def test_two_folders_of_one_name_are_numbered(tmp_path: Path,

@@ -9,7 +9,8 @@ import pytest
 
 from tournaments.store.records import GameRecord
 from tournaments.stats.estimates import (
-    competition_ranks, head_to_head, mean_ci, plackett_luce_ratings, t_975, wilson_interval,
+    competition_ranks, head_to_head, mean_ci, plackett_luce_ratings, t_975, t_cdf,
+    wilson_interval,
 )
 
 
@@ -33,6 +34,17 @@ def t_two_sided_coverage(t: float, df: int) -> float:
 @pytest.mark.parametrize("df", [*range(1, 31), 31, 40, 60, 120, 1000])
 def test_t_quantiles_give_95_percent_coverage(df: int) -> None:
     assert t_two_sided_coverage(t_975(df), df) == pytest.approx(0.95, abs=2e-5)
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 4, 5, 9, 30, 999, 1000, 1001, 5000, 100_000])
+def test_t_cdf_against_the_closed_form_and_the_quantiles(df: int) -> None:
+    """The LOS of a pair (tournaments/stats/pairs.py) rests on t_cdf."""
+    for t in (0.0, 0.3, 1.0, 2.5, 7.0):
+        if df <= 1000:
+            assert t_cdf(t, df) == pytest.approx(0.5 + t_two_sided_coverage(t, df) / 2,
+                                                 abs=1e-12)
+        assert t_cdf(-t, df) == pytest.approx(1 - t_cdf(t, df), abs=1e-12)
+    assert t_cdf(t_975(df), df) == pytest.approx(0.975, abs=5e-6)
 
 
 def test_mean_ci_hand_computed() -> None:

@@ -13,7 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from protocols.faults import FaultKind
+from referee.errors import Fault
+from referee.matches.game import Contest
 from tests.cli_support import assert_bad_input, run_main
+from tournaments.output.student_report import path_cutter, student_tables
+from tournaments.store.records import GameRecord
 
 ROOT = Path(__file__).resolve().parents[2]
 CRASH = ROOT / "tests" / "faults" / "bots" / "crash_round3.py"
@@ -87,3 +92,92 @@ def test_reports_refuse_what_they_cannot_do(class_db: Path, tmp_path: Path) -> N
     blocked.write_text("not a folder")
     assert_bad_input(["results", str(class_db), "--reports", str(blocked / "x")],
                      "cannot write the reports")
+    # A CSV file holds one table: each page was the summary's one row, nothing else.
+    assert_bad_input(["results", str(class_db), "--reports", str(tmp_path / "csv"),
+                      "--format", "csv"], "--format text, markdown, html or json")
+    assert not (tmp_path / "csv").exists()
+
+
+@pytest.mark.parametrize("fmt, suffix", [("json", ".json"), ("html", ".html")])
+def test_a_page_to_hand_back_names_no_classmate_the_student_did_not_meet(
+        class_db: Path, tmp_path: Path, fmt: str, suffix: str) -> None:
+    """Its settings list the student and its opponents, and count its own games: the
+    whole class's list and game count would tell each student who else is in the class."""
+    code, _, err = run_main(["results", str(class_db), "--reports", str(tmp_path),
+                             "--format", fmt])
+    assert code == 0, err
+    carol = (tmp_path / f"carol{suffix}").read_text()
+    assert "alice" not in carol  # a classmate carol never sat with
+    assert "alice" in (tmp_path / f"alice{suffix}").read_text()
+    if fmt == "json":
+        settings = json.loads(carol)["metadata"]
+        assert settings["bots"] == ["carol", "rage_random", "rage_heuristic"]
+        assert settings["references"] == ["rage_random", "rage_heuristic"]
+        assert settings["games_played"] == settings["games_scheduled"] == 8
+        assert settings["complete"] is True
+
+
+def test_a_traceback_keeps_its_indentation_in_text_and_html(class_db: Path,
+                                                            tmp_path: Path) -> None:
+    """A traceback's frames are told apart from their source lines by indentation alone;
+    a table that strips it (tabulate does by default, HTML collapses spaces) leaves the
+    student a run of lines in which 'File' and the failing code look alike."""
+    for fmt in ("text", "html"):
+        code, _, err = run_main(["results", str(class_db), "--reports", str(tmp_path),
+                                 "--format", fmt])
+        assert code == 0, err
+    text = (tmp_path / "carol.txt").read_text()
+    assert '1    File "carol/bot.py"' in text  # the failure's number, then 2 + 2 spaces
+    assert "1  Traceback (most recent call last):" in text
+    html = (tmp_path / "carol.html").read_text()
+    assert '<td class="line">  File &quot;carol/bot.py&quot;' in html  # white-space: pre-wrap
+
+
+def test_a_page_to_hand_back_cuts_paths_but_not_a_bots_closing_tags(tmp_path: Path) -> None:
+    """A bot that sent `PLAY <script>x</script>` must read its own line back as sent: the
+    `/script>` of a closing tag is no path of the organiser's (it read `<…/script>`)."""
+    own = tmp_path / "class" / "alice"
+    cut = path_cutter(own)
+    assert cut(f'File "{own}/bot.py", line 3') == 'File "alice/bot.py", line 3'
+    assert cut('File "/usr/lib/python3.11/site.py"') == 'File "…/site.py"'
+    assert cut("'PLAY <script>alert(1)</script>'") == "'PLAY <script>alert(1)</script>'"
+    assert cut("not a card: '</b>'") == "not a card: '</b>'"
+    assert cut("rage/d01/t01/r0 and 1/2") == "rage/d01/t01/r0 and 1/2"
+
+
+def test_a_cooperative_games_page_says_cards_left_and_shows_no_place() -> None:
+    """The Game's records hold the cards left as each seat's score and place 1 for every
+    seat: ann's page read "mean score (clean games) 83.00" and "— (crash), place 1"."""
+    crash = Fault(0, "ann", FaultKind.CRASH, "bot exited with code 1", where="turn 6")
+    records = [GameRecord("thegame/d01/solo/c-ann", "thegame", 1, ("ann",), (88,), (1,),
+                          (crash,), won=False, cards_left=88),
+               GameRecord("thegame/d01/c-ann/t01", "thegame", 1, ("ann", "ref"), (83, 83),
+                          (1, 1), won=False, cards_left=83)]
+    summary, _, _, games = student_tables(records, "ann", ("ann", "ref"),
+                                          Contest.COOPERATIVE, Path("."), None, paths=False)
+    assert summary.headers[2] == "mean cards left (clean games)"
+    assert games.headers[3] == "cards left"
+    place = games.keys.index("place")
+    assert [row[place] for row in games.rows] == [None, None]  # not "place 1"
+    rage = [GameRecord("rage/d01/t01/r0", "rage", 1, ("ann", "b", "c"), (5, 9, 1),
+                       (2, 1, 3))]
+    summary, games = student_tables(rage, "ann", ("ann", "b", "c"), Contest.COMPETITIVE,
+                                    Path("."), None, paths=False)
+    assert summary.headers[2] == "mean score (clean games)"
+    assert games.headers[3] == "score" and games.rows[0][games.keys.index("place")] == 2
+
+
+def test_a_students_page_is_found_by_the_name_however_its_accent_was_typed(
+        tmp_path: Path) -> None:
+    """Names are stored in NFC; `--bot José` typed with a combining accent (as some
+    keyboards and copies give it) said "no bot 'José' ... (its bots: José, ...)"."""
+    db = tmp_path / "r.sqlite"
+    code, _, err = run_main([
+        "tournament", "rage", "--db", str(db), "--deals", "1", "--table-size", "3",
+        "--reference", f"python {ROOT}/bots/rage_random.py",
+        "--reference", f"python {ROOT}/bots/rage_heuristic.py",
+        f"José=python {ROOT}/bots/rage_random.py"])
+    assert code == 0, err
+    code, out, err = run_main(["results", str(db), "--bot", "Jose\u0301"])
+    assert code == 0, err
+    assert out.startswith("José: summary")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from protocols.wire import line_escaped, quote
 from referee.errors import ConfigError, Fault
+from referee.matches.game import Contest
 from tournaments.store.records import GameRecord
 from tournaments.output.tables import Cell, Column, Lines, NoScore, ResultTable
 
@@ -17,11 +18,12 @@ _LINE_SHOWN = 120  # characters of an offending line in a table cell
 
 
 def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
-              folder: Path, paths: bool = True) -> ResultTable:
+              folder: Path, contest: Contest, paths: bool = True) -> ResultTable:
     """Every game `bot` played: seat, the others at the table, score, place, its fault
     (kind, detail and the offending line), the game's log and the bot's stderr file in
     that game (without `paths`, for a page to publish, no paths of the organiser's
-    machine). ConfigError for a name that is not a bot of the tournament, naming those
+    machine). In a cooperative game the score is the team's cards left and there is no
+    place. ConfigError for a name that is not a bot of the tournament, naming those
     that are."""
     if bot not in bots:
         raise ConfigError(f"no bot {bot!r} in this tournament (its bots: "
@@ -30,32 +32,34 @@ def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
     for record in records:
         for seat, name in enumerate(record.bots):
             if name == bot:
-                rows.append(_game_row(record, seat, folder))
-    columns: tuple[Column, ...] = _GAME_COLUMNS
+                rows.append(_game_row(record, seat, folder, contest))
+    columns = _game_columns(contest)
     if not paths:
         columns, rows = columns[:-2], [row[:-2] for row in rows]
     return ResultTable("bot_games", f"Games of {bot} ({len(rows)} seats played)", columns,
                        tuple(rows))
 
 
-_GAME_COLUMNS = (Column("game", "game"), Column("seat", "seat"), Column("with", "with"),
-                 Column("score", "score"), Column("place", "place"),
-                 Column("fault", "fault"),
-                 Column("fault stderr", "fault_stderr"), Column("log", "log"),
-                 Column("stderr", "stderr"))
+def _game_columns(contest: Contest) -> tuple[Column, ...]:
+    # The Game's score is the cards its team left (lower is better): said so, not "score"
+    score = "score" if contest is Contest.COMPETITIVE else "cards left"
+    return (Column("game", "game"), Column("seat", "seat"), Column("with", "with"),
+            Column(score, "score"), Column("place", "place"), Column("fault", "fault"),
+            Column("fault stderr", "fault_stderr"), Column("log", "log"),
+            Column("stderr", "stderr"))
 
 
 def replaced_games(replaced: Sequence[tuple[int, GameRecord]], bot: str,
-                   folder: Path) -> list[ResultTable]:
+                   folder: Path, contest: Contest) -> list[ResultTable]:
     """The games of `bot`'s versions since replaced (a gauntlet's candidate whose files
     changed), kept as history and counted nowhere: its version, then the columns of
     `bot_games`. No table when there are none."""
     if not replaced:
         return []
-    rows = tuple((version, *_game_row(record, seat, folder))
+    rows = tuple((version, *_game_row(record, seat, folder, contest))
                  for version, record in replaced
                  for seat, name in enumerate(record.bots) if name == bot)
-    columns = (Column("version", "version"), *_GAME_COLUMNS)
+    columns = (Column("version", "version"), *_game_columns(contest))
     return [ResultTable("replaced_games", f"Games of {bot}'s replaced versions, not counted "
                         f"({len(rows)} seats played)", columns, rows)]
 
@@ -126,12 +130,15 @@ def _clusters(faults: Sequence[Fault], shown: int = 3) -> str:
     return "; ".join(parts)
 
 
-def _game_row(record: GameRecord, seat: int, folder: Path) -> tuple[Cell, ...]:
+def _game_row(record: GameRecord, seat: int, folder: Path,
+              contest: Contest) -> tuple[Cell, ...]:
     others = ", ".join(f"{s}:{name}" for s, name in enumerate(record.bots) if s != seat)
     fault = next((f for f in record.faults if f.seat == seat), None)
     score: Cell = record.scores[seat] if fault is None else NoScore(fault.kind.value)
+    # A cooperative game's seats share its outcome: each "place" is 1, a faulted one too
+    place = record.places[seat] if contest is Contest.COMPETITIVE else None
     return (record.fixture_id, seat, others or "alone", score,
-            record.places[seat], _fault_words(fault), None if fault is None else _tail(fault),
+            place, _fault_words(fault), None if fault is None else _tail(fault),
             _log(record, folder), _stderr(record, seat, folder))
 
 

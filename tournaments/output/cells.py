@@ -18,8 +18,10 @@ def text(cell: Cell, column: Column, missing: str = "n/a") -> str:
         return f"{cell:.{column.decimals}f}"
     if isinstance(cell, Interval):
         low, high = f"{cell.low:.{column.decimals}f}", f"{cell.high:.{column.decimals}f}"
-        # "-150 to -20", not "-150--20": a dash reads as a minus beside a negative bound
-        return f"{low} to {high}" if cell.low < 0 or cell.high < 0 else f"{low}-{high}"
+        # "-150 to -20", not "-150--20": a dash reads as a minus beside a negative bound,
+        # and "inf to inf", not "inf-inf"
+        spelled = cell.low < 0 or cell.high < 0 or math.isinf(cell.low) or math.isinf(cell.high)
+        return f"{low} to {high}" if spelled else f"{low}-{high}"
     return str(cell)
 
 

@@ -13,6 +13,9 @@ from tournaments.output.metadata import Metadata
 from tournaments.output.tables import Cell, Column, Lines, ResultTable
 
 SHADED = "head_to_head"  # the crosstable: each cell a share from 0 to 100
+# Cells shown as written, in monospace with their spaces: a traceback's lines, whose
+# indentation tells its frames from their source lines.
+_VERBATIM = {("failure_stderr", "stderr")}
 
 
 class Linker(Protocol):
@@ -90,7 +93,7 @@ def _cell(table: ResultTable, column: Column, cell: Cell, row: tuple[Cell, ...],
         attributes = ' class="num"'
         if table.name == SHADED and isinstance(cell, (int, float)):
             attributes += f' style="background-color: {shade(float(cell))}"'
-    elif column.key == "line":
+    elif column.key == "line" or (table.name, column.key) in _VERBATIM:
         attributes = ' class="line"'
     elif isinstance(cell, Lines) and cell.lines:  # the last line; all of them unfolded
         return (f'<td class="line"><details><summary>{escape(str(cell))}</summary>'

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -20,7 +21,7 @@ from tournaments.output.metadata import Metadata, Settled
 from tournaments.output.render import Rendered, render
 from tournaments.output.student_report import student_tables
 from tournaments.output.tables import ResultTable, build_tables
-from tournaments.schedule.fixtures import fixture_deals
+from tournaments.schedule.fixtures import fixture_deals, fixtures_for
 from tournaments.spec.definition import TournamentSpec
 from tournaments.stats.settle import counted_games
 from tournaments.store.provenance import BotProvenance
@@ -47,7 +48,8 @@ def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
                                        store.spec.game.contest, folder,
                                        own_folder(store, bot), paths=True),
                        bots_table(store.spec, store.bots(), only=bot),
-                       *replaced_games(store.replaced(bot), bot, folder)]
+                       *replaced_games(store.replaced(bot), bot, folder,
+                                       store.spec.game.contest)]
         if faults:
             tables.append(all_faults(records, folder))
         return _written(render(tables, metadata(store.spec, len(records)), fmt, table,
@@ -60,7 +62,7 @@ _SUFFIX = {OutputFormat.TEXT: ".txt", OutputFormat.MARKDOWN: ".md",
 
 def write_reports(db_path: Path, fmt: OutputFormat, folder: Path) -> list[Path]:
     """`referee results DB --reports DIR`: one page per student (each candidate) to hand
-    back, DIR/NAME.txt (.md, .html, .json, .csv by format): its summary, failures and
+    back, DIR/NAME.txt (.md, .html, .json by format): its summary, failures and
     games, no file of the organiser's machine (tournaments/output/student_report.py).
     ConfigError for a folder that cannot be written."""
     with opened(lambda: ResultStore.open_existing(db_path), db_path) as store:
@@ -71,7 +73,7 @@ def write_reports(db_path: Path, fmt: OutputFormat, folder: Path) -> list[Path]:
             tables = student_tables(records, bot, spec.bot_names, spec.game.contest,
                                     db_path.resolve().parent, own_folder(store, bot),
                                     paths=False)
-            rendered = render(tables, metadata(spec, len(records)), fmt)
+            rendered = render(tables, student_metadata(spec, records, bot), fmt)
             pages[bot] = rendered.out
     written = []
     try:
@@ -84,6 +86,23 @@ def write_reports(db_path: Path, fmt: OutputFormat, folder: Path) -> list[Path]:
         raise ConfigError(f"cannot write the reports in {folder}: "
                           f"{error.strerror or error}") from None
     return written
+
+
+def student_metadata(spec: TournamentSpec, records: Sequence[GameRecord],
+                     bot: str) -> Metadata:
+    """The settings a page to hand back shows: the student and the bots it met, and its
+    own games played of its own scheduled; the class's list and game count would tell
+    every student who else is in the class."""
+    index = spec.bot_names.index(bot)
+    mine = [record for record in records if bot in record.bots]
+    met = {name for record in mine for name in record.bots}
+    scheduled = sum(1 for fixture in fixtures_for(spec, _ANY_SECRET) if index in fixture.seats)
+    return replace(metadata(spec, len(mine)), games_scheduled=scheduled,
+                   bots=tuple(name for name in spec.bot_names if name in met or name == bot),
+                   references=tuple(name for name in _reference_names(spec) if name in met))
+
+
+_ANY_SECRET = bytes(32)  # which fixtures seat a bot does not depend on the deals' secret
 
 
 def own_folder(store: ResultStore, bot: str) -> Path | None:

@@ -22,8 +22,9 @@ from tournaments.output.bot_report import bot_games, fault_summary
 from tournaments.output.tables import Cell, Column, Lines, ResultTable
 from tournaments.store.records import GameRecord
 
-# An absolute path in a line of text: a '/' that ends no word (not rage/d01/t01/r0).
-_ABSOLUTE = re.compile(r"(?<![\w.~-])/[^\s'\"<>|:,()]+")
+# An absolute path in a line of text: a '/' that ends no word (not rage/d01/t01/r0) nor
+# opens a closing tag (a bot's `</script>`, to be shown as it was sent).
+_ABSOLUTE = re.compile(r"(?<![\w.~<-])/[^\s'\"<>|:,()]+")
 _ORDINAL = {1: "1st", 2: "2nd", 3: "3rd"}
 
 
@@ -33,7 +34,7 @@ def student_tables(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
     """The student's summary, failures and games; with `paths`, the game logs' and stderr
     files' paths too (the teacher's page), else none and stderr lines cut as the module
     says (a page to hand back)."""
-    games = bot_games(records, bot, bots, folder, paths=paths)  # checks the name
+    games = bot_games(records, bot, bots, folder, contest, paths=paths)  # checks the name
     mine = [(record, seat) for record in records
             for seat, name in enumerate(record.bots) if name == bot]
     causes = fault_summary(records, only=bot)
@@ -65,7 +66,8 @@ def summary_table(bot: str, mine: Sequence[tuple[GameRecord, int]],
     fault_words = ", ".join(f"{kind} {count}" for kind, count in faults.most_common()) \
         or "none"
     columns = (Column("games", "games"), Column("clean games", "clean_games"),
-               Column("mean score (clean games)", "mean_score", 2),
+               Column("mean score (clean games)" if contest is Contest.COMPETITIVE
+                      else "mean cards left (clean games)", "mean_score", 2),
                Column("places" if contest is Contest.COMPETITIVE else "won", "outcome"),
                Column("faults", "faults"))
     return ResultTable("summary", f"{bot}: summary", columns,

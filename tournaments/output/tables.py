@@ -122,7 +122,8 @@ def build_tables(game: AnyGame, records: Sequence[GameRecord],
                                             [bot for bot in ranked if bot in references])
         else:
             crosstable = head_to_head_table(records, ranked)
-        return [*_apart(standings, references), crosstable, pairs_table(records, ranked)]
+        ranking, *apart = _apart(standings, references)
+        return [_with_rating_note(ranking), *apart, crosstable, pairs_table(records, ranked)]
     solo, *rest = cooperative_tables(game.title, records, names)
     return [*_apart(_naming_disqualified(solo, records), references), *rest]
 
@@ -198,11 +199,17 @@ def competitive_standings(title: str, records: Sequence[GameRecord],
                  "place), then mean score (over the clean games alone, those without a "
                  "fault; games = seats played; a "
                  "bot in two seats of one game counts twice; the CI treats each deal as one "
-                 "draw, as its rotations share the cards)" + _rating_note(rows),
-                 columns, tuple(rows))
+                 "draw, as its rotations share the cards)", columns, tuple(rows))
 
 
 _MU = 9  # the index of the rating mu in a standings row
+
+
+def _with_rating_note(table: ResultTable) -> ResultTable:
+    """The ranking table, its title saying where the rating orders its bots otherwise
+    than the rank: of its own rows, so a gauntlet's candidates are not compared with the
+    references their table leaves out."""
+    return replace(table, title=table.title + _rating_note(table.rows))
 
 
 def _rating_note(rows: Sequence[tuple[Cell, ...]]) -> str:
@@ -258,12 +265,15 @@ def pairs_table(records: Sequence[GameRecord], bots: Sequence[str]) -> ResultTab
 
 
 def _elo_interval(low: float | None, high: float | None) -> Interval | None:
-    """The Elo difference's interval: the share's bounds mapped (unbounded at 0 and 1)."""
+    """The Elo difference's interval: the share's bounds mapped (-inf at 0, +inf at 1)."""
     if low is None or high is None:
         return None
-    lowest, highest = elo_difference(low), elo_difference(high)
-    return Interval(-math.inf if lowest is None else lowest,
-                    math.inf if highest is None else highest)
+    return Interval(_elo_bound(low), _elo_bound(high))
+
+
+def _elo_bound(share: float) -> float:
+    elo = elo_difference(share)
+    return elo if elo is not None else math.inf if share >= 1.0 else -math.inf
 
 
 def head_to_head_table(records: Sequence[GameRecord], bots: Sequence[str],

@@ -35,11 +35,12 @@ def text_report(tables: Sequence[ResultTable], style: str, notice: str | None,
 def _table(table: ResultTable, style: str) -> str:
     tablefmt, heading = _STYLES[style]
     # Cells go in as text so tabulate never reads a bot named e.g. "1e5" as a number; the
-    # headers are bots' names too (head to head).
+    # headers are bots' names too (head to head). Whitespace is kept: a traceback's
+    # indentation is what tells its frames from their source lines.
     body = tabulate([[_cell(cells.text(cell, column), style)
                       for cell, column in zip(row, table.columns)]
                      for row in table.rows], [_cell(name, style) for name in table.headers],
-                    tablefmt=tablefmt,
+                    tablefmt=tablefmt, preserve_whitespace=True,
                     disable_numparse=True, colalign=_alignment(table))
     return heading.format(_cell(table.title, style)) + str(body)  # a title names bots
 

@@ -29,7 +29,7 @@ class Rerun:
 
     def verdict(self) -> str:
         if self.reproduced:
-            return (f"{self.stored.fixture_id}: reproduced (scores {list(self.stored.scores)}, "
+            return (f"{self.stored.fixture_id}: reproduced (scores {_scores(self.stored)}, "
                     f"places {list(self.stored.places)}); log: {self.log}")
         return (f"{self.stored.fixture_id}: differs: stored {_words(self.stored)}, now "
                 f"{_words(self.replayed)}; log: {self.log}")
@@ -63,4 +63,11 @@ def _result(record: GameRecord) -> tuple[object, ...]:
 
 def _words(record: GameRecord) -> str:
     faults = ", ".join(f"seat {f.seat} {f.kind.value}" for f in record.faults) or "no fault"
-    return f"scores {list(record.scores)}, places {list(record.places)}, {faults}"
+    return f"scores {_scores(record)}, places {list(record.places)}, {faults}"
+
+
+def _scores(record: GameRecord) -> str:
+    """Each seat's score, a faulted seat's as "— (kind)": its points are the fallback's."""
+    faulted = {fault.seat: fault.kind.value for fault in record.faults}
+    return "[" + ", ".join(f"— ({faulted[seat]})" if seat in faulted else str(score)
+                           for seat, score in enumerate(record.scores)) + "]"

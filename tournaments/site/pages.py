@@ -47,7 +47,8 @@ def bot_page(bot: str, spec: TournamentSpec, records: Sequence[GameRecord],
     table, and in a gauntlet the references' table."""
     links = SiteLinks("../", bot_pages, replays)
     tables = [_only(rankings, bot), bots_table(spec, provenance, only=bot),
-              bot_games(records, bot, spec.bot_names, Path("."), paths=False),
+              bot_games(records, bot, spec.bot_names, Path("."), spec.game.contest,
+                        paths=False),
               _bot_faults(records, bot, replays)]
     title = f"{spec.game.title} tournament: {bot}"
     body = [f'<nav class="site"><a href="../{INDEX}">← all results</a></nav>',

@@ -17,7 +17,7 @@ from referee.matches.game import (
 )
 from referee.logs.writer import GameLog
 from referee.games.rage.match import (
-    FAULT_POLICY, RageMatch, RageMove, RageResult, game_settings,
+    FAULT_POLICY, RageMatch, RageMove, RageResult, fault_round, game_settings,
 )
 from referee.players.player import Player
 from referee.settings import TimeLimits
@@ -56,11 +56,16 @@ class Rage(GameDefinition[RageConfig, RageResult]):
     def run(self, players: Sequence[Player], config: RageConfig, seed: int,
             times: TimeLimits, log: GameLog | None, echo: Echo | None = None) -> RageResult:
         printer = None if echo is None else render.RoundPrinter(config.players, echo)
-        return RageMatch(players, config, seed, times, log, printer,
-                         policy=self.fault_policy).run()
+        match = RageMatch(players, config, seed, times, log, printer,
+                          policy=self.fault_policy)
+        if printer is not None:
+            printer.fallen = lambda: match.table.faulted
+        return match.run()
 
     def closing(self, names: Sequence[str], result: RageResult) -> list[str]:
-        return ["", render.score_sheet(names, result.rounds), "",
+        fallback_from = {fault.seat: round_no for fault in result.faults
+                         if (round_no := fault_round(fault)) is not None}
+        return ["", render.score_sheet(names, result.rounds, fallback_from), "",
                 render.standings(names, result.totals, result.places, result.faults)]
 
     def outcome(self, result: RageResult) -> Outcome:

@@ -66,6 +66,14 @@ class RageResult:
                 "faults": [f.to_json() for f in self.faults]}
 
 
+def fault_round(fault: Fault) -> int | None:
+    """The round a fault came in, from its `where` (RageMatch._where's words): None for
+    one at the end, or where not known."""
+    words = (fault.where or "").split(",")[0].split()
+    return int(words[1]) if len(words) == 2 and words[0] == "round" and \
+        words[1].isdigit() else None
+
+
 def _round_json(result: RoundResult) -> dict[str, object]:
     return {"round": result.round_no, "cards": result.cards, "dealer": result.dealer,
             "seats": [_seat_json(s) for s in result.seats]}
@@ -125,7 +133,7 @@ class RageMatch(Match[Record]):
         from the engine's raw records: no Event is built but for an observer."""
         self.deliver(self.state.records_since(self.delivered), self._route)
 
-    def _where(self) -> str:
+    def _where(self) -> str:  # fault_round reads it back
         """Where the game stands, for a fault's record: "round 3, bidding", "round 3,
         trick 2", "the end"."""
         state = self.state

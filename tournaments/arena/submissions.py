@@ -92,7 +92,7 @@ def submit(arena: Path, name: str, command: str | None, folder: Path | None) -> 
             command = absolute_command(command, Path.cwd())
             sha = command_sha256(command)
         try:
-            checked = quick_check(db.settings.game, version_label(name, version), command,
+            checked = quick_check(db.settings, version_label(name, version), command,
                                   target)
             db.add_version(Version(name, version, command,
                                    None if target is None else str(target), sha,

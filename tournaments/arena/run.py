@@ -41,6 +41,7 @@ class RunSummary:
     games: int
     settled_after: int | None  # the round after which the ladder was settled
     ladder: list[Standing]
+    open_pairs: list[tuple[str, str, float]]  # under a settle rule: those left at the end
 
 
 def run_arena(db: ArenaDb, stop: StopRule, options: RunOptions, out: TextIO,
@@ -65,9 +66,9 @@ def run_arena(db: ArenaDb, stop: StopRule, options: RunOptions, out: TextIO,
             out.write(_round_line(current, records, clock() - started, pairs) + "\n")
             out.flush()
             if pairs == []:
-                return RunSummary(rounds, games, current.number, ladder)
+                return RunSummary(rounds, games, current.number, ladder, [])
             if stop.games is not None and games >= stop.games:
-                return RunSummary(rounds, games, None, ladder)
+                return RunSummary(rounds, games, None, ladder, pairs or [])
 
 
 @contextmanager
@@ -133,6 +134,11 @@ def _round_line(played: Round, records: Sequence[GameRecord], seconds: float,
         return line
     if not pairs:
         return line + "; settled"
+    return line + "; " + pairs_open(pairs)
+
+
+def pairs_open(pairs: Sequence[tuple[str, str, float]]) -> str:
+    """How far the ladder is from settled: its open pairs, and the least certain."""
     high, low, p = pairs[0]
-    return (line + f"; {len(pairs)} pair{'s' if len(pairs) != 1 else ''} open, least "
-            f"certain: {high} above {low} at {p:.0%}")
+    return (f"{len(pairs)} pair{'s' if len(pairs) != 1 else ''} open, least certain: "
+            f"{high} above {low} at {p:.0%}")

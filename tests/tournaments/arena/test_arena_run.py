@@ -260,3 +260,22 @@ def test_a_version_whose_files_change_after_submission_is_seated_no_more(
     assert history["me"]["status"] == "changed" and int(str(history["me"]["games"])) > 0
     (last,) = arena_rows(arena, "SELECT tables FROM rounds ORDER BY round DESC LIMIT 1")[0]
     assert "me@v1" not in str(last)
+
+
+def test_until_settled_stopped_by_games_says_it_is_not_settled(tmp_path: Path) -> None:
+    """Three copies of the seeded random bot tie at every table (each plays the deal's
+    every seat alike), so their order cannot settle: --games stops the run, and the run
+    says so rather than leave its leaderboard to be read as settled."""
+    arena = tmp_path / "a"
+    assert referee("arena", "init", str(arena), "--game", "rage", "--table-size", "3",
+                   "--placement", "0").returncode == 0
+    for name in ("ann", "ben", "cat"):
+        done = referee("arena", "submit", str(arena), name, "python bots/rage_random.py")
+        assert done.returncode == 0, done.stdout + done.stderr
+    done = referee("arena", "run", str(arena), "--until-settled", "--games", "1",
+                   "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    assert "settled after" not in done.stdout
+    last = done.stdout.splitlines()[-1]
+    assert last.startswith("not settled: stopped at --games 1 (3 games this run), the order "
+                           "at 95% confidence; 2 pairs open, least certain: "), last

@@ -149,7 +149,9 @@ def _interrupted(folder: Path, stop: BaseException) -> Stopped:
 @arena_group.command("standings")
 @click.argument("folder", type=_DIR)
 @click.option("--format", "fmt", type=click.Choice([f.value for f in OutputFormat]),
-              default="text", show_default=True, help="How to write the tables.")
+              default="text", show_default=True,
+              help="How to write the tables; csv writes one: the leaderboard, or with "
+                   "--history the history.")
 @click.option("--history", is_flag=True,
               help="Also every version of every contestant: retired, changed and refused "
                    "ones too.")

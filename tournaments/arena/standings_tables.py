@@ -63,11 +63,11 @@ def _fault_cells(standing: Standing) -> tuple[int, FaultCounts]:
 
 def render_standings(tables: Sequence[ResultTable], settings: Settings, title: str,
                      fmt: OutputFormat, games: int) -> str:
-    """The tables in `fmt`; CSV writes the first."""
+    """The tables in `fmt`; CSV, one table, writes the last (the history, where asked)."""
     heading = (f"{title}: {settings.game}, tables of {settings.table_size}, "
                f"{games:,} games counted")
     if fmt is OutputFormat.CSV:
-        return csv_table(tables[0])
+        return csv_table(tables[-1])
     if fmt is OutputFormat.JSON:
         arena = {"title": title, "game": settings.game, "table_size": settings.table_size,
                  "games": games}

@@ -216,6 +216,17 @@ def test_standings_in_every_format_before_any_game(two_versions: Path, fmt: str,
     assert expected in done.stdout and "only" in done.stdout and "two" in done.stdout
 
 
+def test_standings_history_in_csv_is_the_history(two_versions: Path) -> None:
+    """CSV holds one table: with --history, the one asked for (every version, with its
+    status), not the leaderboard again."""
+    done = referee("arena", "standings", str(two_versions), "--history", "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    header, *rows = done.stdout.splitlines()
+    assert header.startswith("contestant,version,status,submitted,sha256,games,"), header
+    assert [row.split(",")[:3] for row in rows] == [["only", "1", "active"],
+                                                     ["two", "1", "active"]]
+
+
 def test_a_damaged_arena_db_is_one_error_line(tmp_path: Path) -> None:
     arena = tmp_path / "a"
     assert referee("arena", "init", str(arena), "--game", "rage").returncode == 0

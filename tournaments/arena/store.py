@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from referee import bounds
 from referee.errors import ConfigError
 from referee.matches.game import Contest
 from referee.registry.games import lookup
@@ -46,6 +47,8 @@ CREATE TABLE games (
 ACTIVE, RETIRED, REFUSED = "active", "retired", "refused"
 CHANGED = "changed"  # its files changed after it was submitted: seated no more
 PLANNED, PLAYED = "planned", "played"
+_TIME_BOUNDS = {"startup": bounds.STARTUP_SECONDS, "move": bounds.MOVE_SECONDS,
+                "bank": bounds.BANK_SECONDS, "tolerance": bounds.TOLERANCE_SECONDS}
 
 
 @dataclass(frozen=True)
@@ -126,10 +129,19 @@ def _limits(table: dict[str, Any]) -> TimeLimits:
     if unknown:
         raise ValueError(f"[limits] has no {', '.join(sorted(unknown))}")
     default = TimeLimits()
-    return TimeLimits(startup=float(table.get("startup", default.startup)),
-                      move=float(table.get("move", default.move)),
-                      bank=float(table.get("bank", default.bank)),
-                      tolerance=float(table.get("tolerance", default.tolerance)))
+    seconds = {key: _seconds(table, key, getattr(default, key)) for key in _TIME_BOUNDS}
+    return TimeLimits(**seconds)
+
+
+def _seconds(table: dict[str, Any], key: str, default: float) -> float:
+    """One limit within the bounds `referee tournament` takes: a negative or endless move
+    time would fault every reply of every version, which would read as the bots' fault."""
+    try:
+        checked = _TIME_BOUNDS[key].check(table.get(key, default))
+    except ValueError as error:
+        raise ValueError(f"[limits] {key} {error}") from None
+    assert checked is not None  # no time bound allows "unlimited"
+    return float(checked)
 
 
 def now() -> str:

@@ -129,8 +129,10 @@ def _limits(table: dict[str, Any]) -> TimeLimits:
     if unknown:
         raise ValueError(f"[limits] has no {', '.join(sorted(unknown))}")
     default = TimeLimits()
-    seconds = {key: _seconds(table, key, getattr(default, key)) for key in _TIME_BOUNDS}
-    return TimeLimits(**seconds)
+    return TimeLimits(startup=_seconds(table, "startup", default.startup),
+                      move=_seconds(table, "move", default.move),
+                      bank=_seconds(table, "bank", default.bank),
+                      tolerance=_seconds(table, "tolerance", default.tolerance))
 
 
 def _seconds(table: dict[str, Any], key: str, default: float) -> float:

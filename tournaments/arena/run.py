@@ -20,7 +20,7 @@ from referee.errors import ConfigError
 from tournaments.arena.leaderboard import Standing, Tally, standings, tally, unsettled
 from tournaments.arena.matchmaking import plan_round
 from tournaments.arena.rounds import play_round
-from tournaments.arena.store import CHANGED, DB, PLANNED, ArenaDb, Round
+from tournaments.arena.store import CHANGED, DB, PLANNED, ArenaDb, Round, round_db
 from tournaments.arena.submissions import current_sha256
 from tournaments.run.cluster import open_cluster
 from tournaments.run.session import RunOptions
@@ -52,6 +52,7 @@ def run_arena(db: ArenaDb, stop: StopRule, options: RunOptions, out: TextIO,
         rounds = games = 0
         while True:
             _set_aside_changed(db, out)
+            _abandon_unplayable(db, out)
             ladder = _ranked(db, counted)  # as submits and set-asides left it
             _check_playable(db, ladder, stop)
             started = clock()
@@ -95,6 +96,21 @@ def _set_aside_changed(db: ArenaDb, out: TextIO) -> None:
             db.set_status(version, CHANGED, report)
             out.write(f"{version.label}: {report}; `referee arena submit` adds a new "
                       "version\n")
+
+
+def _abandon_unplayable(db: ArenaDb, out: TextIO) -> None:
+    """A round left planned by a killed run that seats a version set aside since (its
+    files changed) cannot be played as planned, nor resumed: that version's process
+    would not be the one submitted. It is abandoned, never counted, and a new round
+    planned; its results db stays in rounds/ as it was."""
+    changed = {version.label for version in db.versions() if version.status == CHANGED}
+    for planned in (r for r in db.rounds() if r.status == PLANNED):
+        gone = sorted({label for table in planned.tables for label in table} & changed)
+        if gone:
+            db.abandon_round(planned.number)
+            out.write(f"round {planned.number}: abandoned, not counted: it seats "
+                      f"{', '.join(gone)}, whose files changed; "
+                      f"its games so far stay in {round_db(db.folder, planned.number)}\n")
 
 
 def _ranked(db: ArenaDb, counted: Tally) -> list[Standing]:

@@ -47,6 +47,7 @@ CREATE TABLE games (
 ACTIVE, RETIRED, REFUSED = "active", "retired", "refused"
 CHANGED = "changed"  # its files changed after it was submitted: seated no more
 PLANNED, PLAYED = "planned", "played"
+ABANDONED = "abandoned"  # planned, but a version it seats changed: never counted
 _TIME_BOUNDS = {"startup": bounds.STARTUP_SECONDS, "move": bounds.MOVE_SECONDS,
                 "bank": bounds.BANK_SECONDS, "tolerance": bounds.TOLERANCE_SECONDS}
 
@@ -222,6 +223,12 @@ class ArenaDb:
             db.execute("INSERT INTO rounds VALUES (?, ?, ?, ?)",
                        (number, json.dumps([list(t) for t in tables]), PLANNED, now()))
         return Round(number, tuple(tuple(t) for t in tables), PLANNED)
+
+    def abandon_round(self, number: int) -> None:
+        """A planned round that cannot be played as planned: it is never counted."""
+        with self.transaction() as db:
+            db.execute("UPDATE rounds SET status = ? WHERE round = ? AND status = ?",
+                       (ABANDONED, number, PLANNED))
 
     def count_round(self, number: int, records: Sequence[GameRecord]) -> None:
         """A round played in full: its games counted, in one transaction with its mark."""

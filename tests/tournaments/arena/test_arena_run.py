@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tournaments.arena.store import ArenaDb
+
 ROOT = Path(__file__).resolve().parents[3]
 HEURISTIC = "python bots/rage_heuristic.py"
 
@@ -290,3 +292,31 @@ def test_until_settled_stopped_by_games_says_it_is_not_settled(tmp_path: Path) -
     last = done.stdout.splitlines()[-1]
     assert last.startswith("not settled: stopped at --games 1 (3 games this run), the order "
                            "at 95% confidence; 2 pairs open, least certain: "), last
+
+
+def test_a_planned_round_seating_a_changed_version_is_abandoned(tmp_path: Path) -> None:
+    """A run killed with a round planned; then a version's files change. That round can
+    be neither played as planned (the version is set aside) nor resumed (its results db
+    refuses a changed bot, and would have every later run fail on it): it is abandoned,
+    never counted, and the run goes on."""
+    arena = tmp_path / "a"
+    make_arena(arena, {"p": 0.0, "q": 0.5})
+    source = tmp_path / "mine"
+    source.mkdir()
+    (source / "bot.py").write_bytes((ROOT / "bots" / "rage_random.py").read_bytes())
+    own = referee("arena", "submit", str(arena), "me", "--dir", str(source), "--cmd",
+                  "python bot.py")
+    assert own.returncode == 0, own.stdout + own.stderr
+    with ArenaDb(arena) as db:  # the round a killed run leaves planned
+        db.plan([["p@v1", "q@v1", "me@v1"]])
+    copy = arena / "submissions" / "me" / "v1" / "bot.py"
+    copy.chmod(0o644)
+    copy.write_text(copy.read_text() + "\n# changed after the check\n")
+    done = referee("arena", "run", str(arena), "--games", "1", "--jobs", "1")
+    assert ("round 1: abandoned, not counted: it seats me@v1, whose files changed"
+            in done.stderr), done.stderr
+    # two versions are left for tables of 3: the run stops there, in one error line
+    assert done.returncode == 2 and done.stderr.splitlines()[-1].startswith(
+        "referee: error: "), done.stderr
+    assert arena_rows(arena, "SELECT round, status FROM rounds") == [(1, "abandoned")]
+    assert arena_rows(arena, "SELECT COUNT(*) FROM games") == [(0,)]

@@ -158,3 +158,27 @@ def test_submit_refuses_an_arena_toml_the_game_cannot_play(tmp_path: Path) -> No
     assert done.stderr.startswith("referee: error: the arena's settings (arena.toml): ")
     assert "no-such-variant" in done.stderr and len(done.stderr.splitlines()) == 1
     assert versions(arena) == []
+
+
+def test_a_folder_that_cannot_be_copied_is_one_error_line_and_leaves_nothing(
+        tmp_path: Path) -> None:
+    """A dangling link in a --dir folder: one error line naming it, exit 2, no partial
+    copy left behind, so the same contestant's next submit is its v1 (a left copy made
+    every later submit of that name fail with 'File exists')."""
+    arena = tmp_path / "a"
+    referee("arena", "init", str(arena), "--game", "rage", "--table-size", "3")
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "bot.py").write_bytes((ROOT / "bots" / "rage_random.py").read_bytes())
+    (source / "data").symlink_to(tmp_path / "nowhere")
+    done = referee("arena", "submit", str(arena), "linky", "--dir", str(source), "--cmd",
+                   "python bot.py")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith(f"referee: error: cannot copy {source}: {source / 'data'}: ")
+    assert len(done.stderr.splitlines()) == 1
+    assert not (arena / "submissions" / "linky" / "v1").exists()
+    (source / "data").unlink()
+    again = referee("arena", "submit", str(arena), "linky", "--dir", str(source), "--cmd",
+                    "python bot.py")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert versions(arena) == [("linky", 1, "active")]

@@ -4,6 +4,8 @@ with its check's report."""
 
 from __future__ import annotations
 
+import csv
+import io
 import sqlite3
 import subprocess
 import sys
@@ -77,6 +79,12 @@ def test_a_failing_submission_is_refused_with_the_checks_report(tmp_path: Path) 
     with sqlite3.connect(arena / "arena.db") as db:
         (report,) = db.execute("SELECT report FROM versions").fetchone()
     assert "died before its HELLO" in report
+    history = referee("arena", "standings", str(arena), "--history", "--format", "csv")
+    assert history.returncode == 0, history.stderr
+    (row,) = csv.DictReader(io.StringIO(history.stdout))
+    assert (row["contestant"], row["status"]) == ("bad", "refused")
+    assert row["why"] == ("failed its check: HELLO in time, protocol version: startup: "
+                          "died before its HELLO: bot exited with code 0"), row
 
 
 def test_submit_refuses_bad_names_and_arguments(tmp_path: Path) -> None:

@@ -47,7 +47,7 @@ class RunSummary:
 def run_arena(db: ArenaDb, stop: StopRule, options: RunOptions, out: TextIO,
               clock: Callable[[], float] = time.monotonic) -> RunSummary:
     """Play rounds in the arena of `db` until `stop` says; a line a round to `out`."""
-    with run_lock(db.folder / DB), _workers(options) as options:
+    with run_lock(db.folder / DB, elsewhere=""), _workers(options) as options:
         counted = tally(db.games())
         rounds = games = 0
         while True:

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tournaments.arena.store import ArenaDb
+from tournaments.store.run_lock import run_lock
 
 ROOT = Path(__file__).resolve().parents[3]
 HEURISTIC = "python bots/rage_heuristic.py"
@@ -320,3 +321,17 @@ def test_a_planned_round_seating_a_changed_version_is_abandoned(tmp_path: Path) 
         "referee: error: "), done.stderr
     assert arena_rows(arena, "SELECT round, status FROM rounds") == [(1, "abandoned")]
     assert arena_rows(arena, "SELECT COUNT(*) FROM games") == [(0,)]
+
+
+def test_a_second_run_is_refused_without_options_arena_run_lacks(tmp_path: Path) -> None:
+    """Another `arena run` holds the arena: one error line, exit 2, and no advice to
+    give another --db, which arena run has not."""
+    arena = tmp_path / "a"
+    assert referee("arena", "init", str(arena), "--game", "rage").returncode == 0
+    with run_lock(arena / "arena.db", elsewhere=""):  # as a run under way holds it
+        done = referee("arena", "run", str(arena), "--games", "1")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"referee: error: {arena / 'arena.db'} is in use by pid "
+                                  f"{os.getpid()}: another run is playing its games"), \
+        done.stderr
+    assert "--db" not in done.stderr and len(done.stderr.splitlines()) == 1

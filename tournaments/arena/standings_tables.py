@@ -53,7 +53,7 @@ def history_table(standings: Sequence[Standing]) -> ResultTable:
 
 def why_not_seated(version: Version) -> str:
     """What set a version aside, in a line: the first failure of a refused version's
-    check, or why a changed one was; empty for an active one."""
+    check, why a changed one was, that a retired one was replaced; empty if active."""
     if version.status == REFUSED:
         failed = [line for line in version.report.splitlines() if line.startswith("FAIL ")]
         words = re.split(r"\s{2,}", failed[0].removeprefix("FAIL").strip()) if failed else []

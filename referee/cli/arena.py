@@ -15,7 +15,7 @@ from referee.cli.options import Bounded
 from referee.errors import ConfigError
 from referee.registry import games
 from tournaments.arena.leaderboard import standings, tally
-from tournaments.arena.run import StopRule, run_arena
+from tournaments.arena.run import StopRule, pairs_open, run_arena
 from tournaments.arena.site import publish_arena
 from tournaments.arena.standings_tables import (
     history_table, leaderboard_table, render_standings,
@@ -132,6 +132,9 @@ def run_command(folder: Path, max_games: int | None, until_settled: bool,
                nl=False)
     if done.settled_after is not None and settle is not None:
         click.echo(f"settled after round {done.settled_after}: {settle.words()}")
+    elif settle is not None:  # --games came first: say so, or the ladder reads as settled
+        click.echo(f"not settled: stopped at --games {max_games} ({done.games} games this "
+                   f"run), {settle.words()}; {pairs_open(done.open_pairs)}")
 
 
 def _interrupted(folder: Path, stop: BaseException) -> Stopped:
@@ -146,7 +149,9 @@ def _interrupted(folder: Path, stop: BaseException) -> Stopped:
 @arena_group.command("standings")
 @click.argument("folder", type=_DIR)
 @click.option("--format", "fmt", type=click.Choice([f.value for f in OutputFormat]),
-              default="text", show_default=True, help="How to write the tables.")
+              default="text", show_default=True,
+              help="How to write the tables; csv writes one: the leaderboard, or with "
+                   "--history the history.")
 @click.option("--history", is_flag=True,
               help="Also every version of every contestant: retired, changed and refused "
                    "ones too.")

@@ -62,6 +62,18 @@ def quick_setups(game: AnyGame) -> list[Setup]:
     return [_setup(game, 0, middle_seats(game), {}, ())]
 
 
+def setup_of(game: AnyGame, players: int, given: dict[str, Any]) -> Setup:
+    """The one game of `players` seats with the options `given` (an arena's): ConfigError
+    where the game has no such seat count or options."""
+    game.check_players(players)
+    options = Options.of(game, given)
+    game.check_options(options)
+    known = {option.name: option for option in game.options}
+    flags = tuple(flag for name, value in sorted(given.items())
+                  for flag in _flags(known[name], value))
+    return Setup(players, options, flags, 0, BASE_SEED)
+
+
 def _setup(game: AnyGame, index: int, players: int, given: dict[str, Any],
            flags: tuple[str, ...]) -> Setup:
     return Setup(players, Options.of(game, given), flags, index % players, BASE_SEED + index)

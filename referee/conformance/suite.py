@@ -36,8 +36,10 @@ class Report:
         return sum(v.status is status for v in self.verdicts)
 
 
-def run_suite(bench: Bench, quick: bool, progress: Progress) -> Report:
-    """Every check of the suite (`quick`: HELLO, one game, BYE), in order."""
+def run_suite(bench: Bench, quick: bool, progress: Progress,
+              setups: Sequence[Setup] | None = None) -> Report:
+    """Every check of the suite (`quick`: HELLO, one game, BYE), in order; `setups`, where
+    given, are the games played instead of the suite's own (an arena checks its game)."""
     begin = time.monotonic()
     verdicts: list[Verdict] = []
 
@@ -45,7 +47,8 @@ def run_suite(bench: Bench, quick: bool, progress: Progress) -> Report:
         verdicts.append(verdict)
         progress(verdict)
 
-    setups = quick_setups(bench.game) if quick else full_setups(bench.game)
+    if setups is None:
+        setups = quick_setups(bench.game) if quick else full_setups(bench.game)
     with Lineup(bench.launch) as lineup:
         pool = Pool(bench, lineup)
         first = play_setup(bench, pool, setups[0], setups[0].name)

@@ -20,7 +20,7 @@ from referee.errors import ConfigError
 from tournaments.arena.leaderboard import Standing, Tally, standings, tally, unsettled
 from tournaments.arena.matchmaking import plan_round
 from tournaments.arena.rounds import play_round
-from tournaments.arena.store import CHANGED, DB, PLANNED, ArenaDb, Round
+from tournaments.arena.store import CHANGED, DB, PLANNED, ArenaDb, Round, round_db
 from tournaments.arena.submissions import current_sha256
 from tournaments.run.cluster import open_cluster
 from tournaments.run.session import RunOptions
@@ -41,16 +41,18 @@ class RunSummary:
     games: int
     settled_after: int | None  # the round after which the ladder was settled
     ladder: list[Standing]
+    open_pairs: list[tuple[str, str, float]]  # under a settle rule: those left at the end
 
 
 def run_arena(db: ArenaDb, stop: StopRule, options: RunOptions, out: TextIO,
               clock: Callable[[], float] = time.monotonic) -> RunSummary:
     """Play rounds in the arena of `db` until `stop` says; a line a round to `out`."""
-    with run_lock(db.folder / DB), _workers(options) as options:
+    with run_lock(db.folder / DB, elsewhere=""), _workers(options) as options:
         counted = tally(db.games())
         rounds = games = 0
         while True:
             _set_aside_changed(db, out)
+            _abandon_unplayable(db, out)
             ladder = _ranked(db, counted)  # as submits and set-asides left it
             _check_playable(db, ladder, stop)
             started = clock()
@@ -65,9 +67,9 @@ def run_arena(db: ArenaDb, stop: StopRule, options: RunOptions, out: TextIO,
             out.write(_round_line(current, records, clock() - started, pairs) + "\n")
             out.flush()
             if pairs == []:
-                return RunSummary(rounds, games, current.number, ladder)
+                return RunSummary(rounds, games, current.number, ladder, [])
             if stop.games is not None and games >= stop.games:
-                return RunSummary(rounds, games, None, ladder)
+                return RunSummary(rounds, games, None, ladder, pairs or [])
 
 
 @contextmanager
@@ -94,6 +96,21 @@ def _set_aside_changed(db: ArenaDb, out: TextIO) -> None:
             db.set_status(version, CHANGED, report)
             out.write(f"{version.label}: {report}; `referee arena submit` adds a new "
                       "version\n")
+
+
+def _abandon_unplayable(db: ArenaDb, out: TextIO) -> None:
+    """A round left planned by a killed run that seats a version set aside since (its
+    files changed) cannot be played as planned, nor resumed: that version's process
+    would not be the one submitted. It is abandoned, never counted, and a new round
+    planned; its results db stays in rounds/ as it was."""
+    changed = {version.label for version in db.versions() if version.status == CHANGED}
+    for planned in (r for r in db.rounds() if r.status == PLANNED):
+        gone = sorted({label for table in planned.tables for label in table} & changed)
+        if gone:
+            db.abandon_round(planned.number)
+            out.write(f"round {planned.number}: abandoned, not counted: it seats "
+                      f"{', '.join(gone)}, whose files changed; "
+                      f"its games so far stay in {round_db(db.folder, planned.number)}\n")
 
 
 def _ranked(db: ArenaDb, counted: Tally) -> list[Standing]:
@@ -133,6 +150,11 @@ def _round_line(played: Round, records: Sequence[GameRecord], seconds: float,
         return line
     if not pairs:
         return line + "; settled"
+    return line + "; " + pairs_open(pairs)
+
+
+def pairs_open(pairs: Sequence[tuple[str, str, float]]) -> str:
+    """How far the ladder is from settled: its open pairs, and the least certain."""
     high, low, p = pairs[0]
-    return (line + f"; {len(pairs)} pair{'s' if len(pairs) != 1 else ''} open, least "
-            f"certain: {high} above {low} at {p:.0%}")
+    return (f"{len(pairs)} pair{'s' if len(pairs) != 1 else ''} open, least certain: "
+            f"{high} above {low} at {p:.0%}")

@@ -5,12 +5,13 @@ html)."""
 from __future__ import annotations
 
 import json
+import re
 from html import escape
 from collections.abc import Sequence
 
 from protocols.faults import FaultKind
 from tournaments.arena.leaderboard import Standing
-from tournaments.arena.store import Settings
+from tournaments.arena.store import CHANGED, REFUSED, RETIRED, Settings, Version
 from tournaments.output.csv_table import csv_table
 from tournaments.output.formats import OutputFormat
 from tournaments.output.html_page import document, section
@@ -39,13 +40,35 @@ def history_table(standings: Sequence[Standing]) -> ResultTable:
     """Every version of every contestant, in order: what each played and how it rated."""
     columns = (Column("Contestant", "contestant"), Column("Version", "version", 0),
                Column("Status", "status"), Column("Submitted", "submitted"),
-               Column("sha256", "sha256"), Column("Games", "games", 0), *_RATING, *_FAULTS)
+               Column("sha256", "sha256"), Column("Games", "games", 0), *_RATING, *_FAULTS,
+               Column("Why not seated", "why"))
     ordered = sorted(standings, key=lambda s: (s.version.name, s.version.version))
     rows = tuple((s.version.name, s.version.version, s.version.status, s.version.submitted,
-                  s.version.sha256[:12], s.games, *_rating_cells(s), *_fault_cells(s))
+                  s.version.sha256[:12], s.games, *_rating_cells(s), *_fault_cells(s),
+                  why_not_seated(s.version))
                  for s in ordered)
     return ResultTable("history", "History (every version of every contestant)", columns,
                        rows)
+
+
+def why_not_seated(version: Version) -> str:
+    """What set a version aside, in a line: the first failure of a refused version's
+    check, why a changed one was, that a retired one was replaced; empty if active."""
+    if version.status == REFUSED:
+        failed = [line for line in version.report.splitlines() if line.startswith("FAIL ")]
+        words = re.split(r"\s{2,}", failed[0].removeprefix("FAIL").strip()) if failed else []
+        if len(words) == 3:  # a check's name, its seconds, its evidence
+            return _short(f"failed its check: {words[0]}: {words[2]}")
+        return _short("failed its check" + (f": {' '.join(words)}" if words else ""))
+    if version.status == RETIRED:
+        return "replaced by a later version"
+    if version.status == CHANGED:
+        return _short(version.report)
+    return ""
+
+
+def _short(text: str, most: int = 160) -> str:
+    return text if len(text) <= most else text[:most - 1] + "…"
 
 
 def _rating_cells(standing: Standing) -> tuple[float | Interval | None, ...]:
@@ -63,11 +86,11 @@ def _fault_cells(standing: Standing) -> tuple[int, FaultCounts]:
 
 def render_standings(tables: Sequence[ResultTable], settings: Settings, title: str,
                      fmt: OutputFormat, games: int) -> str:
-    """The tables in `fmt`; CSV writes the first."""
+    """The tables in `fmt`; CSV, one table, writes the last (the history, where asked)."""
     heading = (f"{title}: {settings.game}, tables of {settings.table_size}, "
                f"{games:,} games counted")
     if fmt is OutputFormat.CSV:
-        return csv_table(tables[0])
+        return csv_table(tables[-1])
     if fmt is OutputFormat.JSON:
         arena = {"title": title, "game": settings.game, "table_size": settings.table_size,
                  "games": games}

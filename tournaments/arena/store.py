@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from referee import bounds
 from referee.errors import ConfigError
 from referee.matches.game import Contest
 from referee.registry.games import lookup
@@ -46,6 +47,9 @@ CREATE TABLE games (
 ACTIVE, RETIRED, REFUSED = "active", "retired", "refused"
 CHANGED = "changed"  # its files changed after it was submitted: seated no more
 PLANNED, PLAYED = "planned", "played"
+ABANDONED = "abandoned"  # planned, but a version it seats changed: never counted
+_TIME_BOUNDS = {"startup": bounds.STARTUP_SECONDS, "move": bounds.MOVE_SECONDS,
+                "bank": bounds.BANK_SECONDS, "tolerance": bounds.TOLERANCE_SECONDS}
 
 
 @dataclass(frozen=True)
@@ -126,10 +130,21 @@ def _limits(table: dict[str, Any]) -> TimeLimits:
     if unknown:
         raise ValueError(f"[limits] has no {', '.join(sorted(unknown))}")
     default = TimeLimits()
-    return TimeLimits(startup=float(table.get("startup", default.startup)),
-                      move=float(table.get("move", default.move)),
-                      bank=float(table.get("bank", default.bank)),
-                      tolerance=float(table.get("tolerance", default.tolerance)))
+    return TimeLimits(startup=_seconds(table, "startup", default.startup),
+                      move=_seconds(table, "move", default.move),
+                      bank=_seconds(table, "bank", default.bank),
+                      tolerance=_seconds(table, "tolerance", default.tolerance))
+
+
+def _seconds(table: dict[str, Any], key: str, default: float) -> float:
+    """One limit within the bounds `referee tournament` takes: a negative or endless move
+    time would fault every reply of every version, which would read as the bots' fault."""
+    try:
+        checked = _TIME_BOUNDS[key].check(table.get(key, default))
+    except ValueError as error:
+        raise ValueError(f"[limits] {key} {error}") from None
+    assert checked is not None  # no time bound allows "unlimited"
+    return float(checked)
 
 
 def now() -> str:
@@ -208,6 +223,12 @@ class ArenaDb:
             db.execute("INSERT INTO rounds VALUES (?, ?, ?, ?)",
                        (number, json.dumps([list(t) for t in tables]), PLANNED, now()))
         return Round(number, tuple(tuple(t) for t in tables), PLANNED)
+
+    def abandon_round(self, number: int) -> None:
+        """A planned round that cannot be played as planned: it is never counted."""
+        with self.transaction() as db:
+            db.execute("UPDATE rounds SET status = ? WHERE round = ? AND status = ?",
+                       (ABANDONED, number, PLANNED))
 
     def count_round(self, number: int, records: Sequence[GameRecord]) -> None:
         """A round played in full: its games counted, in one transaction with its mark."""

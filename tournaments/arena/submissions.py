@@ -83,16 +83,17 @@ def submit(arena: Path, name: str, command: str | None, folder: Path | None) -> 
                 raise ConfigError(f"{folder} is not a folder")
             command = command or _default_command(folder)
             target = arena / SUBMISSIONS / name / f"v{version}"
-            shutil.copytree(folder, target)
-            sha = tree_sha256(target)
-            _freeze(target)
-            command = absolute_command(command, target)
-        else:
-            assert command is not None
-            command = absolute_command(command, Path.cwd())
-            sha = command_sha256(command)
         try:
-            checked = quick_check(db.settings.game, version_label(name, version), command,
+            if target is not None:
+                assert folder is not None and command is not None
+                sha = _copy(folder, target)
+                _freeze(target)
+                command = absolute_command(command, target)
+            else:
+                assert command is not None
+                command = absolute_command(command, Path.cwd())
+                sha = command_sha256(command)
+            checked = quick_check(db.settings, version_label(name, version), command,
                                   target)
             db.add_version(Version(name, version, command,
                                    None if target is None else str(target), sha,
@@ -100,8 +101,7 @@ def submit(arena: Path, name: str, command: str | None, folder: Path | None) -> 
                                    now()))
         except BaseException:  # no row for this version: its copy goes too, vN stays free
             if target is not None:
-                _thaw(target)
-                shutil.rmtree(target)
+                _remove(target)
             raise
     return Submitted(name, version, sha, target, checked)
 
@@ -130,6 +130,29 @@ def _freeze(root: Path) -> None:
     for path in sorted(root.rglob("*"), reverse=True) + [root]:
         mode = path.stat().st_mode
         path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+
+
+def _copy(folder: Path, target: Path) -> str:
+    """`folder`'s files copied to `target` (links followed: the copy is what runs); their
+    sha256. ConfigError where one cannot be copied (a dangling link, a loop, no access)."""
+    try:
+        shutil.copytree(folder, target)
+        return tree_sha256(target)
+    except shutil.Error as error:  # copytree goes on past each failure, then lists them
+        failed = error.args[0] if error.args and isinstance(error.args[0], list) else []
+        if not failed:
+            raise ConfigError(f"cannot copy {folder}: {error}") from None
+        source, _, why = failed[0]
+        more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+        raise ConfigError(f"cannot copy {folder}: {source}: {why}{more}") from None
+    except OSError as error:
+        raise ConfigError(f"cannot copy {folder}: {error}") from None
+
+
+def _remove(root: Path) -> None:
+    if root.exists():
+        _thaw(root)
+        shutil.rmtree(root)
 
 
 def _thaw(root: Path) -> None:

@@ -27,9 +27,9 @@ def lock_path(db_path: Path) -> Path:
 
 
 @contextmanager
-def run_lock(db_path: Path) -> Iterator[None]:
+def run_lock(db_path: Path, elsewhere: str = ", or give another --db") -> Iterator[None]:
     """Hold the db's run lock while the block runs; ConfigError if another process holds
-    it. Where the lock cannot be made (a folder that cannot be written), the block runs
+    it, ending with `elsewhere` (how else to run, for a command that can). Where the lock cannot be made (a folder that cannot be written), the block runs
     without it: opening the db says what is wrong, as it did before."""
     try:
         db_path.parent.mkdir(parents=True, exist_ok=True)  # as the db's opening would
@@ -45,7 +45,7 @@ def run_lock(db_path: Path) -> Iterator[None]:
                 raise
             raise ConfigError(f"{db_path} is in use by pid {_holder(fd)}: another run is "
                               "playing its games; wait for it to end (the same command "
-                              "then resumes), or give another --db") from None
+                              f"then resumes){elsewhere}") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield

@@ -24,7 +24,8 @@ TOML_LINES = st.lists(st.sampled_from([
     'game = "rage"', 'game = "thegame"', "game = 3", "table_size = 4", 'table_size = "x"',
     "placement = -1", "placement = 2", "[limits]", "move = 0.5", 'move = "fast"',
     "startup = 1e309", "bogus = 1", "[options]", 'variants = ["hidden-bid"]', "variants = 7",
-    "= broken", "[[limits]]"]), max_size=8)
+    "= broken", "[[limits]]", "move = -1", "move = 0", "bank = -0.5", "move = 1e9",
+    "tolerance = 61", "startup = true"]), max_size=8)
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -40,6 +41,23 @@ def test_any_arena_toml_reads_as_settings_or_one_config_error(tmp_path: Path,
             assert "is no arena" in str(error)
         else:
             assert isinstance(found, Settings) and isinstance(found.table_size, int)
+            limits = found.time_limits  # as `referee tournament` would take them
+            assert 0 < limits.startup <= 86400 and 0 < limits.move <= 86400
+            assert 0 <= limits.bank <= 86400 and 0 <= limits.tolerance <= 60
+
+
+def test_a_time_limit_out_of_bounds_is_named(tmp_path: Path) -> None:
+    """A move time of -1 made every version's check fail on the bot's 'reply times',
+    blaming the bots for the arena's setting; now arena.toml itself is refused."""
+    init(tmp_path / "a", Settings("rage", 3))
+    toml = tmp_path / "a" / SETTINGS
+    toml.write_text(toml.read_text().replace("move = 1.0", "move = -1"))
+    try:
+        load(tmp_path / "a")
+    except ConfigError as error:
+        assert "[limits] move must be a finite number of seconds > 0" in str(error)
+    else:
+        raise AssertionError("move = -1 was taken")
 
 
 VALID = GameRecord("rage/d1/t1/r0", "rage", 1, ("a@v1", "b@v1", "c@v1"), (3, 2, 1),

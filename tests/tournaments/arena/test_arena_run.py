@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from tournaments.arena.store import ArenaDb
+from tournaments.store.run_lock import run_lock
+
 ROOT = Path(__file__).resolve().parents[3]
 HEURISTIC = "python bots/rage_heuristic.py"
 
@@ -216,6 +219,17 @@ def test_standings_in_every_format_before_any_game(two_versions: Path, fmt: str,
     assert expected in done.stdout and "only" in done.stdout and "two" in done.stdout
 
 
+def test_standings_history_in_csv_is_the_history(two_versions: Path) -> None:
+    """CSV holds one table: with --history, the one asked for (every version, with its
+    status), not the leaderboard again."""
+    done = referee("arena", "standings", str(two_versions), "--history", "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    header, *rows = done.stdout.splitlines()
+    assert header.startswith("contestant,version,status,submitted,sha256,games,"), header
+    assert [row.split(",")[:3] for row in rows] == [["only", "1", "active"],
+                                                     ["two", "1", "active"]]
+
+
 def test_a_damaged_arena_db_is_one_error_line(tmp_path: Path) -> None:
     arena = tmp_path / "a"
     assert referee("arena", "init", str(arena), "--game", "rage").returncode == 0
@@ -260,3 +274,64 @@ def test_a_version_whose_files_change_after_submission_is_seated_no_more(
     assert history["me"]["status"] == "changed" and int(str(history["me"]["games"])) > 0
     (last,) = arena_rows(arena, "SELECT tables FROM rounds ORDER BY round DESC LIMIT 1")[0]
     assert "me@v1" not in str(last)
+
+
+def test_until_settled_stopped_by_games_says_it_is_not_settled(tmp_path: Path) -> None:
+    """Three copies of the seeded random bot tie at every table (each plays the deal's
+    every seat alike), so their order cannot settle: --games stops the run, and the run
+    says so rather than leave its leaderboard to be read as settled."""
+    arena = tmp_path / "a"
+    assert referee("arena", "init", str(arena), "--game", "rage", "--table-size", "3",
+                   "--placement", "0").returncode == 0
+    for name in ("ann", "ben", "cat"):
+        done = referee("arena", "submit", str(arena), name, "python bots/rage_random.py")
+        assert done.returncode == 0, done.stdout + done.stderr
+    done = referee("arena", "run", str(arena), "--until-settled", "--games", "1",
+                   "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    assert "settled after" not in done.stdout
+    last = done.stdout.splitlines()[-1]
+    assert last.startswith("not settled: stopped at --games 1 (3 games this run), the order "
+                           "at 95% confidence; 2 pairs open, least certain: "), last
+
+
+def test_a_planned_round_seating_a_changed_version_is_abandoned(tmp_path: Path) -> None:
+    """A run killed with a round planned; then a version's files change. That round can
+    be neither played as planned (the version is set aside) nor resumed (its results db
+    refuses a changed bot, and would have every later run fail on it): it is abandoned,
+    never counted, and the run goes on."""
+    arena = tmp_path / "a"
+    make_arena(arena, {"p": 0.0, "q": 0.5})
+    source = tmp_path / "mine"
+    source.mkdir()
+    (source / "bot.py").write_bytes((ROOT / "bots" / "rage_random.py").read_bytes())
+    own = referee("arena", "submit", str(arena), "me", "--dir", str(source), "--cmd",
+                  "python bot.py")
+    assert own.returncode == 0, own.stdout + own.stderr
+    with ArenaDb(arena) as db:  # the round a killed run leaves planned
+        db.plan([["p@v1", "q@v1", "me@v1"]])
+    copy = arena / "submissions" / "me" / "v1" / "bot.py"
+    copy.chmod(0o644)
+    copy.write_text(copy.read_text() + "\n# changed after the check\n")
+    done = referee("arena", "run", str(arena), "--games", "1", "--jobs", "1")
+    assert ("round 1: abandoned, not counted: it seats me@v1, whose files changed"
+            in done.stderr), done.stderr
+    # two versions are left for tables of 3: the run stops there, in one error line
+    assert done.returncode == 2 and done.stderr.splitlines()[-1].startswith(
+        "referee: error: "), done.stderr
+    assert arena_rows(arena, "SELECT round, status FROM rounds") == [(1, "abandoned")]
+    assert arena_rows(arena, "SELECT COUNT(*) FROM games") == [(0,)]
+
+
+def test_a_second_run_is_refused_without_options_arena_run_lacks(tmp_path: Path) -> None:
+    """Another `arena run` holds the arena: one error line, exit 2, and no advice to
+    give another --db, which arena run has not."""
+    arena = tmp_path / "a"
+    assert referee("arena", "init", str(arena), "--game", "rage").returncode == 0
+    with run_lock(arena / "arena.db", elsewhere=""):  # as a run under way holds it
+        done = referee("arena", "run", str(arena), "--games", "1")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"referee: error: {arena / 'arena.db'} is in use by pid "
+                                  f"{os.getpid()}: another run is playing its games"), \
+        done.stderr
+    assert "--db" not in done.stderr and len(done.stderr.splitlines()) == 1

@@ -4,6 +4,8 @@ with its check's report."""
 
 from __future__ import annotations
 
+import csv
+import io
 import sqlite3
 import subprocess
 import sys
@@ -77,6 +79,12 @@ def test_a_failing_submission_is_refused_with_the_checks_report(tmp_path: Path) 
     with sqlite3.connect(arena / "arena.db") as db:
         (report,) = db.execute("SELECT report FROM versions").fetchone()
     assert "died before its HELLO" in report
+    history = referee("arena", "standings", str(arena), "--history", "--format", "csv")
+    assert history.returncode == 0, history.stderr
+    (row,) = csv.DictReader(io.StringIO(history.stdout))
+    assert (row["contestant"], row["status"]) == ("bad", "refused")
+    assert row["why"] == ("failed its check: HELLO in time, protocol version: startup: "
+                          "died before its HELLO: bot exited with code 0"), row
 
 
 def test_submit_refuses_bad_names_and_arguments(tmp_path: Path) -> None:
@@ -93,3 +101,92 @@ def test_submit_refuses_bad_names_and_arguments(tmp_path: Path) -> None:
     assert referee("arena", "submit", str(tmp_path / "none"), "x",
                    HEURISTIC).stderr.startswith("referee: error: ")
     assert versions(arena) == []
+
+
+# Plays only 4-seat Rage without variants, and takes 0.5 s over its first play: it passes
+# the check's default game, so only a check of the arena's own game refuses it.
+NARROW_BOT = f"""
+import os, sys, time
+sys.path.insert(0, {str(ROOT)!r})
+from bots.rage_random import RandomBot
+from bots.sdk import run_bot
+
+class Narrow(RandomBot):
+    slow = True
+    def _on_game(self, message):
+        if message.players != 4 or message.variants:
+            sys.stderr.write(f"narrow: cannot play {{message.players}} seats\\n")
+            os._exit(3)
+        super()._on_game(message)
+    def _on_play_request(self, request):
+        if self.slow:
+            self.slow = False
+            time.sleep(0.5)
+        return super()._on_play_request(request)
+
+run_bot("narrow", "1.0", Narrow())
+"""
+
+
+def test_submit_checks_the_arenas_own_game(tmp_path: Path) -> None:
+    """Its table size, variants and time limits (arena.toml), not `referee check`'s
+    defaults: a version that could not play the arena's tables is refused."""
+    source = tmp_path / "src"  # submitted with --dir: the sandbox shows a bot its folder
+    source.mkdir()
+    (source / "narrow.py").write_text(NARROW_BOT)
+    command = ("--dir", str(source), "--cmd", f"{sys.executable} narrow.py")
+    arena = tmp_path / "default"
+    referee("arena", "init", str(arena), "--game", "rage")
+    passed = referee("arena", "submit", str(arena), "narrow", *command)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    for name, size, toml_tail, why in [
+            ("three", "3", "", "FAIL  game 3 seats"),
+            ("variant", "4", '\n[options]\nvariants = ["plus-minus-one"]\n',
+             "FAIL  game 4 seats --variant plus-minus-one"),
+            ("quick", "4", "", "no reply to PLAY? within 0.2 s")]:
+        arena = tmp_path / name
+        referee("arena", "init", str(arena), "--game", "rage", "--table-size", size)
+        toml = (arena / "arena.toml").read_text() + toml_tail
+        if name == "quick":
+            toml = toml.replace("move = 1.0", "move = 0.2")
+        (arena / "arena.toml").write_text(toml)
+        done = referee("arena", "submit", str(arena), "narrow", *command)
+        assert done.returncode == 1, (name, done.stdout + done.stderr)
+        assert why in done.stdout, (name, done.stdout)
+        assert versions(arena) == [("narrow", 1, "refused")]
+
+
+def test_submit_refuses_an_arena_toml_the_game_cannot_play(tmp_path: Path) -> None:
+    arena = tmp_path / "a"
+    referee("arena", "init", str(arena), "--game", "rage")
+    with (arena / "arena.toml").open("a") as toml:
+        toml.write('\n[options]\nvariants = ["no-such-variant"]\n')
+    done = referee("arena", "submit", str(arena), "heur", HEURISTIC)
+    assert done.returncode == 2
+    assert done.stderr.startswith("referee: error: the arena's settings (arena.toml): ")
+    assert "no-such-variant" in done.stderr and len(done.stderr.splitlines()) == 1
+    assert versions(arena) == []
+
+
+def test_a_folder_that_cannot_be_copied_is_one_error_line_and_leaves_nothing(
+        tmp_path: Path) -> None:
+    """A dangling link in a --dir folder: one error line naming it, exit 2, no partial
+    copy left behind, so the same contestant's next submit is its v1 (a left copy made
+    every later submit of that name fail with 'File exists')."""
+    arena = tmp_path / "a"
+    referee("arena", "init", str(arena), "--game", "rage", "--table-size", "3")
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "bot.py").write_bytes((ROOT / "bots" / "rage_random.py").read_bytes())
+    (source / "data").symlink_to(tmp_path / "nowhere")
+    done = referee("arena", "submit", str(arena), "linky", "--dir", str(source), "--cmd",
+                   "python bot.py")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith(f"referee: error: cannot copy {source}: {source / 'data'}: ")
+    assert len(done.stderr.splitlines()) == 1
+    assert not (arena / "submissions" / "linky" / "v1").exists()
+    (source / "data").unlink()
+    again = referee("arena", "submit", str(arena), "linky", "--dir", str(source), "--cmd",
+                    "python bot.py")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert versions(arena) == [("linky", 1, "active")]

@@ -1,12 +1,21 @@
-"""Adding a contestant's version: its files copied, hashed and frozen, or its command."""
+"""Adding a contestant's version: its files copied, hashed and frozen, or its command.
+
+Submits take turns (a lock on `submit.lock` in the arena's folder, held from choosing
+the version's number to recording it): two at once would both take vN, and the one that
+failed would remove the other's copy. Under the lock, a copy for vN with no row is what a
+submit killed mid-check left (SIGKILL runs no cleanup), and is removed.
+"""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shlex
 import shutil
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +27,9 @@ from tournaments.arena.store import (
     ACTIVE, REFUSED, SUBMISSIONS, ArenaDb, Version, now, version_label,
 )
 from tournaments.store.provenance import file_sha256
+
+
+SUBMIT_LOCK = "submit.lock"
 
 
 @dataclass(frozen=True)
@@ -72,7 +84,7 @@ def submit(arena: Path, name: str, command: str | None, folder: Path | None) -> 
     name = normal_name(name)
     if not is_bot_name(name):
         raise ConfigError(f"bad contestant name {name!r}: {RULE}")
-    with ArenaDb(arena) as db:
+    with ArenaDb(arena) as db, _one_submit_at_a_time(arena):
         version = db.next_version(name)
         if not is_bot_name(version_label(name, version)):  # how tables name it
             raise ConfigError(f"contestant name {name!r} is too long: with its version "
@@ -83,6 +95,7 @@ def submit(arena: Path, name: str, command: str | None, folder: Path | None) -> 
                 raise ConfigError(f"{folder} is not a folder")
             command = command or _default_command(folder)
             target = arena / SUBMISSIONS / name / f"v{version}"
+            _remove(target)  # a killed submit's: no row holds vN
         try:
             if target is not None:
                 assert folder is not None and command is not None
@@ -104,6 +117,21 @@ def submit(arena: Path, name: str, command: str | None, folder: Path | None) -> 
                 _remove(target)
             raise
     return Submitted(name, version, sha, target, checked)
+
+
+@contextmanager
+def _one_submit_at_a_time(arena: Path) -> Iterator[None]:
+    """Wait for any other submit to this arena to end, then hold the turn (a POSIX lock:
+    the kernel drops it when its process ends, however it ends)."""
+    try:
+        fd = os.open(arena / SUBMIT_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError as error:
+        raise ConfigError(f"cannot submit to {arena}: {error.strerror}") from None
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def current_sha256(version: Version) -> str | None:

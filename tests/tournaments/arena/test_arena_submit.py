@@ -9,6 +9,7 @@ import io
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -190,3 +191,44 @@ def test_a_folder_that_cannot_be_copied_is_one_error_line_and_leaves_nothing(
                     "python bot.py")
     assert again.returncode == 0, again.stdout + again.stderr
     assert versions(arena) == [("linky", 1, "active")]
+
+
+def _submitting(arena: Path, name: str, source: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "referee", "arena", "submit", str(arena),
+                             name, "--dir", str(source), "--cmd", "python bot.py"],
+                            cwd=ROOT, text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+
+
+def test_submits_take_turns_and_a_killed_ones_copy_is_cleared(tmp_path: Path) -> None:
+    """Two submits of one name at once are v1 and v2, each with its own copy (both took
+    v1 before: the loser removed the winner's copy). A submit SIGKILLed during its check
+    leaves a copy with no row; the next submit of that name clears it and is v1."""
+    arena = tmp_path / "a"
+    referee("arena", "init", str(arena), "--game", "rage", "--table-size", "3")
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "bot.py").write_bytes((ROOT / "bots" / "rage_random.py").read_bytes())
+    racing = [_submitting(arena, "twin", source) for _ in range(2)]
+    for process in racing:
+        _, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+    assert versions(arena) == [("twin", 1, "retired"), ("twin", 2, "active")]
+    for version in (1, 2):
+        assert (arena / "submissions" / "twin" / f"v{version}" / "bot.py").is_file()
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    (slow / "bot.py").write_text("import time\ntime.sleep(60)\n")  # no HELLO: a long check
+    killed = _submitting(arena, "late", slow)
+    copy = arena / "submissions" / "late" / "v1"
+    deadline = time.monotonic() + 60
+    while not (copy / "bot.py").exists():
+        assert time.monotonic() < deadline and killed.poll() is None, "no copy made"
+        time.sleep(0.05)
+    killed.kill()
+    killed.communicate(timeout=30)
+    again = referee("arena", "submit", str(arena), "late", "--dir", str(source), "--cmd",
+                    "python bot.py")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert ("late", 1, "active") in versions(arena)
+    assert (copy / "bot.py").read_bytes() == (source / "bot.py").read_bytes()

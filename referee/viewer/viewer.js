@@ -255,10 +255,12 @@
   });
   function fromHash() {
     const found = /^#step=(\d+)$/.exec(location.hash);
-    return found ? Number(found[1]) : 0;
+    return found ? Number(found[1]) : null;
   }
-  window.addEventListener("hashchange", () => go(fromHash()));
-  go(fromHash());
+  window.addEventListener("hashchange", () => go(fromHash() ?? 0));
+  // A game in progress opens at its newest step, so that it follows the game (below):
+  // opened at its deal, it would stand still there while the game is played on.
+  go(fromHash() ?? (data.live ? steps.length - 1 : 0));
   if (data.live) follow(data.live);
   document.body.dataset.ready = "1";
 

@@ -159,6 +159,22 @@
     return box;
   }
 
+  // One entry of the log's result for people: a value per seat beside each name, each
+  // fault with its seat, kind, detail and line, not the log's JSON.
+  function resultLine(key, value) {
+    const label = key.replace(/_/g, " ") + ": ";
+    if (key === "faults" && Array.isArray(value)) {
+      return label + (value.length ? value.map((f) => seatName(f.seat) + " " + f.kind +
+        (f.detail ? " (" + f.detail + ")" : "") + (f.line === undefined || f.line === null ?
+          "" : ", line " + JSON.stringify(f.line))).join("; ") : "none");
+    }
+    if (Array.isArray(value) && value.length === names.length &&
+        value.every((v) => v === null || typeof v !== "object")) {
+      return label + value.map((v, seat) => names[seat] + " " + v).join(" · ");
+    }
+    return label + (typeof value === "string" ? value : JSON.stringify(value));
+  }
+
   function showStep(i) {
     const step = steps[i];
     const state = states[step.m];
@@ -170,7 +186,7 @@
       add(stepBox, h("h2", null, "End"), h("p", "end", step.e));
       if (data.result && data.seat === null) {
         add(stepBox, lines("Result", Object.entries(data.result).filter(([k]) =>
-          k !== "rounds").map(([k, v]) => k + ": " + JSON.stringify(v))));
+          k !== "rounds").map(([k, v]) => resultLine(k, v))));
       }
       if (step.t) {
         add(stepBox, lines("Told after the last decision",

@@ -209,6 +209,10 @@
           if (f.line !== undefined && f.line !== null) {
             add(box, h("div", null, "offending line:"), h("pre", "offending", f.line));
           }
+          if (f.stderr && f.stderr.length) {  // a results site's page: from the results db
+            add(box, h("div", null, "its stderr, last lines:"),
+              h("pre", "offending stderr", f.stderr.join("\n")));
+          }
           stepBox.appendChild(box);
         }
       }

@@ -1,6 +1,7 @@
 """A results site's replay shows a crash's stderr at the crash (docs/viewer.md, "A results
 site"): the game log holds no stderr, the results db's fault record does. In Chromium,
-as text; on a seat site only in the crashed seat's own pages."""
+as text; on a seat site only in the crashed seat's own pages. A bot's page holds its
+report's summary and its failures by cause, as `referee results --bot` gives them."""
 
 from __future__ import annotations
 
@@ -74,3 +75,23 @@ def test_a_seat_site_shows_a_stderr_to_its_own_seat_alone(db: Path) -> None:
         else:
             assert "boom" not in page.read_text()
     assert crashed == 3
+
+
+def test_a_bot_page_holds_its_report_summary_and_failures(browser: Any, db: Path) -> None:
+    site = publish(db, "report-site", "--replays", "none")
+    tab = open_page_plain(browser, site / "bots" / "crash.html")
+    summary = tab.locator("#summary tbody tr").inner_text().split("\t")
+    assert summary == ["3", "0", "n/a", "3rd 3", "crash 3"]
+    causes = tab.locator("#fault_summary tbody tr")
+    assert causes.count() == 1
+    assert causes.first.inner_text().split("\t")[:3] == ["crash", "crash", "3"]
+    assert CRASH_STDERR in causes.first.inner_text()
+    clean = open_page_plain(browser, site / "bots" / "rage_heuristic.html")
+    assert clean.locator("#summary tbody tr td").last.inner_text() == "none"
+    assert clean.locator("#fault_summary").count() == 0
+
+
+def open_page_plain(browser: Any, page: Path) -> Any:
+    tab = browser.new_page()
+    tab.goto(page.as_uri())
+    return tab

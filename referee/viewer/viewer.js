@@ -118,6 +118,10 @@
     const who = add(h("td"), h("div", "name", p.name));
     if (p.hello) add(who, h("div", "more", "HELLO " + p.hello));
     if (p.command) add(who, h("code", "more", p.command));
+    if (p.dropped) {
+      add(who, h("div", "more dropped", p.dropped[0] + " LOG lines (" + p.dropped[1] +
+        " bytes) past the log's budget were not kept: later steps show none of them"));
+    }
     const row = add(h("tr"), h("td", "seat-no", String(seat)), who);
     if (data.seat === seat) row.className = "me";
     list.appendChild(row);

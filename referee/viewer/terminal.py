@@ -29,7 +29,11 @@ def board_lines(records: Sequence[Mapping[str, Any]], seat: int | None, paint: P
     last = len(table.steps) - 1
     beyond = sorted(step for step in wanted if not 0 <= step <= last)
     if beyond:
-        raise ConfigError(f"--step {beyond[0]}: the game has steps 0 to {last}")
+        # A seat's view numbers only the steps it was shown: fewer than the organiser's,
+        # whose numbers (a fault message's) a user may bring.
+        whose = "" if seat is None else f" as seat {seat} saw it (its view numbers " \
+            "only the steps it was shown)"
+        raise ConfigError(f"--step {beyond[0]}: the game has steps 0 to {last}{whose}")
     names = [printable(str(p.get("name"))) for p in table.header.get("players", [])]
     yield paint.bold(heading(table.game, table.header, seat))
     before = -1  # the state the step before showed

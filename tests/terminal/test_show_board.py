@@ -141,6 +141,20 @@ def test_bad_usage_is_one_error_line(logs: dict[str, Path]) -> None:
     assert code == 2 and "--step needs --board" in err
 
 
+def test_a_step_past_a_seats_view_says_the_seat_numbers_its_own(logs: dict[str, Path]) -> None:
+    """A seat's view leaves out the others' decisions that changed nothing it saw (The
+    Game's hints), so its steps are fewer: a step number read off the organiser's view
+    (a fault message's) may be past its end, and the error says why."""
+    everyone = len(re.findall(r" step \d+ of ", board(logs["thegame"])))
+    seen = len(re.findall(r" step \d+ of ", board(logs["thegame"], "--seat", "0")))
+    assert seen < everyone
+    code, _, err = run_main(["show", "--board", str(logs["thegame"]), "--seat", "0",
+                             "--step", str(seen)])
+    assert code == 2 and err == (
+        f"referee: error: --step {seen}: the game has steps 0 to {seen - 1} as seat 0 saw "
+        "it (its view numbers only the steps it was shown)\n")
+
+
 def test_the_terminal_colours_are_the_html_boards(logs: dict[str, Path]) -> None:
     css = (ROOT / "referee" / "games" / "rage" / "board.css").read_text()
     names = {"b": "blue", "g": "green", "r": "red", "y": "yellow", "v": "violet",

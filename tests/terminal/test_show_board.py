@@ -179,3 +179,9 @@ def test_on_a_terminal_the_cards_are_in_colour_and_no_color_turns_it_off(
         assert ("\x1b[" in screen) is coloured
         # Rage's blue (xterm 26) and red (160) behind the cards, on a terminal only
         assert ("48;5;26m" in screen and "48;5;160m" in screen) is coloured
+
+
+def test_the_last_round_deals_one_card_not_one_cards(logs: dict[str, Path]) -> None:
+    text = board(logs["rage"])
+    assert "Round 10 · 1 card each · " in text and "1 cards" not in text
+    assert "Round 9 · 2 cards each · " in text

@@ -185,3 +185,23 @@ def test_the_last_round_deals_one_card_not_one_cards(logs: dict[str, Path]) -> N
     text = board(logs["rage"])
     assert "Round 10 · 1 card each · " in text and "1 cards" not in text
     assert "Round 9 · 2 cards each · " in text
+
+
+def test_the_organisers_end_gives_the_result_with_places_and_faults(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The game's own 'Game over' line gives totals in seat order; the result under it
+    gives the places and each fault, so a faulted seat's total does not read as a win."""
+    from tests.viewer.logs import HEURISTIC, MARKUP_BOT, RANDOM, play
+    monkeypatch.chdir(ROOT)
+    log = play(tmp_path / "fault.jsonl", "rage", RANDOM, f"{MARKUP_BOT} 12", HEURISTIC,
+               "--seed", "9")
+    result = next(r for r in load_log(log) if r.get("type") == "result")
+    names = [str(p["name"]) for p in load_log(log)[0]["players"]]
+    text = board(log).splitlines()
+    at = text.index("Result:")
+    [fault] = result["faults"]
+    assert text[at + 1:at + 4] == [
+        "  totals: " + ", ".join(f"{n} {t}" for n, t in zip(names, result["totals"])),
+        "  places: " + ", ".join(f"{n} {p}" for n, p in zip(names, result["places"])),
+        f"  faults: seat 1 {names[1]} {fault['kind']} ({fault['detail']}), line '<i>x</i>'"]
+    assert "Result:" not in board(log, "--seat", "0")

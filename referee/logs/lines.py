@@ -35,8 +35,8 @@ def read_records(path: Path) -> list[Any]:
         chunks = _inflated(file) if gzipped else iter(lambda: file.read(_CHUNK), b"")
         values: list[Any] = []
         count = 0
-        for line in _lines(_bounded(chunks)):
-            value = _parsed(line)
+        for number, line, whole in _lines(_bounded(chunks)):
+            value = _parsed(number, line, whole)
             try:
                 count += _size(value)
             except RecursionError:  # nested as deep as the parser allows
@@ -73,23 +73,29 @@ def _bounded(chunks: Iterator[bytes]) -> Iterator[bytes]:
         yield chunk
 
 
-def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
-    """The lines that are not blank, each at most MAX_LINE_BYTES long."""
+def _lines(chunks: Iterator[bytes]) -> Iterator[tuple[int, bytes, bool]]:
+    """The lines that are not blank, each at most MAX_LINE_BYTES long: its number in
+    the file (from 1, so that an error can point at it), the line, and whether a
+    newline ended it (the last may lack one: a file cut short, or a writer's choice)."""
     pending = bytearray()  # appended to and cut from the front in place: no copies
+    number = 1  # the number of the line that pending[start] is in
     for chunk in chunks:
         pending += chunk
         start = 0
         while True:
-            start = _BLANK.match(pending, start).end()  # type: ignore[union-attr]
+            blanks_end = _BLANK.match(pending, start).end()  # type: ignore[union-attr]
+            number += pending.count(b"\n", start, blanks_end)
+            start = blanks_end
             end = pending.find(b"\n", start)
             if end < 0:
                 break
-            yield _checked(bytes(pending[start:end]))
+            yield number, _checked(bytes(pending[start:end])), True
+            number += 1
             start = end + 1
         del pending[:start]
         _check_length(pending)  # a line without end is refused before it is whole
     if pending:
-        yield bytes(pending)
+        yield number, bytes(pending), False
 
 
 def _checked(line: bytes) -> bytes:
@@ -102,9 +108,16 @@ def _check_length(line: bytes | bytearray) -> None:
         raise ValueError(f"not a game log: a line longer than {MAX_LINE_BYTES >> 20} MiB")
 
 
-def _parsed(line: bytes) -> Any:
+def _parsed(number: int, line: bytes, whole: bool) -> Any:
+    """The line's JSON value; ValueError that says which line, and whether the file
+    ends inside it (a copy or a disk that stopped halfway), rather than json's own
+    words, which count lines and columns within this one line."""
     try:
         return json.loads(line.decode())
+    except json.JSONDecodeError as error:
+        what = "is not JSON" if whole else "is cut short: the file ends inside it"
+        raise ValueError(f"not a game log: line {number} {what} ({error.msg} at "
+                         f"column {error.colno})"[:200]) from None
     except (UnicodeDecodeError, RecursionError) as error:
         raise ValueError(f"not a game log: {error}"[:200]) from None
 

@@ -106,9 +106,10 @@ def _page(records: Sequence[Mapping[str, Any]], seat: int | None, table: Replaye
     game, header, steps, board = table.game, table.header, table.steps, table.board
     players = list(header.get("players", []))
     result = next((dict(r) for r in records if r.get("type") == "result"), None)
+    dropped = {r.get("seat"): r for r in records if r.get("type") == "dropped"}
     data: dict[str, Any] = {
         "title": game.title, "heading": heading(game, header, seat), "seat": seat,
-        "players": [_player(p, seat) for p in players],
+        "players": [_player(p, seat, dropped) for p in players],
         "limits": _limits(header.get("settings", {}).get("times", {})),
         "nav": [list(pair) for pair in board.nav] if board else [],
         "states": table.states, "steps": [_step_json(step) for step in steps],
@@ -128,12 +129,19 @@ def heading(game: GameDefinition[Any, Any], header: Mapping[str, Any],
         return f"{game.title}, {words}"
 
 
-def _player(player: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
-    shown = {"name": str(player.get("name"))}
+def _player(player: Mapping[str, Any], seat: int | None,
+            dropped: Mapping[Any, Mapping[str, Any]]) -> dict[str, Any]:
+    """The player as `seat` may see it; with the LOG lines the log dropped past its
+    budget (docs/game-log.md), without which a page's later steps would seem to show
+    a bot that went quiet."""
+    shown: dict[str, Any] = {"name": str(player.get("name"))}
     if seat is None or player.get("seat") == seat:
         hello = player.get("hello") or {}
         shown["hello"] = f"{hello.get('name', '')} {hello.get('version', '')}".strip()
         shown["command"] = str(player.get("command", ""))
+        if player.get("seat") in dropped:
+            drop = dropped[player.get("seat")]
+            shown["dropped"] = [int(drop["lines"]), int(drop["bytes"])]
     return shown
 
 

@@ -29,7 +29,11 @@ def board_lines(records: Sequence[Mapping[str, Any]], seat: int | None, paint: P
     last = len(table.steps) - 1
     beyond = sorted(step for step in wanted if not 0 <= step <= last)
     if beyond:
-        raise ConfigError(f"--step {beyond[0]}: the game has steps 0 to {last}")
+        # A seat's view numbers only the steps it was shown: fewer than the organiser's,
+        # whose numbers (a fault message's) a user may bring.
+        whose = "" if seat is None else f" as seat {seat} saw it (its view numbers " \
+            "only the steps it was shown)"
+        raise ConfigError(f"--step {beyond[0]}: the game has steps 0 to {last}{whose}")
     names = [printable(str(p.get("name"))) for p in table.header.get("players", [])]
     yield paint.bold(heading(table.game, table.header, seat))
     before = -1  # the state the step before showed
@@ -44,6 +48,40 @@ def board_lines(records: Sequence[Mapping[str, Any]], seat: int | None, paint: P
         for fault in step.faults:
             yield paint.bold(f"  fault: {fault.get('kind')}: {printable(str(fault.get('detail')))}")
         yield from terminal.draw(state, names, seat, paint, step.seat, table.states[0])
+        if step.end is not None and seat is None:
+            yield from _result(records, names, paint)
+
+
+def _result(records: Sequence[Mapping[str, Any]], names: Sequence[str],
+            paint: Paint) -> Iterator[str]:
+    """The log's result at the end, as the organiser's page gives it: each value by
+    player name, each fault with its seat, kind, detail and line. A game's own "game
+    over" line gives totals in seat order, and a faulted seat (last, whatever its
+    total) would read as ahead of a clean one."""
+    result = next((r for r in records if r.get("type") == "result"), None)
+    if result is None:
+        return
+    yield ""
+    yield paint.bold("Result:")
+    for key, value in result.items():
+        if key in ("type", "t", "rounds", "sent_sha256"):
+            continue
+        label = key.replace("_", " ")
+        if key == "faults" and isinstance(value, list):
+            said = "; ".join(_fault(fault, names) for fault in value) or "none"
+        elif isinstance(value, list) and len(value) == len(names):
+            said = ", ".join(f"{name} {item}" for name, item in zip(names, value))
+        else:
+            said = str(value)
+        yield f"  {label}: {printable(said)}"
+
+
+def _fault(fault: Mapping[str, Any], names: Sequence[str]) -> str:
+    seat = fault.get("seat")
+    name = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else "?"
+    line = fault.get("line")
+    return (f"seat {seat} {name} {fault.get('kind')} ({fault.get('detail')})"
+            + ("" if line is None else f", line {line!r}"))
 
 
 def _said(step: Step, names: Sequence[str], state: Mapping[str, Any], moved: bool) -> str:

@@ -120,6 +120,10 @@
     const who = add(h("td"), h("div", "name", p.name));
     if (p.hello) add(who, h("div", "more", "HELLO " + p.hello));
     if (p.command) add(who, h("code", "more", p.command));
+    if (p.dropped) {
+      add(who, h("div", "more dropped", p.dropped[0] + " LOG lines (" + p.dropped[1] +
+        " bytes) past the log's budget were not kept: later steps show none of them"));
+    }
     const row = add(h("tr"), h("td", "seat-no", String(seat)), who);
     if (data.seat === seat) row.className = "me";
     list.appendChild(row);
@@ -161,6 +165,22 @@
     return box;
   }
 
+  // One entry of the log's result for people: a value per seat beside each name, each
+  // fault with its seat, kind, detail and line, not the log's JSON.
+  function resultLine(key, value) {
+    const label = key.replace(/_/g, " ") + ": ";
+    if (key === "faults" && Array.isArray(value)) {
+      return label + (value.length ? value.map((f) => seatName(f.seat) + " " + f.kind +
+        (f.detail ? " (" + f.detail + ")" : "") + (f.line === undefined || f.line === null ?
+          "" : ", line " + JSON.stringify(f.line))).join("; ") : "none");
+    }
+    if (Array.isArray(value) && value.length === names.length &&
+        value.every((v) => v === null || typeof v !== "object")) {
+      return label + value.map((v, seat) => names[seat] + " " + v).join(" · ");
+    }
+    return label + (typeof value === "string" ? value : JSON.stringify(value));
+  }
+
   function showStep(i) {
     const step = steps[i];
     const state = states[step.m];
@@ -172,7 +192,7 @@
       add(stepBox, h("h2", null, "End"), h("p", "end", step.e));
       if (data.result && data.seat === null) {
         add(stepBox, lines("Result", Object.entries(data.result).filter(([k]) =>
-          k !== "rounds").map(([k, v]) => k + ": " + JSON.stringify(v))));
+          k !== "rounds").map(([k, v]) => resultLine(k, v))));
       }
       if (step.t) {
         add(stepBox, lines("Told after the last decision",
@@ -194,6 +214,10 @@
             h("div", "detail", f.detail || ""));
           if (f.line !== undefined && f.line !== null) {
             add(box, h("div", null, "offending line:"), h("pre", "offending", f.line));
+          }
+          if (f.stderr && f.stderr.length) {  // a results site's page: from the results db
+            add(box, h("div", null, "its stderr, last lines:"),
+              h("pre", "offending stderr", f.stderr.join("\n")));
           }
           stepBox.appendChild(box);
         }
@@ -257,10 +281,12 @@
   });
   function fromHash() {
     const found = /^#step=(\d+)$/.exec(location.hash);
-    return found ? Number(found[1]) : 0;
+    return found ? Number(found[1]) : null;
   }
-  window.addEventListener("hashchange", () => go(fromHash()));
-  go(fromHash());
+  window.addEventListener("hashchange", () => go(fromHash() ?? 0));
+  // A game in progress opens at its newest step, so that it follows the game (below):
+  // opened at its deal, it would stand still there while the game is played on.
+  go(fromHash() ?? (data.live ? steps.length - 1 : 0));
   if (data.live) follow(data.live);
   document.body.dataset.ready = "1";
 

@@ -118,8 +118,12 @@ def test_an_empty_or_headless_log_is_one_error_line(tmp_path: Path, command: str
     ("game.jsonl.gz", gzip.compress(HEADER * 100)[:-20], "cut short"),
     ("game.jsonl.gz", b"\x1f\x8b" + gzip.compress(HEADER)[2:10] + b"?" * 20, "invalid"),
     ("game.jsonl", HEADER + b'"\xff"\n', "can't decode"),
+    ("game.jsonl", b"\n \n" + HEADER + b"\n{oops}\n" + HEADER,
+     "line 5 is not JSON (Expecting property name enclosed in double quotes at column 2)"),
+    ("game.jsonl.gz", gzip.compress(HEADER + b'\n{"type": "mo'),
+     "line 3 is cut short: the file ends inside it (Unterminated string starting at"),
 ], ids=["blank", "empty gzip", "array first", "gzip and more", "gzip cut short",
-        "not deflate", "not UTF-8"])
+        "not deflate", "not UTF-8", "a line not JSON", "its last line cut short"])
 def test_a_file_that_is_no_log_is_one_value_error(tmp_path: Path, name: str, data: bytes,
                                                   words: str) -> None:
     path = tmp_path / name

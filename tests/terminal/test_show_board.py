@@ -141,6 +141,20 @@ def test_bad_usage_is_one_error_line(logs: dict[str, Path]) -> None:
     assert code == 2 and "--step needs --board" in err
 
 
+def test_a_step_past_a_seats_view_says_the_seat_numbers_its_own(logs: dict[str, Path]) -> None:
+    """A seat's view leaves out the others' decisions that changed nothing it saw (The
+    Game's hints), so its steps are fewer: a step number read off the organiser's view
+    (a fault message's) may be past its end, and the error says why."""
+    everyone = len(re.findall(r" step \d+ of ", board(logs["thegame"])))
+    seen = len(re.findall(r" step \d+ of ", board(logs["thegame"], "--seat", "0")))
+    assert seen < everyone
+    code, _, err = run_main(["show", "--board", str(logs["thegame"]), "--seat", "0",
+                             "--step", str(seen)])
+    assert code == 2 and err == (
+        f"referee: error: --step {seen}: the game has steps 0 to {seen - 1} as seat 0 saw "
+        "it (its view numbers only the steps it was shown)\n")
+
+
 def test_the_terminal_colours_are_the_html_boards(logs: dict[str, Path]) -> None:
     css = (ROOT / "referee" / "games" / "rage" / "board.css").read_text()
     names = {"b": "blue", "g": "green", "r": "red", "y": "yellow", "v": "violet",
@@ -165,3 +179,29 @@ def test_on_a_terminal_the_cards_are_in_colour_and_no_color_turns_it_off(
         assert ("\x1b[" in screen) is coloured
         # Rage's blue (xterm 26) and red (160) behind the cards, on a terminal only
         assert ("48;5;26m" in screen and "48;5;160m" in screen) is coloured
+
+
+def test_the_last_round_deals_one_card_not_one_cards(logs: dict[str, Path]) -> None:
+    text = board(logs["rage"])
+    assert "Round 10 · 1 card each · " in text and "1 cards" not in text
+    assert "Round 9 · 2 cards each · " in text
+
+
+def test_the_organisers_end_gives_the_result_with_places_and_faults(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The game's own 'Game over' line gives totals in seat order; the result under it
+    gives the places and each fault, so a faulted seat's total does not read as a win."""
+    from tests.viewer.logs import HEURISTIC, MARKUP_BOT, RANDOM, play
+    monkeypatch.chdir(ROOT)
+    log = play(tmp_path / "fault.jsonl", "rage", RANDOM, f"{MARKUP_BOT} 12", HEURISTIC,
+               "--seed", "9")
+    result = next(r for r in load_log(log) if r.get("type") == "result")
+    names = [str(p["name"]) for p in load_log(log)[0]["players"]]
+    text = board(log).splitlines()
+    at = text.index("Result:")
+    [fault] = result["faults"]
+    assert text[at + 1:at + 4] == [
+        "  totals: " + ", ".join(f"{n} {t}" for n, t in zip(names, result["totals"])),
+        "  places: " + ", ".join(f"{n} {p}" for n, p in zip(names, result["places"])),
+        f"  faults: seat 1 {names[1]} {fault['kind']} ({fault['detail']}), line '<i>x</i>'"]
+    assert "Result:" not in board(log, "--seat", "0")

@@ -8,10 +8,11 @@ from dataclasses import replace
 from html import escape
 from pathlib import Path
 
-from tournaments.output.bot_report import bot_games, fault_list
+from tournaments.output.bot_report import bot_games, fault_list, fault_summary
 from tournaments.output.bots_table import bots_table
 from tournaments.output.html_page import document, html_page, section
 from tournaments.output.metadata import Metadata
+from tournaments.output.student_report import summary_table
 from tournaments.output.tables import Cell, Column, ResultTable
 from tournaments.site.layout import INDEX, GameReplays, ReplayMode
 from tournaments.site.links import SiteLinks
@@ -42,11 +43,17 @@ def index_page(tables: Sequence[ResultTable], metadata: Metadata,
 def bot_page(bot: str, spec: TournamentSpec, records: Sequence[GameRecord],
              rankings: Sequence[ResultTable], provenance: Mapping[str, BotProvenance],
              bot_pages: Mapping[str, str], replays: Mapping[str, GameReplays]) -> str:
-    """One bot's page: its row of the ranking, where it came from, its games and its
-    faults, each linked to its replay (a fault to its step). `rankings`: the ranking
-    table, and in a gauntlet the references' table."""
+    """One bot's page: its row of the ranking, its report's summary (its places and
+    faults by kind) and its failures by cause (where they cluster), as `referee results
+    --bot` gives them, where it came from, its games and its faults, each linked to its
+    replay (a fault to its step). `rankings`: the ranking table, and in a gauntlet the
+    references' table."""
     links = SiteLinks("../", bot_pages, replays)
-    tables = [_only(rankings, bot), bots_table(spec, provenance, only=bot),
+    mine = [(record, seat) for record in records
+            for seat, name in enumerate(record.bots) if name == bot]
+    causes = fault_summary(records, only=bot)
+    tables = [_only(rankings, bot), summary_table(bot, mine, spec.game.contest),
+              *([causes] if causes.rows else []), bots_table(spec, provenance, only=bot),
               bot_games(records, bot, spec.bot_names, Path("."), spec.game.contest,
                         paths=False),
               _bot_faults(records, bot, replays)]

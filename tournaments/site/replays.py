@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,9 @@ class ReplayJob:
     game_id: str
     log: Path
     seats: int
+    # Per faulted seat, the last lines of its stderr in the game (the db's fault record):
+    # the game log holds none, and a crash's reason is most often there.
+    stderr: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -67,12 +70,26 @@ def write_game(job: ReplayJob, mode: ReplayMode, folder: Path) -> ReplayDone:
         return ReplayDone(job.game_id, GameReplays(), missing=str(error))
     replays, size = GameReplays(), 0
     for seat, page in pages.items():
+        add_stderr(page, job.stderr, seat)
         href = replay_page(job.game_id, seat)
         text = html(page, _BACK).encode()
         (folder / href).write_bytes(text)
         size += len(text)
         replays.pages[seat] = Replay(href, fault_steps(page))
     return ReplayDone(job.game_id, replays, size)
+
+
+def add_stderr(page: Page, stderr: dict[int, tuple[str, ...]], seat: int | None) -> None:
+    """Each fault's stderr lines beside it, at the step that first shows it: on the
+    organiser's page every seat's, on a seat's page that seat's own alone (another's
+    stderr is that bot's own output, which the seat was never shown)."""
+    for faulted, index in fault_steps(page).items():
+        lines = stderr.get(faulted)
+        if not lines or seat not in (None, faulted):
+            continue
+        for fault in page.data["steps"][index]["f"]:
+            if int(fault["seat"]) == faulted:
+                fault["stderr"] = list(lines)
 
 
 def fault_steps(page: Page) -> dict[int, int]:

@@ -116,6 +116,17 @@ window.RefereeBoard = (function () {
     return h.add(box, table);
   }
 
+  // The totals; on the organiser's page (which holds the result) the places too, best
+  // first, and each fault: a faulted seat places last whatever its total, which its
+  // fallback's moves kept adding to, so the totals alone rank it wrongly.
+  function standing(h, s, result) {
+    if (!result || !result.places) return s.s.map((t, p) => h.names[p] + " " + t).join(" · ");
+    const faults = new Map((result.faults || []).map((f) => [f.seat, f.kind]));
+    return s.s.map((t, p) => p).sort((a, b) => result.places[a] - result.places[b] || a - b)
+      .map((p) => result.places[p] + ". " + h.names[p] + " " + s.s[p] +
+        (faults.has(p) ? " (" + faults.get(p) + ": placed last)" : "")).join(" · ");
+  }
+
   function render(root, ctx) {
     const h = ctx.h, s = ctx.states[ctx.index];
     const players = s.h.length;
@@ -123,8 +134,8 @@ window.RefereeBoard = (function () {
     const seats = h.h("div", "seats");
     for (let p = 0; p < players; p++) seats.appendChild(seatPanel(h, s, p, ctx.step.s));
     h.add(wrap, centre(h, s), seats);
-    if (s.over) wrap.appendChild(h.h("div", "banner", "Game over: " + s.s.map((t, p) =>
-      h.names[p] + " " + t).join(" · ")));
+    if (s.over) wrap.appendChild(h.h("div", "banner", "Game over: " + standing(h, s,
+      ctx.data.result)));
     wrap.appendChild(sheet(h, ctx.states, ctx.index, players));
     root.appendChild(wrap);
   }

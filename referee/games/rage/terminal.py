@@ -98,7 +98,11 @@ def _heading(state: State, paint: Paint) -> str:
     if not state.get("r"):
         return paint.bold("Rage: before the first deal")
     return paint.bold(f"Round {state['r']}") + (
-        f" · {state['k']} cards each · seat {state['d']} deals")
+        f" · {_cards_each(state['k'])} · seat {state['d']} deals")
+
+
+def _cards_each(count: int) -> str:
+    return f"{count} card{'' if count == 1 else 's'} each"
 
 
 def _trump(state: State, paint: Paint) -> str:
@@ -153,7 +157,7 @@ class RageDesk(SeatDesk):
         self.state.pop("sh", None)
         if self.hiding:
             self.state["hb"] = 1
-        self.news.append(f"Round {message.round_no}: {message.cards} cards each, "
+        self.news.append(f"Round {message.round_no}: {_cards_each(message.cards)}, "
                          f"seat {message.dealer} deals.")
 
     def _on_hand(self, message: codec.Hand) -> None:

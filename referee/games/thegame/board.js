@@ -84,8 +84,13 @@ window.RefereeBoard = (function () {
     if (s.end) {
       const why = { "all-played": "all cards played", "no-legal-turn": "no legal turn",
         "skull-showing": "a skull is showing", fault: "a bot's fault" }[s.end.why] || s.end.why;
+      // Whose fault, where the page holds the result (the organiser's): the seats were
+      // told only that a fault ended the game.
+      const faults = (ctx.data.result && ctx.data.result.faults) || [];
+      const whose = s.end.why === "fault" && faults.length ? " (" + faults.map((f) =>
+        h.seatName(f.seat) + ": " + f.kind).join(", ") + ")" : "";
       wrap.appendChild(h.h("div", "banner " + s.end.o, (s.end.o === "won" ? "Won" : "Lost") +
-        ": " + why + " · " + s.end.left + " cards not played"));
+        ": " + why + whose + " · " + s.end.left + " cards not played"));
     }
     const seats = h.h("div", "tg-seats");
     s.h.forEach((_, seat) => seats.appendChild(seatPanel(h, s, seat, ctx.step.s, commands)));

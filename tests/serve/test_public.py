@@ -86,9 +86,11 @@ def test_serve_public_shows_a_game_in_progress_and_ended_as_a_spectator(
 
 
 def test_serving_another_address_without_public_warns_in_one_line(tmp_path: Path) -> None:
-    tournament = Tournament(tmp_path / "t.sqlite")
-    stop(tournament.process)
-    server = referee("serve", str(tournament.db), "--port", "0", "--host", "0.0.0.0")
+    db = tmp_path / "t.sqlite"
+    played = referee("tournament", "rage", *["python bots/rage_random.py"] * 3, "--deals",
+                     "1", "--sandbox", "off", "--db", str(db))
+    assert played.wait(120) == 0, played.communicate()
+    server = referee("serve", str(db), "--port", "0", "--host", "0.0.0.0")
     try:
         assert server.stderr is not None
         warning, serving = server.stderr.readline(), server.stderr.readline()

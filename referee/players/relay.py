@@ -38,6 +38,10 @@ SLICE = 0.02  # the longest the relay sleeps before it looks at everything again
 SEND_LIMIT = 5.0  # seconds a bot slow to read its lines is given
 HEARTBEAT_MS = 1000  # the referee's end answers within; silent 3 of them: gone
 RECONNECT_MS = 200
+# Handshakes the referee ends without a word, in a row, before the relay gives up: a
+# CurveZMQ server hangs up on a client that used another server key (it cannot read the
+# client's HELLO), and tells nothing; a retry would meet the same fate.
+SILENT_HANGUPS = 3
 
 
 class RelayStop(Exception):
@@ -71,11 +75,13 @@ class Relay:
         self._socket = self._dealer()
         self._monitor = self._socket.get_monitor_socket(
             zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED
-            | zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL)
+            | zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+            | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
         self._socket.connect(settings.address.endpoint)
         self._hub = ZmqHub("ipc")
         self._bot: RemotePlayer | None = None
         self._connected = False
+        self._hangups = 0  # handshakes failed without a word since the last success
         self._sessions = 0
 
     def _dealer(self) -> zmq.Socket[bytes]:
@@ -123,7 +129,7 @@ class Relay:
             event = parse_monitor_message(self._monitor.recv_multipart())
             kind = event["event"]
             if kind == zmq.EVENT_HANDSHAKE_SUCCEEDED:
-                self._connected = True
+                self._connected, self._hangups = True, 0
                 self._send(note(JOIN, __version__))
             elif kind == zmq.EVENT_DISCONNECTED and self._connected:
                 self._connected = False
@@ -139,6 +145,13 @@ class Relay:
             elif kind == zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL:
                 raise RelayStop("the CurveZMQ handshake failed: is --server-key the "
                                 "referee's public key?", 1)
+            elif kind == zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL:
+                self._hangups += 1
+                if self._hangups >= SILENT_HANGUPS:
+                    raise RelayStop(
+                        f"the referee hung up during the CurveZMQ handshake "
+                        f"{self._hangups} times in a row: is --server-key the referee's "
+                        "public key (referee.pub, from the organiser)?", 1)
 
     def _from_referee(self) -> bool:
         """Take what the referee sent; True once it said END."""

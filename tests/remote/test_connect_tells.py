@@ -1,0 +1,43 @@
+"""What `referee connect` and the organiser are told when a remote seat goes wrong, with
+real processes over loopback: each says what happened, and why, in one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.remote.remote_support import RANDOM, Running, connect, free_port, make_keys
+
+
+def _organiser(tmp_path: Path) -> Path:
+    hall = tmp_path / "organiser"
+    make_keys(hall, "referee", "other")
+    make_keys(tmp_path / "alice", "alice")
+    (hall / "alice.pub").write_bytes((tmp_path / "alice" / "alice.pub").read_bytes())
+    return hall
+
+
+def _wait_for_alice(hall: Path, port: int, *extra: str) -> Running:
+    """A game whose remote seat alice waits long for its bot."""
+    return Running(["play", "rage", "remote:alice=alice.pub", RANDOM, RANDOM,
+                    "--listen", f"tcp://127.0.0.1:{port}", "--sandbox", "off",
+                    "--seed", "7", "--log", "game.jsonl", *extra], hall)
+
+
+def test_a_wrong_server_key_ends_connect_with_its_reason(tmp_path: Path) -> None:
+    """With another public key as --server-key the referee cannot read the handshake and
+    hangs up, again at each retry: the relay stops (exit 1, as protocols/remote.md says)
+    and names the likely cause, rather than retrying silently for ever while each retry
+    is one more refusal line on the organiser's screen."""
+    hall, port = _organiser(tmp_path), free_port()
+    game = _wait_for_alice(hall, port, "--startup-time", "60")
+    alice = connect(tmp_path / "alice", port, "alice", RANDOM, hall / "other.pub")
+    try:
+        game.wait_for("listening on")
+        assert alice.finish() == 1, alice.err
+    finally:
+        alice.stop()
+        game.stop()
+    assert "--server-key" in alice.err and "referee.pub" in alice.err
+    assert alice.lines[-1].startswith("referee: error: "), alice.err
+    refusals = [line for line in game.lines if "refused a connection" in line]
+    assert 1 <= len(refusals) <= 5, game.err

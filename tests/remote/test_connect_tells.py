@@ -3,6 +3,7 @@ real processes over loopback: each says what happened, and why, in one line."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.remote.remote_support import RANDOM, Running, connect, free_port, make_keys
@@ -14,6 +15,12 @@ def _organiser(tmp_path: Path) -> Path:
     make_keys(tmp_path / "alice", "alice")
     (hall / "alice.pub").write_bytes((tmp_path / "alice" / "alice.pub").read_bytes())
     return hall
+
+
+def _faults(log: Path) -> list[dict[str, object]]:
+    """The faults of a finished game, from its log's last line."""
+    last = log.read_text(encoding="utf-8").splitlines()[-1]
+    return list(json.loads(last).get("faults", []))
 
 
 def _wait_for_alice(hall: Path, port: int, *extra: str) -> Running:
@@ -41,3 +48,19 @@ def test_a_wrong_server_key_ends_connect_with_its_reason(tmp_path: Path) -> None
     assert alice.lines[-1].startswith("referee: error: "), alice.err
     refusals = [line for line in game.lines if "refused a connection" in line]
     assert 1 <= len(refusals) <= 5, game.err
+
+
+def test_a_seat_whose_relay_never_came_says_so(tmp_path: Path) -> None:
+    """No `referee connect` ever came for alice: her start-up fault says that (what the
+    organiser must chase), not only that no HELLO came, as of a bot that booted slowly."""
+    hall, port = _organiser(tmp_path), free_port()
+    game = _wait_for_alice(hall, port, "--startup-time", "0.5")
+    try:
+        assert game.finish() == 0, game.err
+    finally:
+        game.stop()
+    faults = _faults(hall / "game.jsonl")
+    assert [(f["seat"], f["kind"]) for f in faults] == [(0, "startup")], faults
+    detail = str(faults[0]["detail"])
+    assert "no HELLO within" in detail and "is connected" in detail, detail
+    assert "no `referee connect` with its key is connected" in game.err

@@ -23,10 +23,12 @@ from zmq.utils.monitor import parse_monitor_message
 from protocols.remote_relay import (
     END, EXIT, JOIN, REFUSED, RELAYED_TOKEN, SEATED, START, note, read_note,
 )
+from protocols.message import Error
 from protocols.wire import format_hello
 from referee import __version__
 from referee.errors import BotFault, ConfigError
 from referee.players.remote_player import BYE, RemotePlayer
+from referee.printable import printable
 from referee.processes.bot_command import BotCommand
 from referee.settings import ResourceLimits, TimeLimits
 from referee.transport.channel import crash_fault
@@ -38,6 +40,7 @@ SLICE = 0.02  # the longest the relay sleeps before it looks at everything again
 SEND_LIMIT = 5.0  # seconds a bot slow to read its lines is given
 HEARTBEAT_MS = 1000  # the referee's end answers within; silent 3 of them: gone
 RECONNECT_MS = 200
+FAULT_LINE = f"{Error.KEYWORD} "
 # Handshakes the referee ends without a word, in a row, before the relay gives up: a
 # CurveZMQ server hangs up on a client that used another server key (it cannot read the
 # client's HELLO), and tells nothing; a retry would meet the same fate.
@@ -96,6 +99,11 @@ class Relay:
         socket.setsockopt(zmq.HEARTBEAT_TIMEOUT, 3 * HEARTBEAT_MS)
         socket.setsockopt(zmq.RECONNECT_IVL, RECONNECT_MS)
         return socket
+
+    @property
+    def playing(self) -> bool:
+        """Whether a bot session (a game, or a check's) is under way."""
+        return self._bot is not None
 
     @property
     def sessions(self) -> int:
@@ -205,6 +213,11 @@ class Relay:
         if bot is None:
             return  # lines for a session that ended: nobody to give them to
         lines = data.decode("utf-8", "replace").split("\n")
+        for line in lines:
+            if line.startswith(FAULT_LINE):  # recorded over there: say it here
+                kind, _, detail = line[len(FAULT_LINE):].partition(" ")
+                self._tell(f"the referee recorded a fault of your bot: {printable(kind)}: "
+                           f"{printable(detail)}")
         try:
             bot.channel.send_lines(lines, time.monotonic() + SEND_LIMIT)
         except BotFault as fault:

@@ -64,3 +64,52 @@ def test_a_seat_whose_relay_never_came_says_so(tmp_path: Path) -> None:
     detail = str(faults[0]["detail"])
     assert "no HELLO within" in detail and "is connected" in detail, detail
     assert "no `referee connect` with its key is connected" in game.err
+
+
+GARBLER = """#!/bin/sh
+echo "HELLO 2 $REFEREE_TOKEN garbler 1.0"
+while IFS= read -r line; do
+    case "$line" in
+        "BID? "*) echo "<b>seven</b> \\033[31m" ;;
+        BYE) exit 0 ;;
+    esac
+done
+"""
+
+
+def test_the_contestant_hears_their_bots_fault(tmp_path: Path) -> None:
+    """A remote bot's fault is recorded at the referee, on another machine: the relay
+    tells its contestant what the referee told the bot (its ERROR line, escaped), since
+    a bot that ignores ERROR would otherwise leave them with 'the referee is done'."""
+    hall, port = _organiser(tmp_path), free_port()
+    bot = tmp_path / "alice" / "garbler.sh"
+    bot.write_text(GARBLER)
+    bot.chmod(0o755)
+    game = _wait_for_alice(hall, port)
+    alice = connect(tmp_path / "alice", port, "alice", "stdio:./garbler.sh",
+                    hall / "referee.pub")
+    try:
+        assert game.finish() == 0, game.err
+        assert alice.finish() == 0, alice.err
+    finally:
+        game.stop()
+        alice.stop()
+    told = [line for line in alice.lines if "fault" in line]
+    assert len(told) == 1, alice.err
+    assert "protocol" in told[0] and "a bid must be a whole number" in told[0], told
+    assert "<b>seven</b>" in told[0] and "\x1b" not in told[0], told
+
+
+def test_connect_stopped_between_games_blames_no_game(tmp_path: Path) -> None:
+    """Ctrl-C while no game of the seat is in play: nothing is counted as a crash, and
+    the relay does not say it is."""
+    hall, port = _organiser(tmp_path), free_port()
+    alice = connect(tmp_path / "alice", port, "alice", RANDOM, hall / "referee.pub")
+    try:
+        alice.wait_for("connecting to")
+        alice.process.send_signal(2)
+        assert alice.finish() == 130, alice.err
+    finally:
+        alice.stop()
+    assert "crash" not in alice.err, alice.err
+    assert "stopped" in alice.lines[-1], alice.err

@@ -79,12 +79,13 @@ class Relay:
         self._monitor = self._socket.get_monitor_socket(
             zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED
             | zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
-            | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+            | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_CONNECT_RETRIED)
         self._socket.connect(settings.address.endpoint)
         self._hub = ZmqHub("ipc")
         self._bot: RemotePlayer | None = None
         self._connected = False
         self._hangups = 0  # handshakes failed without a word since the last success
+        self._told_unanswered = False  # since the last success
         self._sessions = 0
 
     def _dealer(self) -> zmq.Socket[bytes]:
@@ -137,8 +138,15 @@ class Relay:
             event = parse_monitor_message(self._monitor.recv_multipart())
             kind = event["event"]
             if kind == zmq.EVENT_HANDSHAKE_SUCCEEDED:
-                self._connected, self._hangups = True, 0
+                self._connected, self._hangups, self._told_unanswered = True, 0, False
                 self._send(note(JOIN, __version__))
+            elif kind == zmq.EVENT_CONNECT_RETRIED and not self._told_unanswered:
+                # Waiting is right (the referee may start later), but silently it looks
+                # like a hang, and a mistyped address would wait for ever.
+                self._told_unanswered = True
+                self._tell(f"nothing answers at {self._settings.address.endpoint} yet (the "
+                           "referee is not listening there, or the host cannot be reached "
+                           "or its name resolved); still trying (Ctrl-C stops)")
             elif kind == zmq.EVENT_DISCONNECTED and self._connected:
                 self._connected = False
                 self._tell("lost the connection to the referee (a game in play counts "

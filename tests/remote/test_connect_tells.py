@@ -113,3 +113,24 @@ def test_connect_stopped_between_games_blames_no_game(tmp_path: Path) -> None:
         alice.stop()
     assert "crash" not in alice.err, alice.err
     assert "stopped" in alice.lines[-1], alice.err
+
+
+def test_connect_says_when_nothing_answers_yet(tmp_path: Path) -> None:
+    """Before the referee listens (or at a mistyped address) the relay keeps trying, as
+    protocols/remote.md says; it tells the contestant so once, rather than nothing at
+    all after 'connecting to', and keeps trying."""
+    hall, port = _organiser(tmp_path), free_port()
+    alice = connect(tmp_path / "alice", port, "alice", RANDOM, hall / "referee.pub")
+    try:
+        alice.wait_for("nothing answers at", timeout=20)
+        assert alice.process.poll() is None  # still trying
+        game = _wait_for_alice(hall, port)  # the referee comes after all
+        try:
+            assert game.finish() == 0, game.err
+        finally:
+            game.stop()
+        assert alice.finish() == 0, alice.err
+    finally:
+        alice.stop()
+    assert sum("nothing answers at" in line for line in alice.lines) == 1, alice.err
+    assert "seated as alice" in alice.err

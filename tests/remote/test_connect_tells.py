@@ -94,6 +94,9 @@ def test_the_contestant_hears_their_bots_fault(tmp_path: Path) -> None:
     finally:
         game.stop()
         alice.stop()
+    # alice's bot runs on her machine: the organiser's hint asks for it, never for the
+    # remote seat, which `referee reproduce` cannot seat
+    assert "reproduce --log game.jsonl --seat 0 BOT" in game.err, game.err
     told = [line for line in alice.lines if "fault" in line]
     assert len(told) == 1, alice.err
     assert "protocol" in told[0] and "a bid must be a whole number" in told[0], told

@@ -26,7 +26,7 @@ from referee.printable import printable
 from referee.matches.logged_game import LogOptions, OutputClosed, play_game
 from referee.ansi import Paint, wants_colour
 from referee.players.human import Console, HumanPlayer, Idle
-from referee.players.lineup import LaunchSettings, sandbox_view, seat_specs
+from referee.players.lineup import BotSpec, LaunchSettings, sandbox_view, seat_specs
 from referee.players.player import Player
 from referee.players.remote_seats import close_halls
 from referee.registry import games
@@ -103,7 +103,7 @@ def play_command(game: AnyGame) -> click.Command:
         faults = game.outcome(result).faults
         if log_path is not None:  # the steps `referee view LOG` shows them at
             faults = with_steps(faults, log_path)
-        report_faults(faults, log_path)
+        report_faults(faults, log_path, specs)
         if fail_on_fault and faults:
             raise click.exceptions.Exit(FAULTED_EXIT)
 
@@ -142,13 +142,14 @@ def _play_launch(limits: dict[str, Any], sandbox: str, sandbox_dirs: Sequence[Pa
     return settings
 
 
-def report_faults(faults: Sequence[Fault], log_path: Path | None = None) -> None:
+def report_faults(faults: Sequence[Fault], log_path: Path | None = None,
+                  specs: Sequence[BotSpec] = ()) -> None:
     """Diagnostics: each fault on standard error, with where it happened, the offending
     line and the last lines of the bot's stderr (already escaped), and with a log, the
-    command that plays the faulted seat again."""
+    command that plays the faulted seat again (`specs`: who sat where)."""
     for fault in faults:
         line = f" (line: {fault.line[:120]!r})" if fault.line is not None else ""
-        again = f"; {command_hint(fault.seat, log_path=log_path)}" if log_path else ""
+        again = _again(fault.seat, log_path, specs) if log_path else ""
         click.echo(f"referee: fault: seat {fault.seat} {printable(fault.bot)}: "
                    f"{printable(fault.summary())}{line}{again}", err=True)
         if fault.stderr:
@@ -157,3 +158,15 @@ def report_faults(faults: Sequence[Fault], log_path: Path | None = None) -> None
             for text in fault.stderr:
                 click.echo(f"    {text}", err=True)
 
+
+
+def _again(seat: int, log_path: Path, specs: Sequence[BotSpec]) -> str:
+    """"; " and the reproduce command for a faulted seat. `referee reproduce` seats a
+    bot: a person's seat has none (nothing to suggest), and a remote seat's runs
+    elsewhere, so its command asks for the bot."""
+    spec = specs[seat] if seat < len(specs) else None
+    if spec is not None and spec.human:
+        return ""
+    hint = command_hint(seat, log_path=log_path)
+    return f"; {hint} BOT (the remote bot's own command)" if spec and spec.remote else \
+        f"; {hint}"

@@ -96,7 +96,9 @@ def connect_command(address: str, key_file: Path, server_key: Path,
     except RelayStop as stop:
         raise click.ClickException(str(stop)) from None
     except KeyboardInterrupt as stop:  # SIGTERM comes as one too (referee.cli.main)
-        raise Stopped("connect: stopped; the game in play counts it as this bot's crash",
+        blame = "; the game in play counts it as this bot's crash" if relay.playing else \
+            " between games"
+        raise Stopped(f"connect: stopped{blame}",
                       TERMINATED if str(stop) == "SIGTERM" else INTERRUPTED) from None
     finally:
         relay.close()

@@ -34,11 +34,13 @@ class Setup:
         words = [f"game {self.players} seat{'s' if self.players > 1 else ''}", *self.flags]
         return " ".join(words)
 
-    def replay_hint(self, game: AnyGame, seats: Sequence[str]) -> str:
+    def replay_hint(self, game: AnyGame, seats: Sequence[str],
+                    listen: Sequence[str] = ()) -> str:
         """How to play this game again, for the evidence of a failure: the whole command,
-        with `seats`, the command of each seat's bot, the checked one at its seat."""
+        with `seats`, the command of each seat's bot, the checked one at its seat, and
+        `listen`, the options that seat a remote bot where its relay connects."""
         command = shlex.join(["referee", "play", game.name, "--seed", str(self.seed),
-                              *self.flags, *seats])
+                              *self.flags, *listen, *seats])
         return f"seat {self.seat}, seed {self.seed} ({command})"
 
 

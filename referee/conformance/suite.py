@@ -99,8 +99,11 @@ def hello_verdict(started: Started, limit: float) -> Verdict:
 
 def game_verdict(bench: Bench, setup: Setup, run: GameRun) -> Verdict:
     others = [spec.command.text for spec in bench.others(setup.players - 1)]
+    remote = bench.launch.remote
+    listen = () if remote is None else \
+        ("--listen", remote.listen.endpoint, "--key", str(remote.key_file))
     where = setup.replay_hint(bench.game, [*others[:setup.seat], bench.bot.command.text,
-                                           *others[setup.seat:]])
+                                           *others[setup.seat:]], listen)
     if not run.faults:
         return Verdict(setup.name, Status.PASS, f"{where}: {run.requests} requests answered, "
                                                 "no fault", run.seconds)

@@ -126,12 +126,21 @@ def seat_specs(texts: Sequence[str], dirs: Mapping[str, Path] | None = None
     people = {index: human_name(text) for index, text in enumerate(texts)}
     bots = iter(bot_specs([t for i, t in enumerate(texts) if people[i] is None], dirs=dirs))
     specs = [next(bots) if name is None else
-             BotSpec(BotCommand(HUMAN, (), False), _person_name(name), human=True)
+             BotSpec(BotCommand(HUMAN, (), False), _person(name), human=True)
              for name in people.values()]
     labels = [spec.label for spec in specs]
     if len(set(labels)) < len(labels):
         raise BotStartError(f"bot names must differ: {', '.join(labels)}")
     return specs
+
+
+def _person(name: str) -> str:
+    """A person's name, by the rule of bot names: kept as typed (NFC), or refused."""
+    label = normal_name(name)
+    if not is_bot_name(label):
+        raise BotStartError(f"person's name {printable(label)!r} (in human=NAME) must be "
+                            f"{RULE}")
+    return label
 
 
 def bot_labels(texts: Sequence[str]) -> list[str]:
@@ -162,13 +171,6 @@ def _default_name(label: str) -> str:
         return name
     word = name_word(normal_name(label))[:MAX_NAME - 4]
     return word if is_bot_name(word) else "bot"
-
-
-def _person_name(name: str) -> str:
-    """`human=NAME`'s name as the seat's, with what no name may hold made '_' (`José
-    Luis` sits as José_Luis), else `human`."""
-    word = name_word(normal_name(name))[:MAX_NAME]
-    return word if is_bot_name(word) else HUMAN
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

@@ -23,10 +23,12 @@ from zmq.utils.monitor import parse_monitor_message
 from protocols.remote_relay import (
     END, EXIT, JOIN, REFUSED, RELAYED_TOKEN, SEATED, START, note, read_note,
 )
+from protocols.message import Error
 from protocols.wire import format_hello
 from referee import __version__
 from referee.errors import BotFault, ConfigError
 from referee.players.remote_player import BYE, RemotePlayer
+from referee.printable import printable
 from referee.processes.bot_command import BotCommand
 from referee.settings import ResourceLimits, TimeLimits
 from referee.transport.channel import crash_fault
@@ -38,6 +40,11 @@ SLICE = 0.02  # the longest the relay sleeps before it looks at everything again
 SEND_LIMIT = 5.0  # seconds a bot slow to read its lines is given
 HEARTBEAT_MS = 1000  # the referee's end answers within; silent 3 of them: gone
 RECONNECT_MS = 200
+FAULT_LINE = f"{Error.KEYWORD} "
+# Handshakes the referee ends without a word, in a row, before the relay gives up: a
+# CurveZMQ server hangs up on a client that used another server key (it cannot read the
+# client's HELLO), and tells nothing; a retry would meet the same fate.
+SILENT_HANGUPS = 3
 
 
 class RelayStop(Exception):
@@ -71,11 +78,14 @@ class Relay:
         self._socket = self._dealer()
         self._monitor = self._socket.get_monitor_socket(
             zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED
-            | zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL)
+            | zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+            | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_CONNECT_RETRIED)
         self._socket.connect(settings.address.endpoint)
         self._hub = ZmqHub("ipc")
         self._bot: RemotePlayer | None = None
         self._connected = False
+        self._hangups = 0  # handshakes failed without a word since the last success
+        self._told_unanswered = False  # since the last success
         self._sessions = 0
 
     def _dealer(self) -> zmq.Socket[bytes]:
@@ -90,6 +100,11 @@ class Relay:
         socket.setsockopt(zmq.HEARTBEAT_TIMEOUT, 3 * HEARTBEAT_MS)
         socket.setsockopt(zmq.RECONNECT_IVL, RECONNECT_MS)
         return socket
+
+    @property
+    def playing(self) -> bool:
+        """Whether a bot session (a game, or a check's) is under way."""
+        return self._bot is not None
 
     @property
     def sessions(self) -> int:
@@ -123,8 +138,15 @@ class Relay:
             event = parse_monitor_message(self._monitor.recv_multipart())
             kind = event["event"]
             if kind == zmq.EVENT_HANDSHAKE_SUCCEEDED:
-                self._connected = True
+                self._connected, self._hangups, self._told_unanswered = True, 0, False
                 self._send(note(JOIN, __version__))
+            elif kind == zmq.EVENT_CONNECT_RETRIED and not self._told_unanswered:
+                # Waiting is right (the referee may start later), but silently it looks
+                # like a hang, and a mistyped address would wait for ever.
+                self._told_unanswered = True
+                self._tell(f"nothing answers at {self._settings.address.endpoint} yet (the "
+                           "referee is not listening there, or the host cannot be reached "
+                           "or its name resolved); still trying (Ctrl-C stops)")
             elif kind == zmq.EVENT_DISCONNECTED and self._connected:
                 self._connected = False
                 self._tell("lost the connection to the referee (a game in play counts "
@@ -139,6 +161,13 @@ class Relay:
             elif kind == zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL:
                 raise RelayStop("the CurveZMQ handshake failed: is --server-key the "
                                 "referee's public key?", 1)
+            elif kind == zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL:
+                self._hangups += 1
+                if self._hangups >= SILENT_HANGUPS:
+                    raise RelayStop(
+                        f"the referee hung up during the CurveZMQ handshake "
+                        f"{self._hangups} times in a row: is --server-key the referee's "
+                        "public key (referee.pub, from the organiser)?", 1)
 
     def _from_referee(self) -> bool:
         """Take what the referee sent; True once it said END."""
@@ -192,6 +221,11 @@ class Relay:
         if bot is None:
             return  # lines for a session that ended: nobody to give them to
         lines = data.decode("utf-8", "replace").split("\n")
+        for line in lines:
+            if line.startswith(FAULT_LINE):  # recorded over there: say it here
+                kind, _, detail = line[len(FAULT_LINE):].partition(" ")
+                self._tell(f"the referee recorded a fault of your bot: {printable(kind)}: "
+                           f"{printable(detail)}")
         try:
             bot.channel.send_lines(lines, time.monotonic() + SEND_LIMIT)
         except BotFault as fault:

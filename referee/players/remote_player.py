@@ -37,6 +37,7 @@ from referee.processes.sandbox import INSIDE_SOCKET_DIR, View, package_root
 from referee.settings import ResourceLimits, TimeLimits
 from protocols.clock import Clock
 from referee.transport.channel import Channel
+from referee.transport.remote_channel import RemoteChannel
 from referee.transport.stdio_channel import StdioChannel
 from referee.transport.zmq_channel import SOCKET_NAME, ZmqChannel, ZmqHub
 
@@ -205,6 +206,8 @@ class RemotePlayer(Player):
     def _no_hello(self, channel: Channel | None) -> BotTimeout:
         ignored = channel.ignored_frames if isinstance(channel, ZmqChannel) else 0
         note = f" ({ignored} message(s) without a valid token were ignored)" if ignored else ""
+        if isinstance(channel, RemoteChannel):
+            note += channel.absence()
         allowed = f"{self._startup:g} s" if self._startup == self._times.startup else \
             f"{self._startup:.3g} s (the start-up time of {self._times.startup:g} s, " \
             "stretched: it booted beside other bots)"

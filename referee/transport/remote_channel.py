@@ -62,6 +62,13 @@ class RemoteChannel(Channel):
             self.serve_others()
             hall.pump(min(remaining, PUMP_SLICE))
 
+    def absence(self) -> str:
+        """Why no HELLO may have come, for its fault: the organiser's first question is
+        whether the contestant's relay came at all ("": it is connected, or it left)."""
+        if self._seat.routing_id is None and not self._seat.gone:
+            return "; no `referee connect` with its key is connected"
+        return ""
+
     def pending(self) -> bool:
         self._hall.pump(0)
         return self._inbox.ready() or bool(self._seat.gone) or not self._open

@@ -267,6 +267,10 @@ def test_check_and_gate_seat_a_remote_bot(tmp_path: Path) -> None:
             if process is not None:
                 process.stop()
     assert "alice conforms" in check.out and "SKIP  BYE" in check.out
+    # its games' replay commands listen where alice's relay connects
+    replays = [line for line in check.out.splitlines() if "referee play rage" in line]
+    assert replays and all(f"--listen tcp://127.0.0.1:{port} --key " in line
+                           for line in replays), check.out
     assert "games 6" in gate.err + gate.out and "fault" not in gate.out
 
 

@@ -109,13 +109,13 @@ def test_a_whole_game_of_the_game_with_hints_typed_in_a_terminal(tmux: Tmux,
     hints = iter(["good:a", "5", ""])
 
     def answer(screen: str) -> str:
-        if "Hints for the coming turn" in screen:
+        if "Hints for seat 1's turn, coming next" in screen:
             return next(hints, "")
         return "1"
 
     screens, last = play_through(tmux, answer)
     assert exit_code(last) == 0
-    assert any("Hints for the coming turn" in s for s in screens)
+    assert any("Hints for seat 1's turn, coming next" in s for s in screens)
     assert any("hints may not contain numbers" in s for s in screens)  # "5": help
     assert "The team lost" in last or "The team won" in last
     records = load_log(log)

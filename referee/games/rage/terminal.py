@@ -54,12 +54,13 @@ def cards(faces: Sequence[str], paint: Paint) -> str:
     return " ".join(card(face, paint) for face in sorted(faces, key=sort_key))
 
 
-def _bid(bid: Any, state: State, paint: Paint) -> str:
+def _bid(bid: Any, state: State) -> tuple[str, bool]:
+    """A seat's bid cell, and whether it is one only this seat sees (drawn dim)."""
     if bid is None:
-        return "-"
+        return "-", False
     if bid == "?":
-        return "hidden"
-    return paint.dim(f"{bid} (hidden)") if state.get("hb") else str(bid)
+        return "hidden", False
+    return (f"{bid} (hidden)", True) if state.get("hb") else (str(bid), False)
 
 
 def draw(state: State, names: Sequence[str], me: int | None, paint: Paint,
@@ -73,13 +74,17 @@ def draw(state: State, names: Sequence[str], me: int | None, paint: Paint,
                      + ", ".join(f"{i + 1}: {names[w]}" for i, w in enumerate(winners)))
     lines.append("")
     width = max(len(name) for name in names)
-    lines.append(paint.bold(f"   seat  {'player':<{width}}  bid     won  score  hand"))
+    bids = [_bid(bid, state) for bid in state["b"]]
+    bid_width = max(6, *(len(text) for text, _ in bids))  # padded before it is painted
+    lines.append(paint.bold(f"   seat  {'player':<{width}}  {'bid':<{bid_width}}  won  "
+                            "score  hand"))
     for seat, name in enumerate(names):
         marker = "▶" if seat == actor else " "
         hand = state["h"][seat]
         shown = cards(hand, paint) if isinstance(hand, list) else f"{hand} cards"
-        bid = _bid(state["b"][seat], state, paint)
-        row = (f" {marker} {seat:>4}  {name:<{width}}  {bid:<6}  {state['w'][seat]:>3}  "
+        text, own = bids[seat]
+        bid = paint.dim(text.ljust(bid_width)) if own else text.ljust(bid_width)
+        row = (f" {marker} {seat:>4}  {name:<{width}}  {bid}  {state['w'][seat]:>3}  "
                f"{state['s'][seat]:>5}  {shown}")
         lines.append(paint.bold(row) if seat == me else row)
     if state.get("hb"):

@@ -93,10 +93,11 @@ class TheGameDesk(SeatDesk):
         self.players = 1
         self.commands: CommandMap | None = None
         self.offered: list[str] = []
+        self.last_turned = -1  # the seat of the last TURNED line (-1: none yet)
 
     def _on_game(self, game: codec.Game) -> None:
         n = self.players = game.players
-        self.seat = game.seat
+        self.seat, self.last_turned = game.seat, -1
         self.names = [f"seat {s}" if s != game.seat else "you" for s in range(n)]
         self.state = {"p": [[1, None], [1, None], [100, None], [100, None]], "l": [],
                       "dr": 98 - n * game.hand_size, "h": [game.hand_size] * n,
@@ -130,6 +131,7 @@ class TheGameDesk(SeatDesk):
 
     def _on_turned(self, message: codec.Turned) -> None:
         state, seat = self.state, message.seat
+        self.last_turned = seat
         tops = [top for top, _ in state["p"]]
         for placement in message.turn:
             tops[placement.pile] = placement.card
@@ -177,8 +179,8 @@ class TheGameDesk(SeatDesk):
 
     def _offer(self, request: str) -> list[str]:
         if request.startswith("HINTS?"):
-            return ["Hints for the coming turn: up to 4 of leave:P good:P hold:COMMAND "
-                    "(P a pile a-d; no numbers), or none.",
+            return [f"Hints for seat {self._coming()}'s turn, coming next: up to 4 of "
+                    "leave:P good:P hold:COMMAND (P a pile a-d; no numbers), or none.",
                     "Commands: " + " ".join(c.value for c in Command)]
         minimum = request.split()[1].partition("=")[2]
         turns = shortest_legal_turns_at(self.position())
@@ -190,6 +192,16 @@ class TheGameDesk(SeatDesk):
         if more > 0:
             lines.append(f"  ... and {more} more of that length; longer turns may be typed.")
         return lines
+
+    def _coming(self) -> int:
+        """Whose turn the hints asked for are for, which HINTS? does not say: the seat
+        after the last to play, skipping seats out of cards; seat 0 first (X10)."""
+        last = self.last_turned
+        for step in range(1, self.players + 1):
+            seat = (last + step) % self.players
+            if seat not in self.state["out"]:
+                return seat
+        return (last + 1) % self.players
 
     def reply(self, request: str, typed: str) -> str:
         """The reply line for what the person typed; ValueError with help for bad input."""

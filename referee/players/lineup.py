@@ -225,7 +225,8 @@ def start_failed(error: BotFault) -> BotFault:
     what = _NEVER_PLAYED.get(error.kind)
     if what is None:
         return error
-    detail = error.detail if error.detail.startswith(what) else f"{what}: {error.detail}"
+    said = error.detail.removeprefix("bad HELLO: ")  # the player's own words for it
+    detail = said if said.startswith(what) else f"{what}: {said}"
     return BotStartFailed(detail, error.line)
 
 

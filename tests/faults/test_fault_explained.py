@@ -245,3 +245,13 @@ def test_csv_counts_each_fault_kind_in_a_column_of_its_own(db: Path) -> None:
         "3", "0", "0")
     dave = next(row for row in rows if row["bot"] == "dave")
     assert dave["faults_startup"] == "3" and dave["faults"] == "startup 3"
+
+
+def test_a_bad_hello_is_said_once() -> None:
+    """The player's 'bad HELLO: why' became 'a bad HELLO: bad HELLO: why' at start-up."""
+    from referee.errors import ProtocolError
+    from referee.players.lineup import start_failed
+    fault = start_failed(ProtocolError("bad HELLO: name and version must be printable",
+                                       "HELLO 2 x <b>x</b> 1.0"))
+    assert fault.detail == "a bad HELLO: name and version must be printable"
+    assert fault.line == "HELLO 2 x <b>x</b> 1.0"

@@ -134,8 +134,14 @@ def read_key_file(path: Path) -> KeyPair:
 
 
 def read_public_key(path: Path) -> bytes:
-    """The public key in a `.pub` (or `.key`) file."""
-    return read_key_file(path).public
+    """The public key in a `.pub` file; ConfigError for a file that holds a secret key
+    too: where a public key is asked for, it is handed to others (a seat's, the
+    referee's), and a secret key given there has been given away."""
+    keys = read_key_file(path)
+    if keys.secret is not None:
+        raise ConfigError(f"{path} holds a secret key: give its public key file "
+                          f"(NAME{PUBLIC_SUFFIX}); a secret key stays with its owner")
+    return keys.public
 
 
 def read_secret_key(path: Path) -> KeyPair:

@@ -100,6 +100,11 @@ def test_commands_refuse_bad_remote_input_in_one_line(tmp_path: Path,
                       "--server-key", "referee.pub", "--", "python3"], "port")
     assert_bad_input(["connect", "tcp://127.0.0.1:5555", "--key", "alice.pub",
                       "--server-key", "referee.pub", "--", "python3"], "public key only")
+    # a secret key where a public one is handed to others: refused, never used
+    assert_bad_input(["play", "rage", "remote:alice=alice.key", "python3", "python3"],
+                     "alice.key holds a secret key")
+    assert_bad_input(["connect", "tcp://127.0.0.1:5555", "--key", "alice.key",
+                      "--server-key", "referee.key", "--", "python3"], "holds a secret key")
 
 
 @settings(max_examples=150, deadline=None)

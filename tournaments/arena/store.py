@@ -21,6 +21,7 @@ from typing import Any
 
 from referee import bounds
 from referee.errors import ConfigError
+from referee.printable import printable
 from referee.matches.game import Contest
 from referee.registry.games import lookup
 from referee.settings import TimeLimits
@@ -48,6 +49,7 @@ ACTIVE, RETIRED, REFUSED = "active", "retired", "refused"
 CHANGED = "changed"  # its files changed after it was submitted: seated no more
 PLANNED, PLAYED = "planned", "played"
 ABANDONED = "abandoned"  # planned, but a version it seats changed: never counted
+_VERSION_STATUSES = frozenset({ACTIVE, RETIRED, REFUSED, CHANGED})
 _TIME_BOUNDS = {"startup": bounds.STARTUP_SECONDS, "move": bounds.MOVE_SECONDS,
                 "bank": bounds.BANK_SECONDS, "tolerance": bounds.TOLERANCE_SECONDS}
 
@@ -184,7 +186,14 @@ class ArenaDb:
     def versions(self) -> list[Version]:
         rows = self._db.execute("SELECT name, version, command, folder, sha256, status, "
                                 "report, submitted FROM versions ORDER BY name, version")
-        return [Version(*row) for row in rows]
+        versions = [Version(*row) for row in rows]
+        for version in versions:
+            if version.status not in _VERSION_STATUSES:  # an edited or damaged row
+                raise ConfigError(f"{self.folder / DB}: version {version.name} "
+                                  f"v{version.version} has the status "
+                                  f"{printable(str(version.status))[:40]!r}, which is none "
+                                  f"of {', '.join(sorted(_VERSION_STATUSES))}")
+        return versions
 
     def active(self) -> list[Version]:
         return [version for version in self.versions() if version.status == ACTIVE]

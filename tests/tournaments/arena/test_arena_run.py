@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -237,6 +238,21 @@ def test_a_damaged_arena_db_is_one_error_line(tmp_path: Path) -> None:
     for command in ("standings", "run"):
         done = referee("arena", command, str(arena))
         assert done.returncode == 2 and "is not an arena's db" in done.stderr, done.stderr
+        assert len(done.stderr.splitlines()) == 1
+
+
+def test_a_version_row_of_no_known_status_is_one_error_line(two_versions: Path,
+                                                            tmp_path: Path) -> None:
+    """An edited arena.db: a version of an unknown status was silently left out of the
+    leaderboard while --history listed it."""
+    arena = tmp_path / "a"
+    shutil.copytree(two_versions, arena)
+    with sqlite3.connect(arena / "arena.db") as db:
+        db.execute("UPDATE versions SET status = 'weird' WHERE name = 'two'")
+    for args in (("standings",), ("standings", "--history"), ("run", "--games", "1")):
+        done = referee("arena", args[0], str(arena), *args[1:])
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert "version two v1 has the status 'weird'" in done.stderr, done.stderr
         assert len(done.stderr.splitlines()) == 1
 
 

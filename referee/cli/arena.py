@@ -140,7 +140,8 @@ def run_command(folder: Path, max_games: int | None, until_settled: bool,
 def _interrupted(folder: Path, stop: BaseException) -> Stopped:
     """Ctrl-C (130) or SIGTERM (143, which referee.cli.main raises as a KeyboardInterrupt
     named SIGTERM): every round counted stays, and a round under way resumes."""
-    within = f" ({stop})" if isinstance(stop, Interrupted) else ""
+    within = f" (this round: {stop.played} of {stop.scheduled} games played)" \
+        if isinstance(stop, Interrupted) else ""
     name = stop.signal_name if isinstance(stop, Interrupted) else str(stop) or "SIGINT"
     return Stopped(f"arena run interrupted: its games so far are kept; `referee arena run "
                    f"{folder}` resumes{within}", 143 if name == "SIGTERM" else 130)

@@ -45,6 +45,7 @@ class Interrupted(Exception):
     def __init__(self, played: int, scheduled: int, signal_name: str = "SIGINT") -> None:
         super().__init__(f"interrupted after {played} of {scheduled} games; run the same "
                          "command again to resume")
+        self.played, self.scheduled = played, scheduled
         self.signal_name = signal_name
 
 

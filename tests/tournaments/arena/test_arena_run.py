@@ -108,8 +108,9 @@ def test_a_new_version_mid_run_is_checked_placed_and_ranked_and_the_old_keeps_it
         os.killpg(run.pid, signal.SIGTERM)
         _, err = run.communicate(timeout=120)
     assert run.returncode == 143, err
-    assert err.strip().splitlines()[-1].startswith("referee: arena run interrupted: its "
-                                                   "games so far are kept"), err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("referee: arena run interrupted: its games so far are kept"), err
+    assert last.count("resume") == 1, last  # it said so twice
     placed = [json.loads(str(t))[0] for (t,) in arena_rows(
         arena, "SELECT tables FROM rounds WHERE tables LIKE '%ann@v2%' ORDER BY round")]
     assert placed[0][0] == "ann@v2"  # its first round opens with its placement table

@@ -82,6 +82,7 @@ class RemoteHall:
         if keys.secret is None:
             raise ConfigError("the referee's key file holds no secret key")
         self._log = log
+        self._refusals = RefusalLog(log)  # a flood of strangers: a few lines, then a count
         self._shared = _Shared()
         for name, key in seats.items():
             if key in self._shared.by_key:
@@ -93,12 +94,13 @@ class RemoteHall:
         self._closed = False
         self._monitor: _Monitor | None = None
         self._context = zmq.Context()
-        self._auth = _SeatAuthenticator(self._context, self._shared, log)
+        self._auth = _SeatAuthenticator(self._context, self._shared, self._refusals)
         self._auth.start()
         self._auth.configure_curve_callback("*", self._auth)
         self._router = self._context.socket(zmq.ROUTER)
         self.endpoint = self._bind(address, keys, heartbeat)
-        self._monitor = _Monitor(self._router.get_monitor_socket(), self._shared, log)
+        self._monitor = _Monitor(self._router.get_monitor_socket(), self._shared, log,
+                                 self._refusals)
         self._monitor.start()
 
     def _bind(self, address: TcpAddress, keys: KeyPair, heartbeat: float) -> str:
@@ -188,7 +190,7 @@ class RemoteHall:
                 if routing_id in self._refused or len(self._refused) > 4096:
                     return  # told already: its further messages are dropped unread
                 self._refused.add(routing_id)
-                self._log(f"refused a second connection with the key of seat {seat.name} "
+                self._refusals(f"refused a second connection with the key of seat {seat.name} "
                           f"(from {printable(str(body[0].get('Peer-Address')))}): one "
                           "is playing")
                 self._send_note(routing_id, REFUSED, "a connection with this key is "
@@ -239,6 +241,7 @@ class RemoteHall:
         self._router.close()
         self._auth.stop()
         self._context.term()
+        self._refusals.flush()
 
 
     def _await_goodbyes(self) -> None:
@@ -251,6 +254,43 @@ class RemoteHall:
                 if all(seat.routing_id is None for seat in self._by_name.values()):
                     return
             time.sleep(0.01)
+
+
+class RefusalLog:
+    """The organiser's lines about refused connections, from any thread, bounded: the
+    first MOST of each WINDOW seconds told one by one, the rest counted and told in one
+    line when the window is over (or the hall closes). A flood of strangers' handshakes
+    (thousands a second) no longer scrolls the organiser's screen away."""
+
+    MOST = 10
+    WINDOW = 10.0
+
+    def __init__(self, log: Callable[[str], None],
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._log, self._clock = log, clock
+        self._lock = threading.Lock()
+        self._start, self._told, self._untold = clock(), 0, 0
+
+    def __call__(self, line: str) -> None:
+        with self._lock:
+            if self._clock() - self._start >= self.WINDOW:
+                self._summary()
+                self._start, self._told = self._clock(), 0
+            if self._told < self.MOST:
+                self._told += 1
+                self._log(line)
+            else:
+                self._untold += 1
+
+    def flush(self) -> None:
+        with self._lock:
+            self._summary()
+
+    def _summary(self) -> None:
+        if self._untold:
+            self._log(f"refused {self._untold} more connection(s) in the last "
+                      f"{self.WINDOW:g} s, not told one by one")
+            self._untold = 0
 
 
 class _SeatAuthenticator(ThreadAuthenticator):
@@ -290,11 +330,12 @@ class _Monitor(threading.Thread):
     failed handshakes are told."""
 
     def __init__(self, socket: zmq.Socket[bytes], shared: _Shared,
-                 log: Callable[[str], None]) -> None:
+                 log: Callable[[str], None], refusals: Callable[[str], None]) -> None:
         super().__init__(daemon=True, name="remote-seats-monitor")
         self._socket = socket
         self._shared = shared
         self._log = log
+        self._refusals = refusals
         self._halt = threading.Event()
 
     def run(self) -> None:
@@ -317,7 +358,7 @@ class _Monitor(threading.Thread):
                         seat.routing_id, seat.fd = None, -1
                         seat.detach(DISCONNECTED)
         elif isinstance(kind, int) and kind in _FAILED:
-            self._log(f"refused a connection: {_FAILED[kind]}")
+            self._refusals(f"refused a connection: {_FAILED[kind]}")
 
     def stop(self) -> None:
         self._halt.set()

@@ -15,6 +15,7 @@ from referee.processes.sandbox import SandboxSettings
 from referee.registry import games
 from referee.registry.game_logs import load_log
 from referee.reproduce import reproduce
+from tournaments.schedule.fixtures import id_spellings
 from tournaments.spec.definition import declared_dirs
 from tournaments.store.results_db import ResultStore, StoreFailure, logs_dir
 
@@ -80,7 +81,8 @@ def _from_db(db_path: Path, game_id: str, seat: int, given: str | None,
     try:
         with ResultStore.open_existing(db_path) as store:
             spec = store.spec
-            record = next((r for r in store.records() if r.fixture_id == game_id), None)
+            ids = id_spellings(game_id)
+            record = next((r for r in store.records() if r.fixture_id in ids), None)
     except StoreFailure as error:
         raise ConfigError(str(error)) from None
     if record is None:

@@ -295,3 +295,20 @@ def test_a_cooperative_class_keeps_the_references_solo_deals(tmp_path: Path) -> 
     assert [row["bot"] for row in shown["solo"]] == ["bob"]
     assert [row["team"] for row in shown["teams"]] == ["bob+ref"]
     assert [(row["bot"], row["games"]) for row in shown["left_out"]] == [("alice", 2)]
+
+
+def test_a_students_game_is_found_by_their_name_as_typed(tmp_path: Path) -> None:
+    """A game id keeps José as c-Jos%C3%A9 (fixtures.id_word); reproduce and rerun take
+    the id as a teacher types it too, composed or not."""
+    db = tmp_path / "class.sqlite"
+    code, _, err = gauntlet(db, f"José={FIRST}")
+    assert code == 0, err
+    stored = [game for game in rows(db) if "c-Jos%C3%A9" in game]
+    assert stored, rows(db)
+    for typed in (stored[0].replace("Jos%C3%A9", "José"),
+                  stored[0].replace("Jos%C3%A9", "Jose\u0301")):  # e + combining accent
+        code, out, err = run_main(["rerun", str(db), typed, "--sandbox", "off"])
+        assert code == 0 and "reproduced" in out, err
+        code, out, err = run_main(["reproduce", str(db), typed, "--seat", "0",
+                                   "--sandbox", "off"])
+        assert code == 0, err

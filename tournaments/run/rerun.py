@@ -13,7 +13,7 @@ from referee.processes.sandbox import SandboxSettings
 from tournaments.run.disqualify import disqualified_bots
 from tournaments.run.fixture_play import close_worker_pool, play_context, play_fixture
 from tournaments.store.records import GameRecord
-from tournaments.schedule.fixtures import fixtures_for
+from tournaments.schedule.fixtures import fixtures_for, id_spellings
 from tournaments.store.results_db import ResultStore
 
 
@@ -39,12 +39,13 @@ def rerun(db_path: Path, fixture_id: str, sandbox: SandboxSettings) -> Rerun:
     """Play the stored game `fixture_id` of the db again, with bots of its own. ConfigError if it has none."""
     with ResultStore.open_existing(db_path) as store:
         spec, secret, legacy_ids = store.spec, store.deal_secret, store.legacy_ids
-        stored = next((r for r in store.records() if r.fixture_id == fixture_id), None)
+        ids = id_spellings(fixture_id)
+        stored = next((r for r in store.records() if r.fixture_id in ids), None)
     if stored is None:
         raise ConfigError(f"no stored game {fixture_id!r} in {db_path} (`referee results "
                           f"{db_path} --faults` or a game log's name gives the ids)")
     fixture = next(f for f in fixtures_for(spec, secret, legacy_ids)
-                   if f.fixture_id == fixture_id)
+                   if f.fixture_id == stored.fixture_id)
     # A bot disqualified then is seated so again: no process of it played that game.
     fixture = replace(fixture, disqualified=disqualified_bots(stored, spec.bot_names))
     context = play_context(spec, db_path, sandbox=sandbox)

@@ -13,6 +13,7 @@ import enum
 import hashlib
 import hmac
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations, combinations_with_replacement
@@ -145,6 +146,14 @@ def id_word(name: str) -> str:
 
 
 _PLAIN = re.compile(r"[A-Za-z0-9._-]")
+
+
+def id_spellings(text: str) -> tuple[str, str]:
+    """A game id as typed, and as stored: a person types `c-José` where the id holds
+    `c-Jos%C3%A9` (id_word), however their keyboard composed the é."""
+    stored = "/".join(id_word(unicodedata.normalize("NFC", part))
+                      for part in text.split("/"))
+    return text, stored
 
 
 def _index_label(n_bots: int) -> Callable[[int, bool], str]:

@@ -130,13 +130,18 @@ def test_text_tables_show_where_and_the_last_stderr_line(db: Path) -> None:
 
 def test_the_bot_report_shows_the_fault_and_its_stderr(db: Path) -> None:
     report = results(db, "--bot", "carol")
-    games_part = report.split("Games of carol", 1)[1]
-    assert games_part.count("KeyError: 'oops'") == 3 and "crash (round 3, " in games_part
+    failures, games_part = report.split("Games of carol", 1)
+    assert "KeyError: 'oops'" in failures
+    # each game names its failure; its words are said once, above (not 3 times)
+    assert games_part.count("crash (round 3, ") == 3 and "KeyError" not in games_part
+    assert games_part.count("): failure 1") == 3
     document = json.loads(results(db, "--bot", "dave", "--format", "json"))
     jsonschema.Draft202012Validator(SCHEMA).validate(document)
     for row in document["tables"]["bot_games"]["rows"]:
         assert row["fault"].startswith("startup (at the start, step ")
-        assert row["fault_stderr"][-1] == "SyntaxError: invalid syntax"
+        assert "): failure 1" in row["fault"] and "fault_stderr" not in row
+    stderr = document["tables"]["failure_stderr"]["rows"]
+    assert stderr[-1] == {"failure": 1, "stderr": "SyntaxError: invalid syntax"}
     markdown = results(db, "--bot", "grace", "--format", "markdown")
     assert "illegal (round 1, trick " in markdown and "playing " in markdown
 

@@ -374,8 +374,10 @@ def test_results_for_one_bot_show_its_games_faults_and_logs(tmp_path: Path) -> N
     assert tables["bot_games"]["title"] == "Games of bob (3 seats played)"
     games = tables["bot_games"]["rows"]
     assert len(games) == 3 and all(game["place"] == 3 for game in games)
-    assert all(game["fault"].startswith("protocol") and "nonsense" in game["fault"]
-               for game in games), games
+    assert all(game["fault"].startswith("protocol") and "): failure 1 (line: " in
+               game["fault"] for game in games), games  # its words once, in the failures
+    [failure] = tables["fault_summary"]["rows"]
+    assert failure["failure"] == 1 and "nonsense" in failure["detail"], failure
     assert all(Path(game["log"]).is_file() for game in games)
     code, out, _ = run_main(["results", str(db), "--faults", "--format", "csv"])
     rows = list(csv.reader(io.StringIO(out)))

@@ -5,7 +5,7 @@ hand."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from protocols.wire import line_escaped, quote
@@ -18,13 +18,15 @@ _LINE_SHOWN = 120  # characters of an offending line in a table cell
 
 
 def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
-              folder: Path, contest: Contest, paths: bool = True) -> ResultTable:
+              folder: Path, contest: Contest, paths: bool = True,
+              numbered: Mapping[_Cause, int] | None = None) -> ResultTable:
     """Every game `bot` played: seat, the others at the table, score, place, its fault
     (kind, detail and the offending line), the game's log and the bot's stderr file in
     that game (without `paths`, for a page to publish, no paths of the organiser's
     machine). In a cooperative game the score is the team's cards left and there is no
     place. ConfigError for a name that is not a bot of the tournament, naming those
-    that are."""
+    that are. With `numbered` (failure_numbers), a fault is its kind, where, and its
+    number in the failures above, rather than all its words again in every game."""
     if bot not in bots:
         raise ConfigError(f"no bot {bot!r} in this tournament (its bots: "
                           f"{', '.join(bots)})")
@@ -32,10 +34,14 @@ def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
     for record in records:
         for seat, name in enumerate(record.bots):
             if name == bot:
-                rows.append(_game_row(record, seat, folder, contest))
+                rows.append(_game_row(record, seat, folder, contest, numbered))
     columns = _game_columns(contest)
     if not paths:
         columns, rows = columns[:-2], [row[:-2] for row in rows]
+    tail = [column.key for column in columns].index("fault_stderr")
+    if numbered is not None and all(row[tail] is None for row in rows):  # all said above
+        columns = columns[:tail] + columns[tail + 1:]
+        rows = [row[:tail] + row[tail + 1:] for row in rows]
     return ResultTable("bot_games", f"Games of {bot} ({len(rows)} seats played)", columns,
                        tuple(rows))
 
@@ -97,22 +103,38 @@ def fault_summary(records: Sequence[GameRecord], only: str | None = None) -> Res
     kind and the last line of its stderr, else its detail): in how many games, where they
     cluster, and the first one's detail and stderr. 32 crashes in round 3 with one
     KeyError are one row."""
-    groups: dict[tuple[str, str, str], list[Fault]] = {}
-    for record in records:
-        for fault in record.faults:
-            if only is not None and fault.bot != only:
-                continue
-            cause = fault.stderr[-1] if fault.stderr else fault.detail
-            groups.setdefault((fault.bot, fault.kind.value, cause), []).append(fault)
     rows = tuple((bot, kind, len(faults), _clusters(faults), faults[0].detail,
                   _tail(faults[0]))
-                 for (bot, kind, _), faults in sorted(groups.items(), key=_most_first))
+                 for (bot, kind, _), faults in _fault_groups(records, only))
     columns = (Column("bot", "bot"), Column("kind", "kind"), Column("games", "games"),
                Column("where", "where"), Column("detail (first)", "detail"),
                Column("stderr (last line)", "stderr_tail"))
     causes = "1 cause" if len(rows) == 1 else f"{len(rows)} causes"
     return ResultTable("fault_summary", f"Faults by bot and cause ({causes})",
                        columns, rows)
+
+
+def failure_numbers(records: Sequence[GameRecord], bot: str) -> dict[_Cause, int]:
+    """Each distinct failure of `bot` (_cause), numbered as fault_summary's rows are."""
+    return {cause: number for number, (cause, _) in
+            enumerate(_fault_groups(records, bot), start=1)}
+
+
+_Cause = tuple[str, str, str]  # bot, kind, the last line of its stderr (else its detail)
+
+
+def _cause(fault: Fault) -> _Cause:
+    return fault.bot, fault.kind.value, fault.stderr[-1] if fault.stderr else fault.detail
+
+
+def _fault_groups(records: Sequence[GameRecord], only: str | None
+                  ) -> list[tuple[_Cause, list[Fault]]]:
+    groups: dict[_Cause, list[Fault]] = {}
+    for record in records:
+        for fault in record.faults:
+            if only is None or fault.bot == only:
+                groups.setdefault(_cause(fault), []).append(fault)
+    return sorted(groups.items(), key=_most_first)
 
 
 def _most_first(item: tuple[tuple[str, str, str], list[Fault]]) -> tuple[str, int, str]:
@@ -130,15 +152,21 @@ def _clusters(faults: Sequence[Fault], shown: int = 3) -> str:
     return "; ".join(parts)
 
 
-def _game_row(record: GameRecord, seat: int, folder: Path,
-              contest: Contest) -> tuple[Cell, ...]:
+def _game_row(record: GameRecord, seat: int, folder: Path, contest: Contest,
+              numbered: Mapping[_Cause, int] | None = None) -> tuple[Cell, ...]:
     others = ", ".join(f"{s}:{name}" for s, name in enumerate(record.bots) if s != seat)
     fault = next((f for f in record.faults if f.seat == seat), None)
     score: Cell = record.scores[seat] if fault is None else NoScore(fault.kind.value)
     # A cooperative game's seats share its outcome: each "place" is 1, a faulted one too
     place = record.places[seat] if contest is Contest.COMPETITIVE else None
-    return (record.fixture_id, seat, others or "alone", score,
-            place, _fault_words(fault), None if fault is None else _tail(fault),
+    number = None if fault is None or numbered is None else numbered.get(_cause(fault))
+    words: Cell = _fault_words(fault)
+    tail = None if fault is None else _tail(fault)
+    if fault is not None and number is not None:  # said in full in the failures above
+        line = f" (line: {_shown(fault)})" if fault.line is not None else ""
+        words = f"{fault.kind.value} ({fault.place or 'n/a'}): failure {number}{line}"
+        tail = None
+    return (record.fixture_id, seat, others or "alone", score, place, words, tail,
             _log(record, folder), _stderr(record, seat, folder))
 
 

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from referee.matches.game import Contest
-from tournaments.output.bot_report import bot_games, fault_summary
+from tournaments.output.bot_report import bot_games, failure_numbers, fault_summary
 from tournaments.output.tables import Cell, Column, Lines, ResultTable
 from tournaments.store.records import GameRecord
 
@@ -34,12 +34,14 @@ def student_tables(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
     """The student's summary, failures and games; with `paths`, the game logs' and stderr
     files' paths too (the teacher's page), else none and stderr lines cut as the module
     says (a page to hand back)."""
-    games = bot_games(records, bot, bots, folder, contest, paths=paths)  # checks the name
+    # a failure's words once, in the failures' table; each game gives its number
+    games = bot_games(records, bot, bots, folder, contest, paths=paths,  # checks the name
+                      numbered=failure_numbers(records, bot))
     mine = [(record, seat) for record in records
             for seat, name in enumerate(record.bots) if name == bot]
     causes = fault_summary(records, only=bot)
     tables = [summary_table(bot, mine, contest)]
-    tables += [causes, failure_stderr(causes)] if causes.rows else []
+    tables += [_numbered(causes), failure_stderr(causes)] if causes.rows else []
     tables.append(games)
     if not paths:
         cut = path_cutter(own_folder)
@@ -72,6 +74,13 @@ def summary_table(bot: str, mine: Sequence[tuple[GameRecord, int]],
                Column("faults", "faults"))
     return ResultTable("summary", f"{bot}: summary", columns,
                        ((len(mine), len(clean), mean, outcome, fault_words),))
+
+
+def _numbered(causes: ResultTable) -> ResultTable:
+    """The failures' table with each row's number, by which the games name it."""
+    rows = tuple((number, *row) for number, row in enumerate(causes.rows, start=1))
+    return replace(causes, columns=(Column("failure", "failure"), *causes.columns),
+                   rows=rows)
 
 
 def failure_stderr(causes: ResultTable) -> ResultTable:

@@ -154,7 +154,9 @@ def _round_line(played: Round, records: Sequence[GameRecord], seconds: float,
 
 
 def pairs_open(pairs: Sequence[tuple[str, str, float]]) -> str:
-    """How far the ladder is from settled: its open pairs, and the least certain."""
+    """How far the ladder is from settled: its open pairs, and the least certain. The
+    ladder ranks by mu - 3 sigma, the chance by mu: a version placed above may be the
+    likelier weaker one (under 50%), so the words say what the percentage is."""
     high, low, p = pairs[0]
     return (f"{len(pairs)} pair{'s' if len(pairs) != 1 else ''} open, least certain: "
-            f"{high} above {low} at {p:.0%}")
+            f"{high} above {low} (the chance {high} is the stronger: {p:.0%})")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -310,6 +311,7 @@ def test_until_settled_stopped_by_games_says_it_is_not_settled(tmp_path: Path) -
     last = done.stdout.splitlines()[-1]
     assert last.startswith("not settled: stopped at --games 1 (3 games this run), the order "
                            "at 95% confidence; 2 pairs open, least certain: "), last
+    assert re.search(r"(\S+) above \S+ \(the chance \1 is the stronger: \d+%\)$", last), last
 
 
 def test_a_planned_round_seating_a_changed_version_is_abandoned(tmp_path: Path) -> None:

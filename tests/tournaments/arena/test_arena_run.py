@@ -268,6 +268,16 @@ def test_run_on_a_local_cluster_plays_and_counts_every_round(tmp_path: Path) -> 
     assert_counted_once(arena, 3)
 
 
+def submit_own_folder(arena: Path, tmp_path: Path) -> None:
+    """Contestant `me`, v1: a copy of the random bot, submitted with --dir."""
+    source = tmp_path / "mine"
+    source.mkdir()
+    (source / "bot.py").write_bytes((ROOT / "bots" / "rage_random.py").read_bytes())
+    own = referee("arena", "submit", str(arena), "me", "--dir", str(source), "--cmd",
+                  "python bot.py")
+    assert own.returncode == 0, own.stdout + own.stderr
+
+
 def test_a_version_whose_files_change_after_submission_is_seated_no_more(
         tmp_path: Path) -> None:
     """A version's files are hashed when it is submitted; written to afterwards (here its
@@ -275,12 +285,7 @@ def test_a_version_whose_files_change_after_submission_is_seated_no_more(
     it aside, says so, and its games stay."""
     arena = tmp_path / "a"
     make_arena(arena, {"p": 0.0, "q": 0.5, "r": 1.0})
-    source = tmp_path / "mine"
-    source.mkdir()
-    (source / "bot.py").write_bytes((ROOT / "bots" / "rage_random.py").read_bytes())
-    own = referee("arena", "submit", str(arena), "me", "--dir", str(source), "--cmd",
-                  "python bot.py")
-    assert own.returncode == 0, own.stdout + own.stderr
+    submit_own_folder(arena, tmp_path)
     assert referee("arena", "run", str(arena), "--games", "1", "--jobs", "1").returncode == 0
     copy = arena / "submissions" / "me" / "v1" / "bot.py"
     copy.chmod(0o644)
@@ -321,12 +326,7 @@ def test_a_planned_round_seating_a_changed_version_is_abandoned(tmp_path: Path) 
     never counted, and the run goes on."""
     arena = tmp_path / "a"
     make_arena(arena, {"p": 0.0, "q": 0.5})
-    source = tmp_path / "mine"
-    source.mkdir()
-    (source / "bot.py").write_bytes((ROOT / "bots" / "rage_random.py").read_bytes())
-    own = referee("arena", "submit", str(arena), "me", "--dir", str(source), "--cmd",
-                  "python bot.py")
-    assert own.returncode == 0, own.stdout + own.stderr
+    submit_own_folder(arena, tmp_path)
     with ArenaDb(arena) as db:  # the round a killed run leaves planned
         db.plan([["p@v1", "q@v1", "me@v1"]])
     copy = arena / "submissions" / "me" / "v1" / "bot.py"

@@ -7,9 +7,8 @@ browser-free, so it runs fast."""
 
 from __future__ import annotations
 
-import json
-
 import copy
+import json
 import os
 from pathlib import Path
 from typing import Any

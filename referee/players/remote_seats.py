@@ -136,6 +136,9 @@ def close_halls() -> None:
         _HALLS.clear()
 
 
+ELSEWHERE = b"[referee: a remote bot's stderr stays on the contestant's machine]\n"
+
+
 class SeatProcess(BotProcess):
     """A remote bot's stand-in for its process: the referee runs and kills nothing of it.
     It "exits" when its connection goes, or its relay reports its bot ended."""
@@ -156,7 +159,9 @@ class SeatProcess(BotProcess):
         return 0  # its stderr stays on the contestant's machine
 
     def stderr_recent(self) -> bytes:
-        return b""  # likewise: a fault of a remote seat has no stderr lines to show
+        """What a fault of this seat shows as its stderr: where the stderr is (the tables
+        said "none", which reads as a bot that wrote nothing)."""
+        return ELSEWHERE
 
     @property
     def exit_code(self) -> int | None:

@@ -162,6 +162,8 @@ def test_a_crash_on_the_contestants_machine_is_that_seats_crash(tmp_path: Path) 
     assert [(f["seat"], f["kind"]) for f in faults] == [(1, "crash")], faults
     assert faults[0]["detail"] == ("remote bot: bot exited with code 3 (on the "
                                    "contestant's machine)")
+    # where its stderr is, rather than none (a bot that wrote nothing)
+    assert "[referee: a remote bot's stderr stays on the contestant's machine]" in game.err
     assert "the bot ended: bot exited with code 3" in alice.err
 
 

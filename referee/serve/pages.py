@@ -19,10 +19,11 @@ GOES_ON = "the game goes on: its next steps come as they are played"
 _HERE = Path(__file__).parent
 
 
-def results_html(db_path: Path) -> str:
-    """`referee results DB --format html`'s page, as it is now. ConfigError (or
-    StoreFailure) if the db cannot be read."""
-    return results_tables(db_path, OutputFormat.HTML, stream=io.StringIO())
+def results_html(db_path: Path, public: bool = False) -> str:
+    """`referee results DB --format html`'s page, as it is now; `public`: without the
+    bots' stderr (a bot can write its cards there). ConfigError (or StoreFailure) if
+    the db cannot be read."""
+    return results_tables(db_path, OutputFormat.HTML, stream=io.StringIO(), public=public)
 
 
 def body_of(page: str) -> str:

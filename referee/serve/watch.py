@@ -23,8 +23,10 @@ _UNREADABLE = (ConfigError, StoreFailure, OSError, sqlite3.Error)
 class Watch:
     """A results db and its logs, read as they change; shared by every request."""
 
-    def __init__(self, db_path: Path) -> None:
+    def __init__(self, db_path: Path, public: bool = False) -> None:
+        """`public`: the results page without the bots' own words (results_html)."""
         self.db_path = db_path
+        self.public = public
         self.logs = logs_dir(db_path)
         self.live = live_folder(self.logs)
         self._lock = threading.Lock()
@@ -39,7 +41,7 @@ class Watch:
             seen = self.signature()
             if seen != self._seen or not self._tables:
                 try:
-                    self._tables = results_html(self.db_path)
+                    self._tables = results_html(self.db_path, self.public)
                     self._seen = seen
                 except _UNREADABLE:
                     if not self._tables:

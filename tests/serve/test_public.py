@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from referee.registry.game_logs import read_log
-from referee.serve.pages import game_page
+from referee.serve.pages import game_page, results_html
 from referee.viewer.page import SPECTATOR
 from tests.serve.conftest import Tournament, referee, stop, wait_for
 from tests.viewer.test_seat_pages import others_private_lines
@@ -98,3 +98,17 @@ def test_serving_another_address_without_public_warns_in_one_line(tmp_path: Path
         stop(server)
     assert warning.startswith("referee serve: warning: every hand") and "--public" in warning
     assert serving.startswith("referee serve: http://0.0.0.0:")
+
+
+def test_the_public_results_page_shows_no_bots_stderr(tmp_path: Path) -> None:
+    """A bot's stderr is its own words, and may hold its cards: the public page keeps the
+    faults, without the lines."""
+    student = Path(__file__).parents[1] / "referee" / "fault_bots" / "student.py"
+    db = tmp_path / "t.sqlite"
+    played = referee("tournament", "rage", "python bots/rage_random.py",
+                     "python bots/rage_heuristic.py", f"stdio:python {student} crash 5",
+                     "--deals", "1", "--sandbox", "off", "--db", str(db))
+    assert played.wait(120) == 0, played.communicate()
+    organisers, public = results_html(db), results_html(db, public=True)
+    assert "KeyError" in organisers and "KeyError" not in public
+    assert "crash" in public and "Faults by bot and cause" in public

@@ -20,7 +20,7 @@ from tournaments.output.html_page import Linker
 from tournaments.output.metadata import Metadata, Settled
 from tournaments.output.render import Rendered, render
 from tournaments.output.student_report import student_tables
-from tournaments.output.tables import ResultTable, build_tables
+from tournaments.output.tables import Lines, ResultTable, build_tables
 from tournaments.schedule.fixtures import fixture_deals, fixtures_for
 from tournaments.spec.definition import TournamentSpec
 from tournaments.stats.settle import counted_games
@@ -31,16 +31,18 @@ from tournaments.store.results_db import LeftOut, ResultStore
 
 def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
                    faults: bool = False, table: str | None = None,
-                   stream: TextIO | None = None, links: Linker | None = None) -> str:
+                   stream: TextIO | None = None, links: Linker | None = None,
+                   public: bool = False) -> str:
     """The tables of a results db made earlier (finished or not) and its bots; with
     `bot`, that bot's provenance and games instead, and with `faults`, every fault
     (ConfigError for an unknown bot or table). What belongs on standard error goes to
-    `stream` (by default, there). An HTML page links its cells as `links` says."""
+    `stream` (by default, there). An HTML page links its cells as `links` says; a
+    `public` one (serve --public) shows none of the bots' stderr."""
     err = stream if stream is not None else sys.stderr
     with opened(lambda: ResultStore.open_existing(db_path), db_path) as store:
         records, folder = store.records(), db_path.resolve().parent
         if bot is None and not faults:
-            return rendered_results(store, records, fmt, table, err, links)
+            return rendered_results(store, records, fmt, table, err, links, public)
         # A bot's games and the faults: every game stored, counted or not.
         tables: list[ResultTable] = []
         if bot is not None:  # the student's page, the teacher's way: with the files
@@ -135,14 +137,25 @@ def standings(store: ResultStore) -> str:
 
 
 def rendered_results(store: ResultStore, records: Sequence[GameRecord], fmt: OutputFormat,
-                     table: str | None, err: TextIO, links: Linker | None = None) -> str:
+                     table: str | None, err: TextIO, links: Linker | None = None,
+                     public: bool = False) -> str:
     """The tournament's tables of `records` (the store's) and where its bots came from:
     the same after a run and from `referee results`. Under --until-settled, the games
     of the deals up to the one the ranking settled after."""
     games, settled = counted(store.spec, records)
-    rendered = render(result_tables(store.spec, games, fmt, store.bots(), store.left_out()),
-                      metadata(store.spec, len(games), settled), fmt, table, links)
+    tables = result_tables(store.spec, games, fmt, store.bots(), store.left_out())
+    if public:
+        tables = [without_stderr(each) for each in tables]
+    rendered = render(tables, metadata(store.spec, len(games), settled), fmt, table, links)
     return _written(rendered, err)
+
+
+def without_stderr(table: ResultTable) -> ResultTable:
+    """`table` without its columns of the bots' stderr lines (Lines cells)."""
+    kept = [index for index, _ in enumerate(table.columns)
+            if not any(isinstance(row[index], Lines) for row in table.rows)]
+    return replace(table, columns=tuple(table.columns[i] for i in kept),
+                   rows=tuple(tuple(row[i] for i in kept) for row in table.rows))
 
 
 def counted(spec: TournamentSpec, records: Sequence[GameRecord]

@@ -27,9 +27,13 @@ from tournaments.store.results_db import ResultStore, StoreFailure, logs_dir
 @click.option("--log", "log_path", default=None,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A game log instead of DB GAME_ID: then the arguments are [BOT].")
+@click.option("--version", "version", type=click.IntRange(min=1), default=None,
+              metavar="N", help="With DB GAME_ID: the game as version N of a gauntlet's "
+              "candidate played it, since replaced (a student's crash before the fix).")
 @sandbox_options
 def reproduce_command(source: tuple[str, ...], seat: int, log_path: Path | None,
-                      sandbox: str, sandbox_dirs: tuple[Path, ...]) -> None:
+                      version: int | None, sandbox: str,
+                      sandbox_dirs: tuple[Path, ...]) -> None:
     """Play seat N of a stored game again with BOT (default: the command it was played
     with), sending it the very lines that seat was sent, with the other seats' logged
     moves, on the same deal, settings and time limits. Stops at the bot's fault, at its
@@ -40,6 +44,8 @@ def reproduce_command(source: tuple[str, ...], seat: int, log_path: Path | None,
     before the log's fault."""
     box = sandbox_settings(sandbox, sandbox_dirs)
     if log_path is not None:
+        if version is not None:
+            raise click.UsageError("--version goes with DB GAME_ID, not --log")
         if len(source) > 1:
             raise click.UsageError("with --log, give at most one BOT")
         log, bot, launch, label = _from_log(log_path, seat, source[0] if source else None,
@@ -48,7 +54,8 @@ def reproduce_command(source: tuple[str, ...], seat: int, log_path: Path | None,
         if len(source) not in (2, 3):
             raise click.UsageError("give DB GAME_ID [BOT], or --log LOG [BOT]")
         log, bot, launch, label = _from_db(Path(source[0]), source[1], seat,
-                                           source[2] if len(source) == 3 else None, box)
+                                           source[2] if len(source) == 3 else None, box,
+                                           version)
     click.echo(f"reproduce: {label} seat {seat} with {bot.label} ({bot.command.text})")
     verdict = reproduce(log, seat, bot, launch, games.lookup, str(log))
     for line in verdict.lines:
@@ -75,16 +82,27 @@ def _logged_bot(log_path: Path, seat: int) -> BotSpec:
 
 
 def _from_db(db_path: Path, game_id: str, seat: int, given: str | None,
-             box: SandboxSettings) -> tuple[Path, BotSpec, LaunchSettings, str]:
-    """A stored game: its log beside the db, the tournament's limits, and the bot given,
-    else the seat's bot as the tournament runs it. No bot may see the db or the logs."""
+             box: SandboxSettings, version: int | None = None
+             ) -> tuple[Path, BotSpec, LaunchSettings, str]:
+    """A stored game (as `version` of its candidate played it, if given): its log beside
+    the db, the tournament's limits, and the bot given, else the seat's bot as the
+    tournament runs it now. No bot may see the db or the logs."""
+    ids = id_spellings(game_id)
     try:
         with ResultStore.open_existing(db_path) as store:
             spec = store.spec
-            ids = id_spellings(game_id)
-            record = next((r for r in store.records() if r.fixture_id in ids), None)
+            if version is None:
+                record = next((r for r in store.records() if r.fixture_id in ids), None)
+            else:
+                record = next((r for name in spec.bot_names
+                               for number, r in store.replaced(name)
+                               if number == version and r.fixture_id in ids), None)
     except StoreFailure as error:
         raise ConfigError(str(error)) from None
+    if record is None and version is not None:
+        raise ConfigError(f"no game {game_id!r} of a version {version} since replaced in "
+                          f"{db_path} (`referee results {db_path} --bot NAME` lists a "
+                          "candidate's replaced games)")
     if record is None:
         raise ConfigError(f"no stored game {game_id!r} in {db_path} (`referee results "
                           f"{db_path} --faults` or a game log's name gives the ids)")
@@ -102,7 +120,8 @@ def _from_db(db_path: Path, game_id: str, seat: int, given: str | None,
         bot = next(s for s in specs if s.label == record.bots[seat])
     launch = LaunchSettings(spec.time_limits, spec.resource_limits, sandbox=box,
                             secrets=(logs_dir(db_path).resolve(), db_path.resolve().parent))
-    return log, bot, launch, f"{db_path} game {game_id}"
+    played_by = "" if version is None else f" as version {version} played it"
+    return log, bot, launch, f"{db_path} game {game_id}{played_by}"
 
 
 def _given(text: str) -> BotSpec:

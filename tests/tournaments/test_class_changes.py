@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from referee.errors import ConfigError
-from tests.cli_support import run_main
+from tests.cli_support import assert_bad_input, run_main
 from tests.tournaments.fakes import TEST_SECRET
 from tournaments.schedule.fixtures import fixtures_for
 from tournaments.spec.definition import BotEntry, TournamentSpec
@@ -141,6 +141,18 @@ def test_a_fixed_bot_replays_its_games_and_one_who_left_is_left_out(tmp_path: Pa
     logs = sorted(path.name for path in (db.parent / "class-logs").iterdir())
     assert set(first_logs) <= set(logs)  # the old version's logs stay beside its games
     assert sum(name.endswith(".v2.jsonl.gz") for name in logs) == 3, logs
+    # the fix against version 1's game: --version 1 replays that game, where dave now
+    # answers otherwise; without it, version 2's own game, which it passes
+    game = "rage/d01/c-dave/t01/r0"
+    seat = json.loads(rows(db)[game])["bots"].index("dave")
+    code, out, err = run_main(["reproduce", str(db), game, "--seat", str(seat),
+                               "--version", "1", "--sandbox", "off"])
+    assert code == 1 and "as version 1 played it" in out, out + err
+    code, out, err = run_main(["reproduce", str(db), game, "--seat", str(seat),
+                               "--sandbox", "off"])
+    assert code == 0, out + err
+    assert_bad_input(["reproduce", str(db), game, "--seat", "0", "--version", "2"],
+                     "no game 'rage/d01/c-dave/t01/r0' of a version 2 since replaced")
 
     code, _, err = gauntlet(db, f"alice={RANDOM}", dave)  # alice is back, unchanged
     assert code == 0 and to_play(err) == (6, 0), err

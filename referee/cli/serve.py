@@ -28,8 +28,9 @@ LOCALHOST = "127.0.0.1"
                    "command, lines and LOG lines) unless --public.")
 @click.option("--public", is_flag=True,
               help="Show every game as a spectator sees it: no hand, seed, bot's line "
-                   "or LOG line, each decision only as the move it made. For a live "
-                   "view that contestants reach while their remote bots play.")
+                   "or LOG line, each decision only as the move it made; and the "
+                   "results without the bots' stderr. For a live view that contestants "
+                   "reach while their remote bots play.")
 def serve_command(db_path: Path, port: int, host: str, public: bool) -> None:
     """Serve a tournament's results page, updated as games finish, and every game in
     progress, step by step as it is played, read-only. Run it beside a tournament on

@@ -1,7 +1,7 @@
 """The referee's last word to a relay, END, must reach it even when the relay reads it
 late. A relay's socket is ZMQ_IMMEDIATE (nothing queued for a connection not made), and
 such a socket drops what it has not read when its connection ends: a referee that hung
-up right after END left a busy relay reconnecting for ever (CI, stop 35). RemoteHall.close
+up right after END left a busy relay reconnecting for ever (CI, stop 34). RemoteHall.close
 now waits, a bounded time, for each relay told END to hang up first."""
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ ThreadAuthenticator): a connection whose key is listed for no seat, or whose sea
 has a connection, is refused during its handshake, before it can send a byte that is
 read. The seat is the key's: a connection cannot ask for another. A second connection
 that slipped past (both at once) is refused at its first message. Every refusal is one
-line for the organiser (`log`), and touches no seat.
+line for the organiser (`log`), ten in ten seconds at most and the rest counted
+(RefusalLog), and touches no seat.
 
 Threads: the main thread alone uses the ROUTER; the ZAP thread only reads which seats are
 connected; a monitor thread notes disconnections (ZMTP heartbeats notice a peer that went
@@ -190,9 +191,9 @@ class RemoteHall:
                 if routing_id in self._refused or len(self._refused) > 4096:
                     return  # told already: its further messages are dropped unread
                 self._refused.add(routing_id)
-                self._refusals(f"refused a second connection with the key of seat {seat.name} "
-                          f"(from {printable(str(body[0].get('Peer-Address')))}): one "
-                          "is playing")
+                where = printable(str(body[0].get("Peer-Address")))
+                self._refusals(f"refused a second connection with the key of seat "
+                               f"{seat.name} (from {where}): one is playing")
                 self._send_note(routing_id, REFUSED, "a connection with this key is "
                                 "playing already")
                 return
@@ -242,7 +243,6 @@ class RemoteHall:
         self._auth.stop()
         self._context.term()
         self._refusals.flush()
-
 
     def _await_goodbyes(self) -> None:
         """Until every relay told END has hung up, for GOODBYE_S at most. Closing first

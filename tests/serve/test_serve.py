@@ -19,11 +19,16 @@ PLAYED = re.compile(r"incomplete: (\d+) of 3 games played")
 
 
 def games_played(page: Any) -> int:
-    """The games the results page counts as played (3: the notice is gone)."""
-    notice = page.locator("#notice")
-    if not notice.count():
-        return 3 if page.locator("#settings").count() else -1
-    found = PLAYED.search(notice.inner_text())
+    """The games the results page counts as played (3: the notice is gone). Read in one
+    step in the page: the events may replace the notice between two of the test's reads
+    (a notice counted, then gone, left the second read waiting 30 s for it)."""
+    text = page.evaluate("""() => {
+        const notice = document.querySelector("#notice");
+        if (notice) return notice.innerText;
+        return document.querySelector("#settings") ? "all played" : ""; }""")
+    if text == "all played":
+        return 3
+    found = PLAYED.search(text)
     return int(found[1]) if found else -1
 
 

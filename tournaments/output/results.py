@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -69,13 +70,16 @@ def write_reports(db_path: Path, fmt: OutputFormat, folder: Path) -> list[Path]:
     ConfigError for a folder that cannot be written."""
     with opened(lambda: ResultStore.open_existing(db_path), db_path) as store:
         records, spec = store.records(), store.spec
+        seated = Counter(index for fixture in fixtures_for(spec, _ANY_SECRET)
+                         for index in set(fixture.seats))  # fixtures, once for the class
         pages = {}
         for index in spec.candidates:
             bot = spec.bot_names[index]
             tables = student_tables(records, bot, spec.bot_names, spec.game.contest,
                                     db_path.resolve().parent, own_folder(store, bot),
                                     paths=False)
-            rendered = render(tables, student_metadata(spec, records, bot), fmt)
+            rendered = render(tables, student_metadata(spec, records, bot, seated[index]),
+                              fmt)
             pages[bot] = rendered.out
     written = []
     try:
@@ -90,15 +94,13 @@ def write_reports(db_path: Path, fmt: OutputFormat, folder: Path) -> list[Path]:
     return written
 
 
-def student_metadata(spec: TournamentSpec, records: Sequence[GameRecord],
-                     bot: str) -> Metadata:
+def student_metadata(spec: TournamentSpec, records: Sequence[GameRecord], bot: str,
+                     scheduled: int) -> Metadata:
     """The settings a page to hand back shows: the student and the bots it met, and its
-    own games played of its own scheduled; the class's list and game count would tell
+    own games played of its `scheduled` ones; the class's list and game count would tell
     every student who else is in the class."""
-    index = spec.bot_names.index(bot)
     mine = [record for record in records if bot in record.bots]
     met = {name for record in mine for name in record.bots}
-    scheduled = sum(1 for fixture in fixtures_for(spec, _ANY_SECRET) if index in fixture.seats)
     return replace(metadata(spec, len(mine)), games_scheduled=scheduled,
                    bots=tuple(name for name in spec.bot_names if name in met or name == bot),
                    references=tuple(name for name in _reference_names(spec) if name in met))

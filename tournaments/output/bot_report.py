@@ -30,11 +30,8 @@ def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
     if bot not in bots:
         raise ConfigError(f"no bot {bot!r} in this tournament (its bots: "
                           f"{', '.join(bots)})")
-    rows: list[tuple[Cell, ...]] = []
-    for record in records:
-        for seat, name in enumerate(record.bots):
-            if name == bot:
-                rows.append(_game_row(record, seat, folder, contest, numbered))
+    rows = [_game_row(record, seat, folder, contest, numbered)
+            for record, seat in seats_of(records, bot)]
     columns = _game_columns(contest)
     if not paths:
         columns, rows = columns[:-2], [row[:-2] for row in rows]
@@ -44,6 +41,12 @@ def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
         rows = [row[:tail] + row[tail + 1:] for row in rows]
     return ResultTable("bot_games", f"Games of {bot} ({len(rows)} seats played)", columns,
                        tuple(rows))
+
+
+def seats_of(records: Sequence[GameRecord], bot: str) -> list[tuple[GameRecord, int]]:
+    """Each seat `bot` played, as (game, seat), in the records' order."""
+    return [(record, seat) for record in records
+            for seat, name in enumerate(record.bots) if name == bot]
 
 
 def _game_columns(contest: Contest) -> tuple[Column, ...]:

@@ -18,7 +18,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from referee.matches.game import Contest
-from tournaments.output.bot_report import bot_games, failure_numbers, fault_summary
+from tournaments.output.bot_report import (
+    bot_games, failure_numbers, fault_summary, seats_of,
+)
 from tournaments.output.tables import Cell, Column, Lines, ResultTable
 from tournaments.store.records import GameRecord
 
@@ -37,10 +39,8 @@ def student_tables(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
     # a failure's words once, in the failures' table; each game gives its number
     games = bot_games(records, bot, bots, folder, contest, paths=paths,  # checks the name
                       numbered=failure_numbers(records, bot))
-    mine = [(record, seat) for record in records
-            for seat, name in enumerate(record.bots) if name == bot]
     causes = fault_summary(records, only=bot)
-    tables = [summary_table(bot, mine, contest)]
+    tables = [summary_table(bot, seats_of(records, bot), contest)]
     tables += [_numbered(causes), failure_stderr(causes)] if causes.rows else []
     tables.append(games)
     if not paths:

@@ -8,7 +8,7 @@ from dataclasses import replace
 from html import escape
 from pathlib import Path
 
-from tournaments.output.bot_report import bot_games, fault_list, fault_summary
+from tournaments.output.bot_report import bot_games, fault_list, fault_summary, seats_of
 from tournaments.output.bots_table import bots_table
 from tournaments.output.html_page import document, html_page, section
 from tournaments.output.metadata import Metadata
@@ -49,10 +49,9 @@ def bot_page(bot: str, spec: TournamentSpec, records: Sequence[GameRecord],
     replay (a fault to its step). `rankings`: the ranking table, and in a gauntlet the
     references' table."""
     links = SiteLinks("../", bot_pages, replays)
-    mine = [(record, seat) for record in records
-            for seat, name in enumerate(record.bots) if name == bot]
     causes = fault_summary(records, only=bot)
-    tables = [_only(rankings, bot), summary_table(bot, mine, spec.game.contest),
+    tables = [_only(rankings, bot), summary_table(bot, seats_of(records, bot),
+                                                  spec.game.contest),
               *([causes] if causes.rows else []), bots_table(spec, provenance, only=bot),
               bot_games(records, bot, spec.bot_names, Path("."), spec.game.contest,
                         paths=False),

@@ -32,6 +32,11 @@ def t_975(df: int) -> float:
             + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))
 
 
+def normal_cdf(z: float) -> float:
+    """P(Z <= z) for the standard normal distribution."""
+    return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+
+
 def t_cdf(t: float, df: int) -> float:
     """P(T <= t) for Student's t with `df` degrees of freedom: exact, by the finite
     series in cos(theta), theta = atan(t / sqrt(df)) (Abramowitz and Stegun 26.7.3-4);
@@ -40,8 +45,7 @@ def t_cdf(t: float, df: int) -> float:
     if df < 1:
         raise ValueError(f"degrees of freedom must be at least 1, not {df}")
     if df > 1000:
-        z = t * (1.0 - 1.0 / (4 * df)) / math.sqrt(1.0 + t * t / (2 * df))
-        return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+        return normal_cdf(t * (1.0 - 1.0 / (4 * df)) / math.sqrt(1.0 + t * t / (2 * df)))
     theta = math.atan(t / math.sqrt(df))
     cos2 = math.cos(theta) ** 2
     term, total = 1.0, 1.0

@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 from typing import Mapping, Sequence
 
 from tournaments.spec.settle_rule import SettleRule
-from tournaments.stats.estimates import PlackettLuceRater
+from tournaments.stats.estimates import PlackettLuceRater, normal_cdf
 from tournaments.store.records import GameRecord
 
 Ratings = Mapping[str, tuple[float, float]]  # bot: (mu, sigma)
@@ -29,7 +29,7 @@ Ratings = Mapping[str, tuple[float, float]]  # bot: (mu, sigma)
 def above(a: tuple[float, float], b: tuple[float, float]) -> float:
     """The probability that the bot rated `a` is stronger than the bot rated `b`."""
     spread = math.hypot(a[1], b[1])
-    return 0.5 * (1 + math.erf((a[0] - b[0]) / (spread * math.sqrt(2))))
+    return normal_cdf((a[0] - b[0]) / spread)
 
 
 def open_pairs(ratings: Ratings, rule: SettleRule,

@@ -159,7 +159,6 @@ def report_faults(faults: Sequence[Fault], log_path: Path | None = None,
                 click.echo(f"    {text}", err=True)
 
 
-
 def _again(seat: int, log_path: Path, specs: Sequence[BotSpec]) -> str:
     """"; " and the reproduce command for a faulted seat. `referee reproduce` seats a
     bot: a person's seat has none (nothing to suggest), and a remote seat's runs

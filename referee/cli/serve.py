@@ -11,7 +11,6 @@ import click
 from referee.errors import ConfigError
 from referee.serve.server import LiveServer, loopback
 from referee.serve.watch import Watch, announced
-from referee.viewer.page import SPECTATOR
 
 LOCALHOST = "127.0.0.1"
 
@@ -42,7 +41,7 @@ def serve_command(db_path: Path, port: int, host: str, public: bool) -> None:
                    f"is shown to whoever reaches {host}; --public shows what a spectator "
                    "sees", err=True)
     try:
-        server = LiveServer((host, port), watch, SPECTATOR if public else None)
+        server = LiveServer((host, port), watch)
     except OSError as error:
         why = "address already in use" if error.errno == errno.EADDRINUSE else \
             error.strerror or str(error)

@@ -23,6 +23,7 @@ from referee.registry.game_logs import load_log
 from referee.serve.live_games import game_records, players, read_values
 from referee.serve.pages import body_of, event, game_page, live_page, results_page, update
 from referee.serve.watch import Watch
+from referee.viewer.page import SPECTATOR
 
 POLL = 0.2  # seconds between two looks at a file that may have changed
 _GAME = re.compile(r"/game/([A-Za-z0-9_.-]{1,200})(/events)?")
@@ -35,14 +36,13 @@ _POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-in
 class LiveServer(ThreadingHTTPServer):
     daemon_threads = True  # an open event stream does not hold the process at its end
 
-    def __init__(self, address: tuple[str, int], watch: Watch,
-                 seat: int | None = None) -> None:
-        """`seat`: whose view the game pages show (None: the organiser's, every hand;
-        SPECTATOR: what anyone watching the table sees)."""
+    def __init__(self, address: tuple[str, int], watch: Watch) -> None:
         self.local = loopback(address[0])
         super().__init__(address, Handler)
         self.watch = watch
-        self.seat = seat
+        # whose view the game pages show: the organiser's (every hand), or for a public
+        # watch what anyone watching the table sees
+        self.seat = SPECTATOR if watch.public else None
         self.stopping = threading.Event()
 
     def url(self) -> str:

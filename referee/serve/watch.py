@@ -24,7 +24,8 @@ class Watch:
     """A results db and its logs, read as they change; shared by every request."""
 
     def __init__(self, db_path: Path, public: bool = False) -> None:
-        """`public`: the results page without the bots' own words (results_html)."""
+        """`public`: what anyone may see: the results without the bots' own words
+        (results_html), each game as a spectator sees it (the server's pages)."""
         self.db_path = db_path
         self.public = public
         self.logs = logs_dir(db_path)

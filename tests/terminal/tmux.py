@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -17,19 +18,29 @@ WIDTH, HEIGHT = 200, 50
 
 
 class Tmux:
-    """One tmux session running a shell in `cwd`; `close()` kills it and what runs in it."""
+    """One tmux session running a shell in `cwd`, on a tmux server of its own;
+    `close()` kills it and what runs in it.
+
+    Its own server (its socket in a directory of its own, removed on close), because sessions sharing the default one race: when a test
+    kills the last session the server exits, and another test's `new-session` that
+    reached it in that moment fails with "server exited unexpectedly" (a CI run did)."""
 
     def __init__(self, cwd: Path, env: dict[str, str] | None = None) -> None:
         if shutil.which("tmux") is None:
             pytest.skip("tmux is not installed")
         self.name = f"referee-test-{uuid.uuid4().hex[:10]}"
+        self.home = Path(tempfile.mkdtemp(prefix="referee-tmux-"))
         exports = [f"-e{key}={value}" for key, value in (env or {}).items()]
-        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", str(WIDTH),
-                        "-y", str(HEIGHT), "-c", str(cwd), *exports, "sh"], check=True)
+        self.run("new-session", "-d", "-s", self.name, "-x", str(WIDTH),
+                        "-y", str(HEIGHT), "-c", str(cwd), *exports, "sh")
+
+    def run(self, *command: str) -> str:
+        """A tmux command to this session's own server; what it printed."""
+        return subprocess.run(["tmux", "-S", str(self.home / "socket"), *command], check=True,
+                              capture_output=True, text=True).stdout
 
     def keys(self, *keys: str, literal: bool = False) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *(["-l"] if literal else []),
-                        *keys], check=True)
+        self.run("send-keys", "-t", self.name, *(["-l"] if literal else []), *keys)
 
     def type(self, text: str) -> None:
         """Type `text` and press Enter."""
@@ -38,9 +49,7 @@ class Tmux:
 
     def screen(self, escapes: bool = False) -> str:
         """What the pane shows (with its escape sequences if `escapes`)."""
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name,
-                               *(["-e"] if escapes else [])], check=True,
-                              capture_output=True, text=True).stdout
+        return self.run("capture-pane", "-p", "-t", self.name, *(["-e"] if escapes else []))
 
     def wait(self, ready: Callable[[str], bool], timeout: float = 20.0) -> str:
         """The screen once `ready(screen)` holds; fails after `timeout` seconds (a bound
@@ -56,7 +65,9 @@ class Tmux:
             time.sleep(0.02)
 
     def close(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        subprocess.run(["tmux", "-S", str(self.home / "socket"), "kill-server"],
+                       capture_output=True)
+        shutil.rmtree(self.home, ignore_errors=True)
 
 
 def last_line(screen: str) -> str:

@@ -1,10 +1,12 @@
 """The Bots table of a report: each bot's role, version and command, the name and version
-its HELLO gave, and the files it runs with their sha256, as the results db recorded them;
-and for a gauntlet whose class changed, the games the tables leave out."""
+its HELLO gave, and the files it runs with their sha256, as the results db recorded them
+(people see role and version in a gauntlet alone); and for a gauntlet whose class
+changed, the games the tables leave out."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 from protocols.wire import quote
 from tournaments.store.provenance import BotProvenance, short_hash
@@ -13,6 +15,7 @@ from tournaments.spec.definition import TournamentSpec
 from tournaments.store.results_db import LeftOut
 
 TITLE = "Bots"
+_T = TypeVar("_T")
 _COLUMNS = (Column("bot", "bot"), Column("role", "role"), Column("version", "version"),
             Column("command", "command"), Column("hello", "hello"),
             Column("executable", "executable"),
@@ -20,14 +23,29 @@ _COLUMNS = (Column("bot", "bot"), Column("role", "role"), Column("version", "ver
             Column("script sha256", "script_sha256"))
 
 
+# Role and version, which people see in a gauntlet alone: elsewhere every bot is a
+# candidate whose files cannot change (a resume refuses), so both read the same on every
+# row, and an arena round's "version 1" beside "alice@v2" misleads.
+_GAUNTLET_ONLY = (1, 2)
+
+
 def bots_table(spec: TournamentSpec, recorded: Mapping[str, BotProvenance],
-               only: str | None = None) -> ResultTable:
+               only: str | None = None, people: bool = False) -> ResultTable:
     """A row per bot of `spec` (only the bot `only`, if given); n/a where the db recorded
-    nothing (a db made before bots were recorded, or a bot yet to say HELLO)."""
+    nothing (a db made before bots were recorded, or a bot yet to say HELLO). Tables for
+    `people` leave out role and version but in a gauntlet."""
     rows = tuple(_row(entry.name, "reference" if entry.reference else "candidate",
                       entry.command, recorded.get(entry.name))
                  for entry in spec.bots if only in (None, entry.name))
-    return ResultTable("bots", TITLE if only is None else f"{TITLE}: {only}", _COLUMNS, rows)
+    columns: tuple[Column, ...] = _COLUMNS
+    if people and not spec.references:
+        columns = _without(_GAUNTLET_ONLY, columns)
+        rows = tuple(_without(_GAUNTLET_ONLY, row) for row in rows)
+    return ResultTable("bots", TITLE if only is None else f"{TITLE}: {only}", columns, rows)
+
+
+def _without(indices: tuple[int, ...], cells: tuple[_T, ...]) -> tuple[_T, ...]:
+    return tuple(cell for index, cell in enumerate(cells) if index not in indices)
 
 
 def _row(name: str, role: str, command: str,

@@ -13,3 +13,9 @@ class OutputFormat(enum.StrEnum):
     CSV = "csv"
     JSON = "json"
     HTML = "html"
+
+    @property
+    def for_people(self) -> bool:
+        """Read by people, not parsed: a table may leave out what would read the same
+        on every row, where machines keep every column the docs promise them."""
+        return self not in (OutputFormat.CSV, OutputFormat.JSON)

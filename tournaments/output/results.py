@@ -50,7 +50,7 @@ def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
             tables += [*student_tables(records, bot, store.spec.bot_names,
                                        store.spec.game.contest, folder,
                                        own_folder(store, bot), paths=True),
-                       bots_table(store.spec, store.bots(), only=bot),
+                       bots_table(store.spec, store.bots(), only=bot, people=fmt.for_people),
                        *replaced_games(store.replaced(bot), bot, folder,
                                        store.spec.game.contest)]
         if faults:
@@ -180,7 +180,7 @@ def result_tables(spec: TournamentSpec, records: Sequence[GameRecord], fmt: Outp
     tables = build_tables(spec.game, records, spec.bot_names, _reference_names(spec))
     if any(record.faults for record in records):  # each failure once, and where it was
         tables.append(fault_summary(records))
-    tables.append(bots_table(spec, bots or {}))
+    tables.append(bots_table(spec, bots or {}, people=fmt.for_people))
     tables += left_out_table(left_out)
     return tables + ([fault_list(records)] if fmt is OutputFormat.HTML else [])
 

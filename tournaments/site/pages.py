@@ -52,7 +52,8 @@ def bot_page(bot: str, spec: TournamentSpec, records: Sequence[GameRecord],
     causes = fault_summary(records, only=bot)
     tables = [_only(rankings, bot), summary_table(bot, seats_of(records, bot),
                                                   spec.game.contest),
-              *([causes] if causes.rows else []), bots_table(spec, provenance, only=bot),
+              *([causes] if causes.rows else []),
+              bots_table(spec, provenance, only=bot, people=True),
               bot_games(records, bot, spec.bot_names, Path("."), spec.game.contest,
                         paths=False),
               _bot_faults(records, bot, replays)]

@@ -22,6 +22,7 @@ from tournaments.arena.standings_tables import (
 )
 from tournaments.arena.store import DEFAULT_PLACEMENT, ArenaDb, Settings, init
 from tournaments.arena.submissions import submit
+from tournaments.arena import words
 from tournaments.output.formats import OutputFormat
 from tournaments.run.runner import Interrupted, PlayFailed, WorkersKeepDying
 from tournaments.run.session import RunOptions, default_jobs
@@ -133,14 +134,16 @@ def run_command(folder: Path, max_games: int | None, until_settled: bool,
     if done.settled_after is not None and settle is not None:
         click.echo(f"settled after round {done.settled_after}: {settle.words()}")
     elif settle is not None:  # --games came first: say so, or the ladder reads as settled
-        click.echo(f"not settled: stopped at --games {max_games} ({done.games} games this "
-                   f"run), {settle.words()}; {pairs_open(done.open_pairs)}")
+        click.echo(f"not settled: stopped at --games {max_games} "
+                   f"({words.counted(done.games, 'game')} this run), {settle.words()}; "
+                   f"{pairs_open(done.open_pairs)}")
 
 
 def _interrupted(folder: Path, stop: BaseException) -> Stopped:
     """Ctrl-C (130) or SIGTERM (143, which referee.cli.main raises as a KeyboardInterrupt
     named SIGTERM): every round counted stays, and a round under way resumes."""
-    within = f" (this round: {stop.played} of {stop.scheduled} games played)" \
+    within = (f" (this round: {stop.played} of {words.counted(stop.scheduled, 'game')} "
+              "played)") \
         if isinstance(stop, Interrupted) else ""
     name = stop.signal_name if isinstance(stop, Interrupted) else str(stop) or "SIGINT"
     return Stopped(f"arena run interrupted: its games so far are kept; `referee arena run "
@@ -177,5 +180,6 @@ def publish_command(folder: Path, site: Path, replays: str) -> None:
     each played round published as `referee publish` does."""
     with ArenaDb(folder) as db:
         done = publish_arena(db, site, ReplayMode(replays))
-    click.echo(f"referee arena: {site / 'index.html'} ({done.rounds_published} rounds "
-               f"published, {done.rounds_kept} already there)")
+    click.echo(f"referee arena: {site / 'index.html'} "
+               f"({words.counted(done.rounds_published, 'round')} published, "
+               f"{done.rounds_kept} already there)")

@@ -22,6 +22,7 @@ from tournaments.arena.matchmaking import plan_round
 from tournaments.arena.rounds import play_round
 from tournaments.arena.store import CHANGED, DB, PLANNED, ArenaDb, Round, round_db
 from tournaments.arena.submissions import current_sha256
+from tournaments.arena import words
 from tournaments.run.cluster import open_cluster
 from tournaments.run.session import RunOptions
 from tournaments.spec.settle_rule import SettleRule
@@ -120,13 +121,14 @@ def _ranked(db: ArenaDb, counted: Tally) -> list[Standing]:
 def _check_playable(db: ArenaDb, ladder: Sequence[Standing], stop: StopRule) -> None:
     size = db.settings.table_size
     if len(ladder) < size:
-        raise ConfigError(f"{db.folder}: {len(ladder)} active version"
-                          f"{'s' if len(ladder) != 1 else ''}; tables of {size} need {size} "
+        raise ConfigError(f"{db.folder}: {words.counted(len(ladder), 'active version')}; "
+                          f"tables of {size} need {size} "
                           "(`referee arena submit` adds one)")
     top = None if stop.settle is None else stop.settle.top
     if top is not None and top >= len(ladder):
-        raise ConfigError(f"--top {top} needs more than {top} active versions; the arena "
-                          f"has {len(ladder)}")
+        raise ConfigError(f"--top {top} needs more than "
+                          f"{words.counted(top, 'active version')}; the arena has "
+                          f"{len(ladder)}")
 
 
 def _next_round(db: ArenaDb, counted: Tally, ladder: Sequence[Standing],
@@ -144,8 +146,9 @@ def _next_round(db: ArenaDb, counted: Tally, ladder: Sequence[Standing],
 def _round_line(played: Round, records: Sequence[GameRecord], seconds: float,
                 pairs: list[tuple[str, str, float]] | None) -> str:
     faults = sum(len(record.faults) for record in records)
-    line = (f"round {played.number}: {len(played.tables)} tables, {len(records)} games, "
-            f"{faults} fault{'s' if faults != 1 else ''}, {seconds:.1f} s")
+    line = (f"round {played.number}: {words.counted(len(played.tables), 'table')}, "
+            f"{words.counted(len(records), 'game')}, {words.counted(faults, 'fault')}, "
+            f"{seconds:.1f} s")
     if pairs is None:
         return line
     if not pairs:
@@ -158,5 +161,5 @@ def pairs_open(pairs: Sequence[tuple[str, str, float]]) -> str:
     ladder ranks by mu - 3 sigma, the chance by mu: a version placed above may be the
     likelier weaker one (under 50%), so the words say what the percentage is."""
     high, low, p = pairs[0]
-    return (f"{len(pairs)} pair{'s' if len(pairs) != 1 else ''} open, least certain: "
+    return (f"{words.counted(len(pairs), 'pair')} open, least certain: "
             f"{high} above {low} (the chance {high} is the stronger: {p:.0%})")

@@ -14,6 +14,7 @@ from pathlib import Path
 from referee.errors import ConfigError
 from tournaments.arena.leaderboard import standings, tally
 from tournaments.arena.standings_tables import history_table, leaderboard_table
+from tournaments.arena import words
 from tournaments.arena.store import PLAYED, ArenaDb, round_db
 from tournaments.output.html_page import document, section
 from tournaments.site.layout import INDEX, ReplayMode
@@ -45,8 +46,8 @@ def publish_arena(db: ArenaDb, folder: Path, mode: ReplayMode,
     title = f"{db.folder.resolve().name} arena"
     body = [f"<h1>{escape(title)}</h1>",
             f"<p>{escape(db.settings.game)}, tables of {db.settings.table_size}; "
-            f"{counted.total:,} games in "
-            f"{len(played)} rounds.</p>",
+            f"{words.counted(counted.total, 'game')} in "
+            f"{words.counted(len(played), 'round')}.</p>",
             section(leaderboard_table(board)), section(history_table(board)),
             _round_links(played)]
     try:

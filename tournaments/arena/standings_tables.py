@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from protocols.faults import FaultKind
 from tournaments.arena.leaderboard import Standing
+from tournaments.arena import words
 from tournaments.arena.store import CHANGED, REFUSED, RETIRED, Settings, Version
 from tournaments.output.csv_table import csv_table
 from tournaments.output.formats import OutputFormat
@@ -56,10 +57,10 @@ def why_not_seated(version: Version) -> str:
     check, why a changed one was, that a retired one was replaced; empty if active."""
     if version.status == REFUSED:
         failed = [line for line in version.report.splitlines() if line.startswith("FAIL ")]
-        words = re.split(r"\s{2,}", failed[0].removeprefix("FAIL").strip()) if failed else []
-        if len(words) == 3:  # a check's name, its seconds, its evidence
-            return _short(f"failed its check: {words[0]}: {words[2]}")
-        return _short("failed its check" + (f": {' '.join(words)}" if words else ""))
+        parts = re.split(r"\s{2,}", failed[0].removeprefix("FAIL").strip()) if failed else []
+        if len(parts) == 3:  # a check's name, its seconds, its evidence
+            return _short(f"failed its check: {parts[0]}: {parts[2]}")
+        return _short("failed its check" + (f": {' '.join(parts)}" if parts else ""))
     if version.status == RETIRED:
         return "replaced by a later version"
     if version.status == CHANGED:
@@ -88,7 +89,7 @@ def render_standings(tables: Sequence[ResultTable], settings: Settings, title: s
                      fmt: OutputFormat, games: int) -> str:
     """The tables in `fmt`; CSV, one table, writes the last (the history, where asked)."""
     heading = (f"{title}: {settings.game}, tables of {settings.table_size}, "
-               f"{games:,} games counted")
+               f"{words.counted(games, 'game')} counted")
     if fmt is OutputFormat.CSV:
         return csv_table(tables[-1])
     if fmt is OutputFormat.JSON:

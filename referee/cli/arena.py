@@ -6,14 +6,20 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from referee import bounds
 from referee.cli.errors import Stopped
-from referee.cli.options import Bounded
+from referee.cli.options import (
+    Bounded, compose, given_options, launch_settings, option_values, per_game_options,
+    resource_limit_options, time_limit_options,
+)
 from referee.errors import ConfigError
+from referee.matches.game import Contest
 from referee.registry import games
+from referee.registry.games import AnyGame
 from tournaments.arena.leaderboard import standings, tally
 from tournaments.arena.run import StopRule, pairs_open, run_arena
 from tournaments.arena.site import publish_arena
@@ -31,6 +37,9 @@ from tournaments.spec.settle_rule import SettleRule
 from tournaments.store.results_db import StoreFailure
 
 _DIR = click.Path(file_okay=False, path_type=Path)
+# The games an arena can rank: their variants are `arena init`'s options.
+_ARENA_GAMES = [game for game in map(games.lookup, games.names())
+                if game.contest is Contest.COMPETITIVE]
 
 
 class InWorkflowOrder(click.Group):
@@ -54,12 +63,48 @@ def arena_group() -> None:
 @click.option("--placement", type=int, default=DEFAULT_PLACEMENT, show_default=True,
               help="Tables a new version plays against opponents from the whole ladder "
                    "before it is seated with its neighbours.")
-def init_command(folder: Path, game_name: str, table_size: int, placement: int) -> None:
-    """Make a new arena in FOLDER: arena.toml (its settings: edit its [limits], or add an
-    [options] table of the game's variants, before the first run), arena.db,
+@compose(*(per_game_options(game, f"{game.title}: ") for game in _ARENA_GAMES))
+@time_limit_options
+@resource_limit_options
+def init_command(folder: Path, game_name: str, table_size: int, placement: int,
+                 startup_time: float, move_time: float, time_bank: float, clock: str,
+                 max_memory: int | None, max_cpu: int | None, max_procs: int | None,
+                 **variants: Any) -> None:
+    """Make a new arena in FOLDER: arena.toml (its settings: the game, its variants, the
+    time and resource limits every version is checked and plays under), arena.db,
     submissions/ and rounds/."""
-    init(folder, Settings(game_name, table_size, placement))
-    click.echo(f"referee arena: {folder}: {game_name}, tables of {table_size}")
+    game = _arena_game(game_name)
+    launch = launch_settings(startup_time, move_time, time_bank, max_memory, max_cpu,
+                             max_procs, "ipc", clock=clock)
+    options = _arena_options(game, variants)
+    init(folder, Settings(game.name, table_size, placement, launch.times, options,
+                          launch.limits))
+    click.echo(f"referee arena: {folder}: {game.name}, tables of {table_size}")
+
+
+def _arena_game(name: str) -> AnyGame:
+    """The --game of `arena init`; an unknown one in the words `referee tournament` uses
+    (a cooperative one is refused by init, which says why)."""
+    try:
+        return games.lookup(name)
+    except ConfigError:
+        raise click.UsageError(f"unknown game {name!r}: give "
+                               f"{', '.join(games.names())}") from None
+
+
+def _arena_options(game: AnyGame, given: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """The variants given to `arena init`, checked as `referee tournament` checks them
+    (one usage error in the flags' words), as arena.toml's [options] holds them: only
+    those given, choices sorted."""
+    for other in _ARENA_GAMES:
+        for option in other.options:
+            if other is not game and option.name not in {o.name for o in game.options} \
+                    and given.get(option.name, option.default) != option.default:
+                raise click.UsageError(f"{option.flag} applies to {other.name} arenas, not "
+                                       f"{game.name}")
+    chosen = option_values(game, dict(given))
+    named = given_options(game, dict(given))
+    return tuple((name, value) for name, value in chosen.items if name in named)
 
 
 @arena_group.command("submit")

@@ -67,7 +67,9 @@ def compose(*decorators: Decorator) -> Decorator:
     return apply
 
 
-bot_limit_options = compose(
+# The limits a game's bots play under: `play`, `check`, `tournament` and the settings of
+# `arena init` take them with the same names, defaults and bounds.
+time_limit_options = compose(
     click.option("--startup-time", type=Seconds(), default=10.0, show_default=True,
                  help="Seconds for a bot to start and say HELLO."),
     click.option("--move-time", type=Seconds(), default=1.0, show_default=True,
@@ -81,6 +83,9 @@ bot_limit_options = compose(
                       "cgroup's; needs a sandbox and a cgroup), so waiting for a CPU costs "
                       "nothing, with a wall-clock cap per request of 10 times its CPU "
                       "allowance (move time + bank left), at least 5 s more."),
+)
+
+resource_limit_options = compose(
     click.option("--max-memory", type=Bounded(bounds.MEMORY_MIB), default=2048,
                  show_default=True, help="Memory limit per bot, MiB (16 to 1048576, or "
                                          "unlimited): all its processes together where "
@@ -92,6 +97,11 @@ bot_limit_options = compose(
     click.option("--max-procs", type=Bounded(bounds.PROCESSES), default=256,
                  show_default=True, help="Processes a bot may start (or unlimited). "
                                          "Without a cgroup, not enforced for root."),
+)
+
+bot_limit_options = compose(
+    time_limit_options,
+    resource_limit_options,
     click.option("--transport", type=click.Choice(["ipc", "tcp"]), default="ipc",
                  show_default=True, help="ZeroMQ transport between referee and bots."),
     click.option("--busy-wait-us", type=Bounded(bounds.BUSY_WAIT_US), default=None,

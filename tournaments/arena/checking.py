@@ -1,7 +1,7 @@
 """The gate a version passes before it plays: `referee check --quick` (HELLO, one game,
 BYE) against the game's sample bots, its report kept with the version. The game is the
-arena's own (its table size, variants and time limits): a version that passed a check of
-another game could fault at every table."""
+arena's own (its table size, variants, time and resource limits): a version that passed
+a check of another game could fault at every table."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ def quick_check(settings: Settings, name: str, command: str, folder: Path | None
     except BotStartError as error:
         return Checked(False, f"FAIL  start: {error}")
     lines: list[str] = []
-    report = run_suite(Bench(game, own, others, LaunchSettings(times=settings.time_limits)),
-                       True, lambda verdict: lines.append(summary_line(verdict)), [setup])
+    launch = LaunchSettings(times=settings.time_limits, limits=settings.resource_limits)
+    report = run_suite(Bench(game, own, others, launch), True,
+                       lambda verdict: lines.append(summary_line(verdict)), [setup])
     return Checked(report.passed, "\n".join(lines + closing_lines(report)))

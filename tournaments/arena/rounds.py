@@ -29,7 +29,8 @@ def round_spec(db: ArenaDb, played: Round, versions: Mapping[str, Version]) -> T
     settings = db.settings
     return TournamentSpec.create(
         settings.game, bots, deals=1, seed=played.number, size=settings.table_size,
-        time_limits=settings.time_limits, options=dict(settings.options),
+        time_limits=settings.time_limits, resource_limits=settings.resource_limits,
+        options=dict(settings.options),
         fresh_bots=True, title=f"{db.folder.name} round {played.number}",
         tables=tuple(tuple(index[label] for label in table) for table in played.tables))
 

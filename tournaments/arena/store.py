@@ -24,7 +24,8 @@ from referee.errors import ConfigError
 from referee.printable import printable
 from referee.matches.game import Contest
 from referee.registry.games import lookup
-from referee.settings import TimeLimits
+from referee.settings import ResourceLimits, TimeLimits
+from protocols.clock import Clock
 from tournaments.store.records import GameRecord
 
 SETTINGS = "arena.toml"
@@ -52,6 +53,10 @@ ABANDONED = "abandoned"  # planned, but a version it seats changed: never counte
 _VERSION_STATUSES = frozenset({ACTIVE, RETIRED, REFUSED, CHANGED})
 _TIME_BOUNDS = {"startup": bounds.STARTUP_SECONDS, "move": bounds.MOVE_SECONDS,
                 "bank": bounds.BANK_SECONDS, "tolerance": bounds.TOLERANCE_SECONDS}
+# arena.toml's [resources]: the limits `referee tournament` takes as --max-memory,
+# --max-cpu and --max-procs (a tournament file's keys), "unlimited" for none.
+_RESOURCE_BOUNDS = {"memory_mb": bounds.MEMORY_MIB, "cpu_seconds": bounds.CPU_SECONDS,
+                    "processes": bounds.PROCESSES}
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,7 @@ class Settings:
     placement: int = DEFAULT_PLACEMENT
     time_limits: TimeLimits = TimeLimits()
     options: tuple[tuple[str, Any], ...] = ()  # the game's variants, as in a tournament file
+    resource_limits: ResourceLimits = ResourceLimits()
 
 
 @dataclass(frozen=True)
@@ -104,13 +110,36 @@ def init(folder: Path, settings: Settings) -> None:
         raise ConfigError(f"{folder} holds an arena already")
     (folder / SUBMISSIONS).mkdir(parents=True, exist_ok=True)
     (folder / ROUNDS).mkdir(exist_ok=True)
-    limits = settings.time_limits
-    (folder / SETTINGS).write_text(
-        f'game = "{settings.game}"\ntable_size = {settings.table_size}\n'
-        f"placement = {settings.placement}\n\n[limits]\n"
-        f"startup = {limits.startup}\nmove = {limits.move}\nbank = {limits.bank}\n")
+    (folder / SETTINGS).write_text(settings_toml(settings))
     with closing(sqlite3.connect(folder / DB)) as db, db:
         db.executescript(_SCHEMA)
+
+
+def settings_toml(settings: Settings) -> str:
+    """arena.toml's text: every setting written out, defaults too, so that an organiser
+    sees what the arena plays under (and `load` reads it back as the same settings)."""
+    limits, resources = settings.time_limits, settings.resource_limits
+    lines = [f"game = {_toml(settings.game)}", f"table_size = {settings.table_size}",
+             f"placement = {settings.placement}", "", "[limits]",
+             f"startup = {limits.startup}", f"move = {limits.move}", f"bank = {limits.bank}",
+             f"clock = {_toml(limits.clock.value)}", "", "[resources]",
+             *(f"{key} = {_toml(getattr(resources, key))}" for key in _RESOURCE_BOUNDS)]
+    if settings.options:
+        lines += ["", "[options]", *(f"{name} = {_toml(value)}"
+                                     for name, value in settings.options)]
+    return "\n".join(lines) + "\n"
+
+
+def _toml(value: object) -> str:
+    """A TOML value: JSON's strings and numbers are TOML's; None is "unlimited"."""
+    if value is None:
+        return '"unlimited"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    return json.dumps(str(value) if isinstance(value, Path) else value,
+                      ensure_ascii=False)
 
 
 def load(folder: Path) -> Settings:
@@ -120,22 +149,54 @@ def load(folder: Path) -> Settings:
         limits = _limits(data.get("limits", {}))
         return Settings(str(data["game"]), int(data["table_size"]),
                         int(data.get("placement", DEFAULT_PLACEMENT)), limits,
-                        tuple(sorted(data.get("options", {}).items())))
+                        _options(data.get("options", {})),
+                        _resources(data.get("resources", {})))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, ValueError,
             TypeError, AttributeError) as error:
         raise ConfigError(f"{folder} is no arena (its {SETTINGS}: {error})") from None
 
 
+def _options(table: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """arena.toml's [options], as `arena init` takes them: a list of choices as a tuple.
+    What they say is checked where the game is set up (a submit's check)."""
+    return tuple(sorted((name, tuple(value) if isinstance(value, list) else value)
+                        for name, value in table.items()))
+
+
 def _limits(table: dict[str, Any]) -> TimeLimits:
     """arena.toml's [limits]: the time limits of `referee tournament`, in seconds."""
-    unknown = set(table) - {"startup", "move", "bank", "tolerance"}
+    unknown = set(table) - {*_TIME_BOUNDS, "clock"}
     if unknown:
         raise ValueError(f"[limits] has no {', '.join(sorted(unknown))}")
     default = TimeLimits()
     return TimeLimits(startup=_seconds(table, "startup", default.startup),
                       move=_seconds(table, "move", default.move),
                       bank=_seconds(table, "bank", default.bank),
-                      tolerance=_seconds(table, "tolerance", default.tolerance))
+                      tolerance=_seconds(table, "tolerance", default.tolerance),
+                      clock=_clock(table.get("clock", default.clock.value)))
+
+
+def _clock(value: object) -> Clock:
+    clocks = [clock.value for clock in Clock]
+    if value not in clocks:
+        raise ValueError(f"[limits] clock must be {' or '.join(map(repr, clocks))}, "
+                         f"not {value!r}")
+    return Clock(value)
+
+
+def _resources(table: dict[str, Any]) -> ResourceLimits:
+    """arena.toml's [resources], within the bounds `referee tournament` takes."""
+    unknown = set(table) - set(_RESOURCE_BOUNDS)
+    if unknown:
+        raise ValueError(f"[resources] has no {', '.join(sorted(unknown))}")
+    values: dict[str, int | None] = {}
+    for key, value in table.items():
+        try:
+            checked = None if value == bounds.UNLIMITED else _RESOURCE_BOUNDS[key].check(value)
+        except ValueError as error:
+            raise ValueError(f"[resources] {key} {error}") from None
+        values[key] = None if checked is None else int(checked)
+    return ResourceLimits(**values)
 
 
 def _seconds(table: dict[str, Any], key: str, default: float) -> float:

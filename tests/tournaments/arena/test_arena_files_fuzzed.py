@@ -25,7 +25,9 @@ TOML_LINES = st.lists(st.sampled_from([
     "placement = -1", "placement = 2", "[limits]", "move = 0.5", 'move = "fast"',
     "startup = 1e309", "bogus = 1", "[options]", 'variants = ["hidden-bid"]', "variants = 7",
     "= broken", "[[limits]]", "move = -1", "move = 0", "bank = -0.5", "move = 1e9",
-    "tolerance = 61", "startup = true"]), max_size=8)
+    "tolerance = 61", "startup = true", 'clock = "cpu"', 'clock = "sundial"', "clock = 1",
+    "[resources]", "memory_mb = 512", "memory_mb = 8", 'processes = "unlimited"',
+    'processes = "lots"', "cpu_seconds = 1.5", "open_files = 3"]), max_size=8)
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -44,6 +46,8 @@ def test_any_arena_toml_reads_as_settings_or_one_config_error(tmp_path: Path,
             limits = found.time_limits  # as `referee tournament` would take them
             assert 0 < limits.startup <= 86400 and 0 < limits.move <= 86400
             assert 0 <= limits.bank <= 86400 and 0 <= limits.tolerance <= 60
+            memory = found.resource_limits.memory_mb
+            assert memory is None or 16 <= memory <= 1024 * 1024
 
 
 def test_a_time_limit_out_of_bounds_is_named(tmp_path: Path) -> None:

@@ -130,8 +130,9 @@ run_bot("narrow", "1.0", Narrow())
 
 
 def test_submit_checks_the_arenas_own_game(tmp_path: Path) -> None:
-    """Its table size, variants and time limits (arena.toml), not `referee check`'s
-    defaults: a version that could not play the arena's tables is refused."""
+    """Its table size, variants and time limits (`arena init`'s options, in arena.toml),
+    not `referee check`'s defaults: a version that could not play the arena's tables is
+    refused."""
     source = tmp_path / "src"  # submitted with --dir: the sandbox shows a bot its folder
     source.mkdir()
     (source / "narrow.py").write_text(NARROW_BOT)
@@ -140,17 +141,14 @@ def test_submit_checks_the_arenas_own_game(tmp_path: Path) -> None:
     referee("arena", "init", str(arena), "--game", "rage")
     passed = referee("arena", "submit", str(arena), "narrow", *command)
     assert passed.returncode == 0, passed.stdout + passed.stderr
-    for name, size, toml_tail, why in [
-            ("three", "3", "", "FAIL  game 3 seats"),
-            ("variant", "4", '\n[options]\nvariants = ["plus-minus-one"]\n',
+    for name, settings, why in [
+            ("three", ("--table-size", "3"), "FAIL  game 3 seats"),
+            ("variant", ("--variant", "plus-minus-one"),
              "FAIL  game 4 seats --variant plus-minus-one"),
-            ("quick", "4", "", "no reply to PLAY? within 0.2 s")]:
+            ("quick", ("--move-time", "0.2"), "no reply to PLAY? within 0.2 s")]:
         arena = tmp_path / name
-        referee("arena", "init", str(arena), "--game", "rage", "--table-size", size)
-        toml = (arena / "arena.toml").read_text() + toml_tail
-        if name == "quick":
-            toml = toml.replace("move = 1.0", "move = 0.2")
-        (arena / "arena.toml").write_text(toml)
+        made = referee("arena", "init", str(arena), "--game", "rage", *settings)
+        assert made.returncode == 0, made.stderr
         done = referee("arena", "submit", str(arena), "narrow", *command)
         assert done.returncode == 1, (name, done.stdout + done.stderr)
         assert why in done.stdout, (name, done.stdout)

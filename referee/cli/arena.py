@@ -129,8 +129,8 @@ def submit_command(folder: Path, name: str, command: str | None, bot_dir: Path |
     done = submit(folder, name, command if bot_dir is None else cmd, bot_dir)
     click.echo(done.checked.report)
     state = "active" if done.checked.passed else "refused: it failed its check"
-    click.echo(f"referee arena: {done.name} v{done.version} (sha256 {done.sha256[:12]}) "
-               f"{state}")
+    click.echo(f"referee arena: {done.name} v{done.version} (sha256 {done.sha256[:12]}, "
+               f"command line sha256 {done.command_line_sha256[:12]}) {state}")
     if not done.checked.passed:
         raise SystemExit(1)
 

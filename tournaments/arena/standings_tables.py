@@ -41,11 +41,14 @@ def history_table(standings: Sequence[Standing]) -> ResultTable:
     """Every version of every contestant, in order: what each played and how it rated."""
     columns = (Column("Contestant", "contestant"), Column("Version", "version", 0),
                Column("Status", "status"), Column("Submitted", "submitted"),
-               Column("sha256", "sha256"), Column("Games", "games", 0), *_RATING, *_FAULTS,
+               Column("sha256", "sha256"), Column("Command line sha256",
+                                                   "command_line_sha256"),
+               Column("Games", "games", 0), *_RATING, *_FAULTS,
                Column("Why not seated", "why"))
     ordered = sorted(standings, key=lambda s: (s.version.name, s.version.version))
     rows = tuple((s.version.name, s.version.version, s.version.status, s.version.submitted,
-                  s.version.sha256[:12], s.games, *_rating_cells(s), *_fault_cells(s),
+                  s.version.sha256[:12], s.version.command_line_sha256[:12], s.games,
+                  *_rating_cells(s), *_fault_cells(s),
                   why_not_seated(s.version))
                  for s in ordered)
     return ResultTable("history", "History (every version of every contestant)", columns,

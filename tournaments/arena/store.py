@@ -9,7 +9,9 @@ any point leaves each round either planned (its results db resumes it) or counte
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import sqlite3
 import tomllib
 from collections.abc import Iterator, Sequence
@@ -85,9 +87,29 @@ class Version:
         """How the version is named at tables, in logs and in ratings: NAME@vN."""
         return version_label(self.name, self.version)
 
+    @property
+    def command_line_sha256(self) -> str:
+        """The sha256 of the command line it runs: two versions of one script with other
+        arguments (`--mistakes 0.3`, `--mistakes 0.1`) differ here, where `sha256`, their
+        files', is the same. Worked out from the stored command, so an arena made before
+        it has it too, and `sha256`, which `arena run` compares with the files to set a
+        changed version aside, stays what it was."""
+        return hash_command_line(str(self.command), None if self.folder is None else
+                                 f"{SUBMISSIONS}/{self.name}/v{self.version}")
+
 
 def version_label(name: str, version: int) -> str:
     return f"{name}@v{version}"
+
+
+def hash_command_line(command: str, own_folder: str | None) -> str:
+    """sha256 of `command`, with the path of the version's own folder (ending in
+    `own_folder`, submissions/NAME/vN) written as `.`: the same --cmd in two versions
+    submitted with --dir hashes the same, wherever the arena is."""
+    if own_folder is not None:
+        path = r"(?:[^\s'\"]*/)?" + re.escape(own_folder) + r"(?=[/\s'\"]|$)"
+        command = re.sub(path, ".", command)
+    return hashlib.sha256(command.encode()).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,8 @@ SUBMIT_LOCK = "submit.lock"
 class Submitted:
     name: str
     version: int
-    sha256: str
+    sha256: str  # its files'
+    command_line_sha256: str  # its command line's (Version.command_line_sha256)
     folder: Path | None
     checked: Checked
 
@@ -108,15 +109,15 @@ def submit(arena: Path, name: str, command: str | None, folder: Path | None) -> 
                 sha = command_sha256(command)
             checked = quick_check(db.settings, version_label(name, version), command,
                                   target)
-            db.add_version(Version(name, version, command,
-                                   None if target is None else str(target), sha,
-                                   ACTIVE if checked.passed else REFUSED, checked.report,
-                                   now()))
+            added = Version(name, version, command, None if target is None else str(target),
+                            sha, ACTIVE if checked.passed else REFUSED, checked.report,
+                            now())
+            db.add_version(added)
         except BaseException:  # no row for this version: its copy goes too, vN stays free
             if target is not None:
                 _remove(target)
             raise
-    return Submitted(name, version, sha, target, checked)
+    return Submitted(name, version, sha, added.command_line_sha256, target, checked)
 
 
 @contextmanager

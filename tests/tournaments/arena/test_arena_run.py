@@ -228,7 +228,8 @@ def test_standings_history_in_csv_is_the_history(two_versions: Path) -> None:
     done = referee("arena", "standings", str(two_versions), "--history", "--format", "csv")
     assert done.returncode == 0, done.stderr
     header, *rows = done.stdout.splitlines()
-    assert header.startswith("contestant,version,status,submitted,sha256,games,"), header
+    assert header.startswith("contestant,version,status,submitted,sha256,command_line_sha256,"
+                             "games,"), header
     assert [row.split(",")[:3] for row in rows] == [["only", "1", "active"],
                                                      ["two", "1", "active"]]
 

@@ -14,7 +14,7 @@ import io
 from collections.abc import Mapping
 from dataclasses import replace
 
-from tournaments.arena.store import ArenaDb, Round, Version, round_db
+from tournaments.arena.store import ArenaDb, Round, Version, round_db, round_title
 from tournaments.run.session import RunOptions, played_session
 from tournaments.spec.definition import BotEntry, TournamentSpec
 from tournaments.store.records import GameRecord
@@ -31,7 +31,7 @@ def round_spec(db: ArenaDb, played: Round, versions: Mapping[str, Version]) -> T
         settings.game, bots, deals=1, seed=played.number, size=settings.table_size,
         time_limits=settings.time_limits, resource_limits=settings.resource_limits,
         options=dict(settings.options),
-        fresh_bots=True, title=f"{db.folder.name} round {played.number}",
+        fresh_bots=True, title=round_title(db.folder, played.number),
         tables=tuple(tuple(index[label] for label in table) for table in played.tables))
 
 

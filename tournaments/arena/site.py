@@ -15,7 +15,7 @@ from referee.errors import ConfigError
 from tournaments.arena.leaderboard import standings, tally
 from tournaments.arena.standings_tables import history_table, leaderboard_table
 from tournaments.arena import words
-from tournaments.arena.store import PLAYED, ArenaDb, round_db
+from tournaments.arena.store import PLAYED, ArenaDb, round_db, round_title
 from tournaments.output.html_page import document, section
 from tournaments.site.layout import INDEX, ReplayMode
 from tournaments.site.publish import publish
@@ -39,7 +39,8 @@ def publish_arena(db: ArenaDb, folder: Path, mode: ReplayMode,
             site.rounds_kept += 1
             continue
         publish(round_db(db.folder, number), target, mode, workers,
-                up=(f"../../{INDEX}", "the arena's leaderboard"))
+                up=(f"../../{INDEX}", "the arena's leaderboard"),
+                title=round_title(db.folder, number))  # a round played before it had it
         site.rounds_published += 1
     counted = tally(db.games())
     board = standings(db.versions(), counted)
@@ -60,6 +61,9 @@ def publish_arena(db: ArenaDb, folder: Path, mode: ReplayMode,
 
 
 def _round_links(played: list[int]) -> str:
-    items = "".join(f'<li><a href="rounds/round-{n:06d}/index.html">round {n}</a></li>'
-                    for n in reversed(played))
-    return f'<section id="rounds"><h2>Rounds, newest first</h2><ul>{items}</ul></section>'
+    items = "".join(f'<li><a href="rounds/round-{n:06d}/index.html">arena round {n}</a>'
+                    "</li>" for n in reversed(played))
+    return ('<section id="rounds"><h2>Arena rounds, newest first</h2><p>Each arena round '
+            "is a tournament of the tables matchmaking chose; the rounds inside a game (a "
+            f"Rage round: a deal of tricks) are in its replay.</p><ul>{items}</ul>"
+            "</section>")

@@ -28,6 +28,7 @@ from referee.matches.game import Contest
 from referee.registry.games import lookup
 from referee.settings import ResourceLimits, TimeLimits
 from protocols.clock import Clock
+from tournaments.spec.definition import MAX_TITLE
 from tournaments.store.records import GameRecord
 
 SETTINGS = "arena.toml"
@@ -368,6 +369,16 @@ def counted_problem(record: GameRecord) -> str | None:
                for fault in record.faults):
         return f"faults {record.faults!r}"
     return None
+
+
+def round_title(folder: Path, number: int) -> str:
+    """A round's name on its pages: "cup, arena round 3". "Round" alone would read as a
+    Rage round, the deal of a few tricks inside each game, which its replays show. The
+    arena's name is shortened to keep the title within a tournament title's length."""
+    tail = f", arena round {number}"
+    name = folder.resolve().name
+    room = MAX_TITLE - len(tail)
+    return (name if len(name) <= room else name[:room - 1] + "\u2026") + tail
 
 
 def round_db(folder: Path, number: int) -> Path:

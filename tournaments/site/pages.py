@@ -57,7 +57,7 @@ def bot_page(bot: str, spec: TournamentSpec, records: Sequence[GameRecord],
               bot_games(records, bot, spec.bot_names, Path("."), spec.game.contest,
                         paths=False),
               _bot_faults(records, bot, replays)]
-    title = f"{spec.game.title} tournament: {bot}"
+    title = f"{spec.title or spec.game.title + ' tournament'}: {bot}"
     body = [f'<nav class="site"><a href="../{INDEX}">← all results</a></nav>',
             f"<h1>{escape(title)}</h1>", *(section(table, links) for table in tables)]
     return document(title, body)

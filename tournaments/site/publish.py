@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from referee.errors import ConfigError
@@ -39,17 +39,21 @@ class Published:
 
 
 def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
-            workers: int | None = None, up: tuple[str, str] | None = None) -> Published:
+            workers: int | None = None, up: tuple[str, str] | None = None,
+            title: str | None = None) -> Published:
     """The site of the results db `db_path` in `folder`. ConfigError for a db that is
     none (or of something else) and for a folder that cannot be written. `up`: (href,
-    words) of a page above it, linked from its front page."""
+    words) of a page above it, linked from its front page; `title`, the tournament's
+    name on its pages, instead of the one its db holds."""
     started = time.perf_counter()
     with opened(lambda: ResultStore.open_existing(db_path), db_path) as store:
         spec, records, provenance = store.spec, store.records(), store.bots()
+    if title is not None:
+        spec = replace(spec, title=title)
     _prepare(folder)
     logs = db_path.resolve().parent
     jobs = [ReplayJob(r.fixture_id, logs / r.log_path, len(r.bots),
-                      {f.seat: f.stderr for f in r.faults if f.stderr})
+                      {f.seat: f.stderr for f in r.faults if f.stderr}, spec.title)
             for r in records if r.log_path is not None]
     names = list(spec.bot_names)
     bot_pages = {name: bot_page(names, name) for name in names}

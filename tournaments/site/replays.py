@@ -5,6 +5,7 @@ games in parallel worker processes where there are enough of them to pay."""
 from __future__ import annotations
 
 import os
+from html import escape
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from tournaments.site.layout import GameReplays, Replay, ReplayMode, replay_page
 PARALLEL_FROM = 40  # fewer games than this are done in this process: starting workers costs more
 _CHUNK = 8  # games per task sent to a worker
 _BACK = ('<nav class="site" style="padding: 6px 18px 0; font-size: 13px">'
-         '<a href="../index.html">← all results</a></nav>')
+         '<a href="../index.html">← {}all results</a></nav>')
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,9 @@ class ReplayJob:
     # Per faulted seat, the last lines of its stderr in the game (the db's fault record):
     # the game log holds none, and a crash's reason is most often there.
     stderr: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    # The tournament's name, where it has one, in the link back to its results: an arena
+    # round's replays name the arena round, which their own "Round 3" is not.
+    title: str | None = None
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,8 @@ def write_game(job: ReplayJob, mode: ReplayMode, folder: Path) -> ReplayDone:
     for seat, page in pages.items():
         add_stderr(page, job.stderr, seat)
         href = replay_page(job.game_id, seat)
-        text = html(page, _BACK).encode()
+        named = "" if job.title is None else escape(job.title) + ": "
+        text = html(page, _BACK.format(named)).encode()
         (folder / href).write_bytes(text)
         size += len(text)
         replays.pages[seat] = Replay(href, fault_steps(page))

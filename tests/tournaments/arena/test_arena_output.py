@@ -7,18 +7,27 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import re
+import shutil
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tournaments.arena.store import hash_command_line
+from tournaments.arena.store import hash_command_line, round_title
+from tournaments.spec.definition import MAX_TITLE
 from tournaments.arena.words import counted
 
 ROOT = Path(__file__).resolve().parents[3]
 HEURISTIC = "python bots/rage_heuristic.py"
+CHROMIUM = Path("/usr/bin/chromium")
+# "round 1" on its own: not as part of "arena round 1" (a Rage round is "Round 1")
+BARE_ROUND = re.compile(r"(?<!arena )\bround 1\b", re.IGNORECASE)
 
 
 def referee(*args: str) -> subprocess.CompletedProcess[str]:
@@ -97,3 +106,74 @@ def test_a_command_lines_hash_reads_the_versions_own_folder_as_dot() -> None:
         hash_command_line("java -cp /x/submissions/bob/v4 Main", "submissions/bob/v4")
     assert hash_command_line("python /srv/a/submissions/bob/v10/bot.py",
                              "submissions/bob/v1") != line("/srv/a", 10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip("/usr/bin/chromium is absent: apt-get install chromium (.ci/run does)")
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="playwright is not installed (the test extra)")
+    with sync_api.sync_playwright() as driver:
+        chromium = driver.chromium.launch(executable_path=str(CHROMIUM))
+        yield chromium
+        chromium.close()
+
+
+def seen(browser: Any, page: Path) -> tuple[str, str, list[str]]:
+    """The page as Chromium shows it: its title, its visible text, its links' texts."""
+    tab = browser.new_page()
+    try:
+        tab.goto(page.as_uri())
+        return (tab.title(), tab.inner_text("body"),
+                [link.inner_text() for link in tab.query_selector_all("a")])
+    finally:
+        tab.close()
+
+
+def test_a_rounds_pages_say_arena_round(one_round: tuple[Path, str, str],
+                                        browser: Any) -> None:
+    """Its index, its versions' pages and its replays name "cup, arena round 1"; no
+    "round 1" is left bare to be taken for a Rage round, which the replay itself shows
+    as "Round 1"."""
+    arena = one_round[0]
+    site = arena.parent / "site"
+    rounds = site / "rounds" / "round-000001"
+    title, text, _ = seen(browser, rounds / "index.html")
+    assert title == "cup, arena round 1" and "tournament\tcup, arena round 1" in text
+    assert not BARE_ROUND.search(text), text[:400]
+    title, text, _ = seen(browser, rounds / "bots" / "bot-1.html")
+    assert title == "cup, arena round 1: x@v1" and not BARE_ROUND.search(text)
+    replays = sorted((rounds / "games").glob("*.html"))
+    assert len(replays) == 3
+    _, text, links = seen(browser, replays[0])
+    assert links[0] == "\u2190 cup, arena round 1: all results"
+    assert "Round 1" in text  # Rage's own round, beside the arena's named in full
+    _, text, links = seen(browser, site / "index.html")
+    assert "arena round 1" in links and not BARE_ROUND.search(text)
+
+
+def test_a_round_played_under_the_old_title_is_published_under_the_new(
+        one_round: tuple[Path, str, str], tmp_path: Path) -> None:
+    """Rounds played before were titled "cup round 1" in their results db: publishing
+    names them as the arena names its rounds now."""
+    arena = tmp_path / "old" / "cup"
+    shutil.copytree(one_round[0], arena)
+    with sqlite3.connect(arena / "rounds" / "round-000001.sqlite") as db:
+        (text,) = db.execute("SELECT value FROM meta WHERE key = 'spec'").fetchone()
+        spec = json.loads(text)
+        assert spec["title"] == "cup, arena round 1"
+        db.execute("UPDATE meta SET value = ? WHERE key = 'spec'",
+                   (json.dumps({**spec, "title": "cup round 1"}),))
+    site = tmp_path / "site"
+    done = referee("arena", "publish", str(arena), str(site), "--replays", "none")
+    assert done.returncode == 0, done.stderr
+    page = (site / "rounds" / "round-000001" / "index.html").read_text()
+    assert "<title>cup, arena round 1</title>" in page and "cup round 1" not in page
+
+
+def test_a_long_arena_name_is_shortened_to_fit_a_title(tmp_path: Path) -> None:
+    name = "n" * 120
+    title = round_title(tmp_path / name, 12)
+    assert len(title) == MAX_TITLE and title.endswith("\u2026, arena round 12")
+    assert round_title(tmp_path / "cup", 3) == "cup, arena round 3"

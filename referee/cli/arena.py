@@ -26,7 +26,7 @@ from tournaments.arena.site import publish_arena
 from tournaments.arena.standings_tables import (
     history_table, leaderboard_table, render_standings,
 )
-from tournaments.arena.store import DEFAULT_PLACEMENT, ArenaDb, Settings, init
+from tournaments.arena.store import DEFAULT_PLACEMENT, SETTINGS, ArenaDb, Settings, init
 from tournaments.arena.submissions import submit
 from tournaments.arena import words
 from tournaments.output.formats import OutputFormat
@@ -79,7 +79,8 @@ def init_command(folder: Path, game_name: str, table_size: int, placement: int,
     options = _arena_options(game, variants)
     init(folder, Settings(game.name, table_size, placement, launch.times, options,
                           launch.limits))
-    click.echo(f"referee arena: {folder}: {game.name}, tables of {table_size}")
+    click.echo(f"referee arena: {folder}: {game.name}, tables of {table_size} (its "
+               f"settings: {folder / SETTINGS})")
 
 
 def _arena_game(name: str) -> AnyGame:

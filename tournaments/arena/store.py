@@ -376,7 +376,7 @@ def round_title(folder: Path, number: int) -> str:
     Rage round, the deal of a few tricks inside each game, which its replays show. The
     arena's name is shortened to keep the title within a tournament title's length."""
     tail = f", arena round {number}"
-    name = folder.resolve().name
+    name = printable(folder.resolve().name)  # a title is printable, on one line
     room = MAX_TITLE - len(tail)
     return (name if len(name) <= room else name[:room - 1] + "\u2026") + tail
 

@@ -172,8 +172,9 @@ def test_a_round_played_under_the_old_title_is_published_under_the_new(
     assert "<title>cup, arena round 1</title>" in page and "cup round 1" not in page
 
 
-def test_a_long_arena_name_is_shortened_to_fit_a_title(tmp_path: Path) -> None:
+def test_a_long_or_unprintable_arena_name_still_makes_a_title(tmp_path: Path) -> None:
     name = "n" * 120
     title = round_title(tmp_path / name, 12)
     assert len(title) == MAX_TITLE and title.endswith("\u2026, arena round 12")
     assert round_title(tmp_path / "cup", 3) == "cup, arena round 3"
+    assert round_title(tmp_path / "a\tb", 3) == "a\\tb, arena round 3"

@@ -15,7 +15,11 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from protocols.clock import Clock
 from referee.settings import ResourceLimits, TimeLimits
-from tournaments.arena.store import SETTINGS, Settings, load, settings_toml
+from tournaments.arena.rounds import round_spec
+from tournaments.arena.store import (
+    SETTINGS, ArenaDb, Round, Settings, Version, init, load, settings_toml,
+)
+from tournaments.spec.definition import BotEntry, TournamentSpec
 
 ROOT = Path(__file__).resolve().parents[3]
 HEURISTIC = "python bots/rage_heuristic.py"
@@ -120,3 +124,26 @@ def test_arena_toml_reads_back_as_the_settings_init_wrote(
                        (("variants", variants),) if variants else (), resources)
     (tmp_path / SETTINGS).write_text(settings_toml(written))
     assert load(tmp_path) == written
+
+
+def test_an_arena_made_before_these_settings_resumes_its_planned_round(
+        tmp_path: Path) -> None:
+    """arena.toml as init wrote it before (no clock, no [resources]) reads as the
+    defaults, and a round planned then is the same tournament now: its fingerprint, by
+    which its results db resumes, is the one the old round spec had."""
+    arena = tmp_path / "old"
+    init(arena, Settings("rage", 3))
+    (arena / SETTINGS).write_text('game = "rage"\ntable_size = 3\nplacement = 3\n\n'
+                                  "[limits]\nstartup = 10.0\nmove = 1.0\nbank = 0.0\n")
+    labels = ("a@v1", "b@v1", "c@v1")
+    versions = {label: Version(label[0], 1, f"python /bots/{label[0]}.py", None, "0" * 64,
+                               "active", "", "") for label in labels}
+    with ArenaDb(arena) as db:
+        assert db.settings == Settings("rage", 3)
+        now = round_spec(db, Round(1, (labels,), "planned"), versions)
+    before = TournamentSpec.create(  # as rounds.round_spec made it before
+        "rage", tuple(BotEntry(label, versions[label].command) for label in labels),
+        deals=1, seed=1, size=3, time_limits=TimeLimits(), options={}, fresh_bots=True,
+        title="old round 1", tables=((0, 1, 2),))
+    assert now.fingerprint() == before.fingerprint()
+    assert now.title == "old, arena round 1"

@@ -27,7 +27,7 @@ LOG_WRITING = ("referee.logs.writer", "referee.logs.budget", "referee.logs.file"
 LAYERS: tuple[tuple[str, ...], ...] = (
     WIRE,
     ("referee.errors", "referee.settings", "referee.bounds", "referee.writable",
-     "referee"),
+     "referee.words", "referee"),
     ("referee.games",) + GAME_RULES,
     ("bots",),
     ("referee.processes",),

@@ -28,7 +28,7 @@ from tournaments.arena.standings_tables import (
 )
 from tournaments.arena.store import DEFAULT_PLACEMENT, SETTINGS, ArenaDb, Settings, init
 from tournaments.arena.submissions import submit
-from tournaments.arena import words
+from referee import words
 from tournaments.output.formats import OutputFormat
 from tournaments.run.runner import Interrupted, PlayFailed, WorkersKeepDying
 from tournaments.run.session import RunOptions, default_jobs

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from referee.words import counted
 from referee.errors import ConfigError
 from referee.logs.derive import Lookup, load_log
 
@@ -55,4 +56,4 @@ def _where(stop: dict[str, Any], records: list[dict[str, Any]]) -> str:
     moves = sum(record.get("type") == "move" for record in records)
     when = stop.get("t")
     into = f", {when:.3f} s into the game" if isinstance(when, (int, float)) else ""
-    return f"({stop.get('why')}) after {moves} move{'' if moves == 1 else 's'}{into}"
+    return f"({stop.get('why')}) after {counted(moves, 'move')}{into}"

@@ -22,7 +22,7 @@ from tournaments.arena.matchmaking import plan_round
 from tournaments.arena.rounds import play_round
 from tournaments.arena.store import CHANGED, DB, PLANNED, ArenaDb, Round, round_db
 from tournaments.arena.submissions import current_sha256
-from tournaments.arena import words
+from referee import words
 from tournaments.run.cluster import open_cluster
 from tournaments.run.session import RunOptions
 from tournaments.spec.settle_rule import SettleRule

@@ -14,7 +14,7 @@ from pathlib import Path
 from referee.errors import ConfigError
 from tournaments.arena.leaderboard import standings, tally
 from tournaments.arena.standings_tables import history_table, leaderboard_table
-from tournaments.arena import words
+from referee import words
 from tournaments.arena.store import PLAYED, ArenaDb, round_db, round_title
 from tournaments.output.html_page import document, section
 from tournaments.site.layout import INDEX, ReplayMode

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from protocols.faults import FaultKind
 from tournaments.arena.leaderboard import Standing
-from tournaments.arena import words
+from referee import words
 from tournaments.arena.store import CHANGED, REFUSED, RETIRED, Settings, Version
 from tournaments.output.csv_table import csv_table
 from tournaments.output.formats import OutputFormat

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol, TextIO
 
+from referee.words import counted
 from tournaments.store.records import GameRecord
 
 STEPS = 20  # off a terminal, a line at least at every 5% of the schedule
@@ -80,12 +81,12 @@ class StderrProgress:
         """The current status, e.g. "rage: 37/160 games, 2 faults, ETA 2m10s"."""
         resumed = f" ({self.resumed} resumed)" if self.resumed else ""
         return (f"{self.label}: {self.done}/{self.total} games{resumed}, "
-                f"{self.faults} fault{'s' if self.faults != 1 else ''}, ETA {self._eta()}")
+                f"{counted(self.faults, 'fault')}, ETA {self._eta()}")
 
     def short_line(self) -> str:
         """The status for a narrow terminal, e.g. "37/160, 2 faults, ETA 2m10s"."""
-        return (f"{self.done}/{self.total}, {self.faults} fault"
-                f"{'s' if self.faults != 1 else ''}, ETA {self._eta()}")
+        return (f"{self.done}/{self.total}, "
+                f"{counted(self.faults, 'fault')}, ETA {self._eta()}")
 
     def bar(self, width: int = BAR_WIDTH) -> str:
         """The share done as a bar, e.g. "[#####---------------]"."""

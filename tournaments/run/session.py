@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
+from referee.words import counted
 from referee.errors import ConfigError
 from referee.players.remote_seats import RemoteSettings
 from referee.processes.sandbox import SandboxSettings
@@ -77,7 +78,7 @@ class FaultsFound(Exception):
                  first: tuple[str, int] | None = None) -> None:
         again = "" if first is None else \
             f"; the first: {command_hint(first[1], db_path, first[0])}"
-        super().__init__(f"{faults} fault{'s' if faults != 1 else ''} in this tournament's "
+        super().__init__(f"{counted(faults, 'fault')} in this tournament's "
                          f"games (--fail-on-fault); `referee results "
                          f"{shlex.quote(str(db_path))} --faults` lists them{again}")
         self.tables = tables
@@ -155,12 +156,18 @@ def class_changes(claim: Claim, left_out: Sequence[LeftOut]) -> list[str]:
     files changed, or gone."""
     lines = [f"class: {name} is new: its games are played" for name in claim.added]
     lines += [f"class: {name}'s files or command changed: version {old + 1} plays its games "
-              f"again; the {moved} game{'s' if moved != 1 else ''} of version {old} stay in the db, "
-              "not counted" for name, old, moved in claim.replaced]
-    lines += [f"class: {gone.bot} is no longer in the class: its {gone.games} game"
-              f"{'s' if gone.games != 1 else ''} stay in the db, not counted"
+              f"again; {_staying(moved, old)}" for name, old, moved in claim.replaced]
+    lines += [f"class: {gone.bot} is no longer in the class: {_staying(gone.games)}"
               for gone in left_out if gone.removed]
     return lines
+
+
+def _staying(games: int, version: int | None = None) -> str:
+    """Games the db keeps and no longer counts: "its 1 game of version 2 stays in
+    the db, not counted"."""
+    which = "" if version is None else f" of version {version}"
+    verb = "stays" if games == 1 else "stay"
+    return f"its {counted(games, 'game')}{which} {verb} in the db, not counted"
 
 
 @contextmanager

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from referee.words import counted
 from referee.ansi import Paint
 from referee.games.terminal_desk import SeatDesk, State
 from referee.games.rage import codec
@@ -107,7 +108,7 @@ def _heading(state: State, paint: Paint) -> str:
 
 
 def _cards_each(count: int) -> str:
-    return f"{count} card{'' if count == 1 else 's'} each"
+    return f"{counted(count, 'card')} each"
 
 
 def _trump(state: State, paint: Paint) -> str:

@@ -21,7 +21,7 @@ import pytest
 
 from tournaments.arena.store import hash_command_line, round_title
 from tournaments.spec.definition import MAX_TITLE
-from tournaments.arena.words import counted
+from referee.words import counted
 
 ROOT = Path(__file__).resolve().parents[3]
 HEURISTIC = "python bots/rage_heuristic.py"

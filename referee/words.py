@@ -1,4 +1,4 @@
-"""Counts in words, as the arena prints them: "1 round", "2 rounds", "1,024 games"."""
+"""Counts in words, as the referee prints them: "1 round", "2 rounds", "1,024 games"."""
 
 from __future__ import annotations
 

@@ -111,6 +111,9 @@ def test_thegame_solo_team_and_comparison_tables() -> None:
     assert rows["a"]["excellent %"] == 50 and rows["a"]["95% CI ±"] == pytest.approx(
         12.7062 * 6)
     assert rows["b"]["win %"] == 0 and str(rows["b"]["faults"]) == "illegal 1"
+    # its faulted game (30 left) counts in the ranking's mean, not in the clean one
+    assert rows["b"]["mean cards left"] == 25 and rows["b"]["clean games"] == 1
+    assert rows["b"]["mean left (clean games)"] == 20 and rows["a"]["clean games"] == 2
     interval = rows["b"]["win % 95% CI"]
     assert isinstance(interval, Interval) and interval.low == 0
     assert interval.high == pytest.approx(65.76, abs=0.01)
@@ -120,6 +123,30 @@ def test_thegame_solo_team_and_comparison_tables() -> None:
     by_bot = {row[0]: dict(zip(compare.headers, row)) for row in compare.rows}
     assert by_bot["a"]["solo mean left"] == 6 and by_bot["a"]["team mean left"] == 6
     assert by_bot["b"]["solo mean left"] == 25 and by_bot["b"]["team - solo"] == -19
+
+
+def test_a_fault_in_the_game_never_raises_a_bot_and_the_title_says_why() -> None:
+    """Rulings X1, X9: a fault ends the game lost, scored by the cards it left unplayed.
+    `quitter` faults in its bad game, whose count stands as the fault left it (50; playing
+    on leaves no more): it ranks below `steady`, although its clean game alone (2 left)
+    beats steady's mean, and that game's 4 left is no excellent result."""
+    fault = (Fault(0, "quitter", FaultKind.CRASH, "exit code 1"),)
+    records = [thegame("thegame/d01/solo/b01", ("quitter",), 2, False),
+               thegame("thegame/d02/solo/b01", ("quitter",), 50, False, fault),
+               thegame("thegame/d03/solo/b01", ("quitter",), 4, False, fault),
+               thegame("thegame/d01/solo/b02", ("steady",), 10, False),
+               thegame("thegame/d02/solo/b02", ("steady",), 9, False),
+               thegame("thegame/d03/solo/b02", ("steady",), 14, False)]
+    solo = build_tables(THEGAME, records, ("quitter", "steady"))[0]
+    rows = rows_by_bot(solo)
+    assert [row[1] for row in solo.rows] == ["steady", "quitter"]
+    assert rows["quitter"]["mean cards left"] == pytest.approx(56 / 3)
+    assert rows["quitter"]["mean left (clean games)"] == 2
+    assert rows["quitter"]["clean games"] == 1
+    assert rows["quitter"]["excellent %"] == pytest.approx(100 / 3)
+    assert rows["steady"]["excellent %"] == pytest.approx(100 / 3)
+    assert "X1" in solo.title and "cards it left unplayed" in solo.title
+    assert "Mean left (clean games) rests on the games without a fault" in solo.title
 
 
 def test_equal_means_share_a_rank_in_the_game() -> None:

@@ -322,24 +322,32 @@ def _cooperative_table(name: str, title: str, who: str,
     rows = [(rank,) + _cooperative_row(name, games[name]) for rank, name in zip(ranks, played)]
     rows += [(None,) + _cooperative_row(name, []) for name in games if not games[name]]
     columns = (Column("rank", "rank"), Column(who, who), Column("games", "games"),
+               Column("clean games", "clean_games"),
                Column("win %", "win_pct", 1), Column("win % 95% CI", "win_pct_ci95", 1),
                Column("mean cards left", "mean_cards_left"),
                Column("95% CI ±", "mean_cards_left_ci95"),
+               Column("mean left (clean games)", "mean_cards_left_clean"),
                Column("excellent %", "excellent_pct", 1), Column("faults", "faults"))
-    return ResultTable(name, f"{title} (ranked by mean cards left; excellent = fewer than "
-                 f"{EXCELLENT_BELOW} left)", columns, tuple(rows))
+    return ResultTable(name, f"{title}, ranked by mean cards left over every game, lower "
+                       "is better. A fault ends its game at once, lost (rulings X1, X9): "
+                       "win % counts it lost and the mean counts the cards it left "
+                       "unplayed, never fewer than playing on would leave, so no fault "
+                       "raises a bot. Mean left (clean games) rests on the games without "
+                       "a fault alone, each played to its end. Excellent = fewer than "
+                       f"{EXCELLENT_BELOW} left in a clean game", columns, tuple(rows))
 
 
 def _cooperative_row(name: str, games: list[GameRecord]) -> tuple[Cell, ...]:
     if not games:
-        return (name, 0, None, None, None, None, None, FaultCounts.of([]))
+        return (name, 0, 0, None, None, None, None, None, None, FaultCounts.of([]))
     wins = sum(1 for record in games if record.won)
     _, low, high = wilson_interval(wins, len(games))
     mean, half = mean_ci([_cards_left(record) for record in games])
-    excellent = sum(1 for record in games if _cards_left(record) < EXCELLENT_BELOW)
+    clean = [record for record in games if not record.faults]
+    excellent = sum(1 for record in clean if _cards_left(record) < EXCELLENT_BELOW)
     faults = [fault for record in games for fault in record.faults]
-    return (name, len(games), _percent(wins / len(games)),
-            Interval(_percent(low), _percent(high)), mean, half,
+    return (name, len(games), len(clean), _percent(wins / len(games)),
+            Interval(_percent(low), _percent(high)), mean, half, _optional_mean(clean),
             _percent(excellent / len(games)), FaultCounts.of(faults))
 
 
@@ -359,8 +367,9 @@ def _solo_vs_team(title: str, bots: Sequence[str], by_bot: dict[str, list[GameRe
                Column("team mean left", "team_mean_left"),
                Column("team win %", "team_win_pct", 1),
                Column("team - solo", "team_minus_solo"))
-    return ResultTable("solo_vs_team", f"{title}: each bot solo vs in teams containing it (mean cards left; "
-                 "lower is better)", columns, tuple(rows))
+    return ResultTable("solo_vs_team", f"{title}: each bot solo vs in teams containing it (mean cards left "
+                 "over every game, lower is better; a faulted game counts the cards it left "
+                 "unplayed, whoever faulted)", columns, tuple(rows))
 
 
 def _cards_left(record: GameRecord) -> int:

@@ -107,18 +107,18 @@ def test_thegame_solo_team_and_comparison_tables() -> None:
     solo, teams, compare = build_tables(THEGAME, THEGAME_RECORDS, ("a", "b"))
     rows = rows_by_bot(solo)
     assert rows["a"]["rank"] == 1 and rows["a"]["games"] == 2
-    assert rows["a"]["win %"] == 50 and rows["a"]["mean cards left"] == 6
+    assert rows["a"]["win %"] == 50 and rows["a"]["mean cards left (all games)"] == 6
     assert rows["a"]["excellent %"] == 50 and rows["a"]["95% CI ±"] == pytest.approx(
         12.7062 * 6)
     assert rows["b"]["win %"] == 0 and str(rows["b"]["faults"]) == "illegal 1"
     # its faulted game (30 left) counts in the ranking's mean, not in the clean one
-    assert rows["b"]["mean cards left"] == 25 and rows["b"]["clean games"] == 1
+    assert rows["b"]["mean cards left (all games)"] == 25 and rows["b"]["clean games"] == 1
     assert rows["b"]["mean left (clean games)"] == 20 and rows["a"]["clean games"] == 2
     interval = rows["b"]["win % 95% CI"]
     assert isinstance(interval, Interval) and interval.low == 0
     assert interval.high == pytest.approx(65.76, abs=0.01)
     team_rows = rows_by_bot(teams)
-    assert list(team_rows) == ["a+b"] and team_rows["a+b"]["mean cards left"] == 6
+    assert list(team_rows) == ["a+b"] and team_rows["a+b"]["mean cards left (all games)"] == 6
     assert team_rows["a+b"]["excellent %"] == 100
     by_bot = {row[0]: dict(zip(compare.headers, row)) for row in compare.rows}
     assert by_bot["a"]["solo mean left"] == 6 and by_bot["a"]["team mean left"] == 6
@@ -140,7 +140,7 @@ def test_a_fault_in_the_game_never_raises_a_bot_and_the_title_says_why() -> None
     solo = build_tables(THEGAME, records, ("quitter", "steady"))[0]
     rows = rows_by_bot(solo)
     assert [row[1] for row in solo.rows] == ["steady", "quitter"]
-    assert rows["quitter"]["mean cards left"] == pytest.approx(56 / 3)
+    assert rows["quitter"]["mean cards left (all games)"] == pytest.approx(56 / 3)
     assert rows["quitter"]["mean left (clean games)"] == 2
     assert rows["quitter"]["clean games"] == 1
     assert rows["quitter"]["excellent %"] == pytest.approx(100 / 3)

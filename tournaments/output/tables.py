@@ -324,7 +324,7 @@ def _cooperative_table(name: str, title: str, who: str,
     columns = (Column("rank", "rank"), Column(who, who), Column("games", "games"),
                Column("clean games", "clean_games"),
                Column("win %", "win_pct", 1), Column("win % 95% CI", "win_pct_ci95", 1),
-               Column("mean cards left", "mean_cards_left"),
+               Column("mean cards left (all games)", "mean_cards_left"),
                Column("95% CI ±", "mean_cards_left_ci95"),
                Column("mean left (clean games)", "mean_cards_left_clean"),
                Column("excellent %", "excellent_pct", 1), Column("faults", "faults"))

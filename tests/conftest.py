@@ -1,6 +1,7 @@
 """Fixtures shared across the test folders. Each folder's own are in its conftest.py:
 tests/referee/ (bot processes, the hub, no bot left, scripted channels), tests/tournaments/
-(no bot left, the pool closed too), tests/viewer/ (the browser, the logs).
+(no bot left, the pool closed too), tests/viewer/ (the logs). Here: the third game, Hypothesis's profiles and a
+headless Chromium.
 
 Hypothesis runs derandomized by default: every run of the suite (CI's above all) tries
 the same examples, hundreds per fuzz test, so a run fails for a change and never for a
@@ -10,6 +11,8 @@ times the examples; run it when a parser changes, and pin what it finds as @exam
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -29,3 +32,19 @@ def high_card() -> Iterator[None]:
     games.register(HIGH_CARD)
     yield
     games.unregister(HIGH_CARD.name)
+
+
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's: Playwright drives it, no download
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium per test module that asks for it."""
+    if not CHROMIUM.exists():
+        pytest.skip("/usr/bin/chromium is absent: apt-get install chromium (.ci/run does)")
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="playwright is not installed (the test extra)")
+    with sync_api.sync_playwright() as driver:
+        chromium = driver.chromium.launch(executable_path=str(CHROMIUM))
+        yield chromium
+        chromium.close()

@@ -13,7 +13,6 @@ import pytest
 
 from tests.viewer import conftest as viewer
 
-browser = viewer.browser  # the viewer tests' Chromium, one per module
 logs = viewer.logs  # the viewer tests' game logs, played once a session
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,10 +1,9 @@
-"""One headless Chromium for each test module of the viewer (Debian's, no download), and
-the logs the tests view, played once per session."""
+"""The logs the viewer's tests view, played once per session (their Chromium:
+tests/conftest.py's `browser`)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,20 +11,6 @@ import pytest
 from tests.viewer.logs import (
     HEURISTIC, MARKUP_BOT, RANDOM, ROOT, TG_HEURISTIC, TG_RANDOM, play,
 )
-
-CHROMIUM = Path("/usr/bin/chromium")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    if not CHROMIUM.exists():
-        pytest.skip("/usr/bin/chromium is absent: apt-get install chromium (.ci/run does)")
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="playwright is not installed (the test extra)")
-    with sync_api.sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=str(CHROMIUM))
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="session")

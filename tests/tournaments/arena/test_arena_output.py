@@ -13,7 +13,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,6 @@ from referee.words import counted
 
 ROOT = Path(__file__).resolve().parents[3]
 HEURISTIC = "python bots/rage_heuristic.py"
-CHROMIUM = Path("/usr/bin/chromium")
 # "round 1" on its own: not as part of "arena round 1" (a Rage round is "Round 1")
 BARE_ROUND = re.compile(r"(?<!arena )\bround 1\b", re.IGNORECASE)
 
@@ -106,18 +104,6 @@ def test_a_command_lines_hash_reads_the_versions_own_folder_as_dot() -> None:
         hash_command_line("java -cp /x/submissions/bob/v4 Main", "submissions/bob/v4")
     assert hash_command_line("python /srv/a/submissions/bob/v10/bot.py",
                              "submissions/bob/v1") != line("/srv/a", 10)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip("/usr/bin/chromium is absent: apt-get install chromium (.ci/run does)")
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="playwright is not installed (the test extra)")
-    with sync_api.sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=str(CHROMIUM))
-        yield chromium
-        chromium.close()
 
 
 def seen(browser: Any, page: Path) -> tuple[str, str, list[str]]:

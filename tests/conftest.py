@@ -1,7 +1,7 @@
 """Fixtures shared across the test folders. Each folder's own are in its conftest.py:
 tests/referee/ (bot processes, the hub, no bot left, scripted channels), tests/tournaments/
-(no bot left, the pool closed too), tests/viewer/ (the logs). Here: the third game, Hypothesis's profiles and a
-headless Chromium.
+(no bot left, the pool closed too), tests/viewer/ (the logs). Here: the third game,
+Hypothesis's profiles and a headless Chromium.
 
 Hypothesis runs derandomized by default: every run of the suite (CI's above all) tries
 the same examples, hundreds per fuzz test, so a run fails for a change and never for a

@@ -15,6 +15,7 @@ from tests.remote.remote_support import (
     BOTS, RANDOM, ROOT, WAIT, Running, connect, free_port,
 )
 from tests.remote.test_remote_games import _organiser
+from tournaments.output.bot_report import REMOTE_STDERR
 
 HELD = Path(__file__).resolve().parent / "bots" / "held.sh"
 FIRST = f"stdio:{BOTS / 'rage_first.sh'}"
@@ -66,6 +67,11 @@ def test_an_absent_seat_is_waited_for_once_in_a_tournament(tmp_path: Path) -> No
     assert told == ["referee: remote: seat alice: no relay connected by the end of its "
                     "start-up (in game rage/d01/t01/r0); its later games fault at once, without "
                     "waiting, until one connects"], tournament.err  # once, not per game
+    # Its stderr is where its bot ran, not "none" (a bot that wrote nothing).
+    assert {row["stderr"] for row in faults} == {REMOTE_STDERR}
+    page = _results(hall, "--bot", "alice")
+    assert {row["stderr"] for row in _rows(page["bot_games"])} == {REMOTE_STDERR}
+    assert len(_rows(page["fault_summary"])) == 2  # missed, then not waited for
 
 
 def test_a_relay_that_connects_late_plays_from_the_next_game(tmp_path: Path) -> None:

@@ -30,10 +30,11 @@ from referee.processes.sandbox import (
 )
 from referee.players.remote_player import BYE_GRACE, RemotePlayer
 from referee.players.remote_seats import (
-    RemoteSeatSpec, RemoteSettings, is_remote, parse_remote_seat, remote_command,
-    start_remote,
+    ELSEWHERE, RemoteSeatSpec, RemoteSettings, is_remote, parse_remote_seat,
+    remote_command, start_remote,
 )
 from referee.players.sdk_bytecode import ensure_sdk_bytecode
+from referee.players.stderr_tail import tail_lines
 from referee.settings import ResourceLimits, TimeLimits
 from protocols.clock import Clock
 from referee.transport.zmq_channel import ZmqHub
@@ -58,6 +59,7 @@ class BotLaunch:
     spec: BotSpec
     stderr: Path | None = None
     game_stderr: Path | None = None
+    game: str = ""  # the game's id, where a remote seat's fault names it ("": none)
 
 
 
@@ -343,8 +345,11 @@ class Lineup:
                 raise ConfigError(f"remote seat {spec.label}: this command cannot seat "
                                   "remote bots (play, tournament, check and gate can, "
                                   "with --listen)")
-            return start_remote(spec.remote, spec.command.text, s.remote, s.times,
-                                s.busy_wait, self._zmq_hub())
+            try:
+                return start_remote(spec.remote, spec.command.text, s.remote, s.times,
+                                    s.busy_wait, self._zmq_hub(), launch.game)
+            except BotFault as error:  # its relay has stayed away: not waited for again
+                return FaultedPlayer(spec.label, error, tail_lines(ELSEWHERE))
         try:  # a stdio bot's waits let the hub answer the ZeroMQ bots' heartbeats
             return RemotePlayer.start(
                 spec.command, spec.label, self._zmq_hub(), s.times, s.limits,

@@ -140,6 +140,11 @@ class Relay:
             if kind == zmq.EVENT_HANDSHAKE_SUCCEEDED:
                 self._connected, self._hangups, self._told_unanswered = True, 0, False
                 self._send(note(JOIN, __version__))
+                # Said: a seat the referee gave up waiting for is seated only as its next
+                # game starts, and silence till then would look like a hang.
+                self._tell("connected: the referee accepted this key; waiting to be "
+                           "seated (now if a game waits for this seat, else as its next "
+                           "game starts)")
             elif kind == zmq.EVENT_CONNECT_RETRIED and not self._told_unanswered:
                 # Waiting is right (the referee may start later), but silently it looks
                 # like a hang, and a mistyped address would wait for ever.

@@ -207,7 +207,7 @@ class RemotePlayer(Player):
         ignored = channel.ignored_frames if isinstance(channel, ZmqChannel) else 0
         note = f" ({ignored} message(s) without a valid token were ignored)" if ignored else ""
         if isinstance(channel, RemoteChannel):
-            note += channel.absence()
+            note += channel.missed_start()
         allowed = f"{self._startup:g} s" if self._startup == self._times.startup else \
             f"{self._startup:.3g} s (the start-up time of {self._times.startup:g} s, " \
             "stretched: it booted beside other bots)"

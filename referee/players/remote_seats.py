@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from protocols.remote_relay import RELAYED_TOKEN
-from referee.errors import BotStartError, ConfigError
+from referee.errors import BotStartError, BotStartFailed, ConfigError
 from referee.players.remote_player import RemotePlayer
 from referee.processes.bot_command import BotCommand
 from referee.processes.bot_process import BotProcess
@@ -184,11 +184,22 @@ class SeatProcess(BotProcess):
 
 
 def start_remote(spec: RemoteSeatSpec, text: str, settings: RemoteSettings,
-                 times: TimeLimits, busy_wait: float | None, hub: KeepAlive | None
-                 ) -> RemotePlayer:
-    """The seat's player, its HELLO still to come (greet, as for a local bot)."""
+                 times: TimeLimits, busy_wait: float | None, hub: KeepAlive | None,
+                 game: str = "") -> RemotePlayer:
+    """The seat's player, its HELLO still to come (greet, as for a local bot); `game`:
+    the game's id, for people. BotStartFailed at once, with no wait, for a seat whose
+    start-up of an earlier game ended with no relay connected, and none has connected
+    since: a tournament with an absent contestant would wait the whole start-up time in
+    each of its games. A relay that connects meanwhile plays from the next game."""
     hall = hall_for(settings)
-    channel = RemoteChannel(hall, spec.name, busy_wait, hub)
+    since = hall.absent_since(spec.name)
+    if since:
+        raise BotStartFailed(f"no HELLO: not waited for, as its relay (`referee connect` "
+                             f"with its key) has not connected since it missed its "
+                             f"start-up {since}; it plays again from the game after it "
+                             "connects")
+    where = f"in game {game}" if game else ""
+    channel = RemoteChannel(hall, spec.name, busy_wait, hub, where)
     command = remote_command(text)
     return RemotePlayer(spec.name, command, SeatProcess(channel.seat, command), channel,
                         times, token=RELAYED_TOKEN)

@@ -26,9 +26,12 @@ class RemoteChannel(Channel):
     """One remote seat's session, from its launch to its close."""
 
     def __init__(self, hall: RemoteHall, name: str, busy_wait: float | None = None,
-                 hub: KeepAlive | None = None) -> None:
+                 hub: KeepAlive | None = None, where: str = "") -> None:
+        """`where`: the session's occasion for people, e.g. "in game rage/d01/t01/r0"
+        (else the time its start-up was missed)."""
         super().__init__(busy_wait, hub)
         self._hall = hall
+        self._where = where
         self._seat: Seat = hall.open_seat(name)
         assert self._seat.inbox is not None
         self._inbox = self._seat.inbox  # kept: lines that came before a disconnection count
@@ -62,10 +65,14 @@ class RemoteChannel(Channel):
             self.serve_others()
             hall.pump(min(remaining, PUMP_SLICE))
 
-    def absence(self) -> str:
-        """Why no HELLO may have come, for its fault: the organiser's first question is
-        whether the contestant's relay came at all ("": it is connected, or it left)."""
+    def missed_start(self) -> str:
+        """The start-up ended without a HELLO: why it may not have come, for its fault
+        (the organiser's first question is whether the contestant's relay came at all;
+        "": it is connected, or it left). A seat with no relay is not waited for again
+        until one connects (RemoteHall.note_missed)."""
         if self._seat.routing_id is None and not self._seat.gone:
+            missed = self._where or time.strftime("at %H:%M:%S UTC", time.gmtime())
+            self._hall.note_missed(self._seat, missed)
             return "; no `referee connect` with its key is connected"
         return ""
 

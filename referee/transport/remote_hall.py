@@ -57,6 +57,9 @@ class Seat:
     fd: int = -1
     inbox: Inbox | None = None  # the active channel's
     gone: str = ""  # why the active channel can get no more
+    # Where no relay had come by the end of a start-up ("" while none was missed): until
+    # one connects, later sessions fault at once rather than wait (RemoteHall.absent_since)
+    missed: str = ""
 
     def detach(self, why: str) -> None:
         """The session ends (`why`): later lines are dropped until the next launch."""
@@ -144,6 +147,26 @@ class RemoteHall:
             self._send_note(seat.routing_id, START)
         return seat
 
+    def absent_since(self, name: str) -> str:
+        """Where the seat missed a start-up with no relay connected, if none has connected
+        since ("": one is connected, or none was missed). What has come is read first: a
+        relay that connected since the last look counts."""
+        self.pump(0)
+        seat = self._by_name[name]
+        with self._shared.lock:
+            return seat.missed if seat.routing_id is None else ""
+
+    def note_missed(self, seat: Seat, where: str) -> None:
+        """The seat's start-up (`where`) ended with no relay connected: told once, and its
+        next sessions fault at once until one connects."""
+        with self._shared.lock:
+            if seat.routing_id is not None or seat.missed:
+                return
+            seat.missed = where
+        self._log(f"seat {seat.name}: no relay connected by the end of its start-up "
+                  f"({where}); its later games fault at once, without waiting, until "
+                  "one connects")
+
     def close_seat(self, seat: Seat) -> None:
         with self._shared.lock:
             seat.detach("closed")
@@ -185,6 +208,7 @@ class RemoteHall:
                 return
             if seat.routing_id is None:
                 seat.routing_id, seat.fd = routing_id, int(body[0].get(zmq.SRCFD))
+                seat.missed = ""  # it plays from its next session on
                 self._log(f"seat {seat.name}: connected from "
                           f"{printable(str(body[0].get('Peer-Address')))}")
             elif seat.routing_id != routing_id:

@@ -5,32 +5,46 @@ hand."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from protocols.wire import line_escaped, quote
 from referee.errors import ConfigError, Fault
 from referee.matches.game import Contest
+from referee.players.remote_seats import ELSEWHERE, is_remote
+from referee.players.stderr_tail import tail_lines
+from tournaments.spec.definition import BotEntry
 from tournaments.store.records import GameRecord
 from tournaments.output.tables import Cell, Column, Lines, NoScore, ResultTable
 
 _LINE_SHOWN = 120  # characters of an offending line in a table cell
+# A remote seat's stderr file: there is none here, and "none" would read as a bot that
+# wrote nothing (its faults' stderr says the same: remote_seats.ELSEWHERE).
+REMOTE_STDERR = "on the contestant's machine (a remote bot)"
+_REMOTE_TAIL = tail_lines(ELSEWHERE)  # what a remote bot's fault holds as its stderr
+
+
+def remote_bots(entries: Iterable[BotEntry]) -> frozenset[str]:
+    """The names of the tournament's remote seats (`remote:NAME=PUBLIC_KEY_FILE`)."""
+    return frozenset(entry.name for entry in entries if is_remote(entry.command))
 
 
 def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
               folder: Path, contest: Contest, paths: bool = True,
-              numbered: Mapping[_Cause, int] | None = None) -> ResultTable:
+              numbered: Mapping[_Cause, int] | None = None,
+              remote: Collection[str] = ()) -> ResultTable:
     """Every game `bot` played: seat, the others at the table, score, place, its fault
     (kind, detail and the offending line), the game's log and the bot's stderr file in
     that game (without `paths`, for a page to publish, no paths of the organiser's
     machine). In a cooperative game the score is the team's cards left and there is no
     place. ConfigError for a name that is not a bot of the tournament, naming those
     that are. With `numbered` (failure_numbers), a fault is its kind, where, and its
-    number in the failures above, rather than all its words again in every game."""
+    number in the failures above, rather than all its words again in every game. The
+    `remote` bots' stderr is on their contestants' machines, and said so."""
     if bot not in bots:
         raise ConfigError(f"no bot {bot!r} in this tournament (its bots: "
                           f"{', '.join(bots)})")
-    rows = [_game_row(record, seat, folder, contest, numbered)
+    rows = [_game_row(record, seat, folder, contest, numbered, remote)
             for record, seat in seats_of(records, bot)]
     columns = _game_columns(contest)
     if not paths:
@@ -59,13 +73,14 @@ def _game_columns(contest: Contest) -> tuple[Column, ...]:
 
 
 def replaced_games(replaced: Sequence[tuple[int, GameRecord]], bot: str,
-                   folder: Path, contest: Contest) -> list[ResultTable]:
+                   folder: Path, contest: Contest, remote: Collection[str] = ()
+                   ) -> list[ResultTable]:
     """The games of `bot`'s versions since replaced (a gauntlet's candidate whose files
     changed), kept as history and counted nowhere: its version, then the columns of
     `bot_games`. No table when there are none."""
     if not replaced:
         return []
-    rows = tuple((version, *_game_row(record, seat, folder, contest))
+    rows = tuple((version, *_game_row(record, seat, folder, contest, remote=remote))
                  for version, record in replaced
                  for seat, name in enumerate(record.bots) if name == bot)
     columns = (Column("version", "version"), *_game_columns(contest))
@@ -73,12 +88,13 @@ def replaced_games(replaced: Sequence[tuple[int, GameRecord]], bot: str,
                         f"({len(rows)} seats played)", columns, rows)]
 
 
-def all_faults(records: Sequence[GameRecord], folder: Path) -> ResultTable:
+def all_faults(records: Sequence[GameRecord], folder: Path,
+               remote: Collection[str] = ()) -> ResultTable:
     """Every fault of the tournament, game by game, with the offending line, the log and
-    the faulty bot's stderr file in that game."""
+    the faulty bot's stderr file in that game (a `remote` bot's: where it is)."""
     rows = tuple((record.fixture_id, fault.seat, fault.bot, fault.kind.value, _where(fault),
                   _step(fault), fault.detail, _shown(fault), _tail(fault),
-                  _log(record, folder), _stderr(record, fault.seat, folder))
+                  _log(record, folder), _stderr(record, fault.seat, folder, remote))
                  for record in records for fault in record.faults)
     columns = (Column("game", "game"), Column("seat", "seat"), Column("bot", "bot"),
                Column("kind", "kind"), *_PLACE, Column("detail", "detail"),
@@ -127,7 +143,9 @@ _Cause = tuple[str, str, str]  # bot, kind, the last line of its stderr (else it
 
 
 def _cause(fault: Fault) -> _Cause:
-    return fault.bot, fault.kind.value, fault.stderr[-1] if fault.stderr else fault.detail
+    # A remote bot's "stderr" only says where its stderr is: every fault would be one cause
+    own = fault.stderr and fault.stderr != _REMOTE_TAIL
+    return fault.bot, fault.kind.value, fault.stderr[-1] if own else fault.detail
 
 
 def _fault_groups(records: Sequence[GameRecord], only: str | None
@@ -156,7 +174,8 @@ def _clusters(faults: Sequence[Fault], shown: int = 3) -> str:
 
 
 def _game_row(record: GameRecord, seat: int, folder: Path, contest: Contest,
-              numbered: Mapping[_Cause, int] | None = None) -> tuple[Cell, ...]:
+              numbered: Mapping[_Cause, int] | None = None,
+              remote: Collection[str] = ()) -> tuple[Cell, ...]:
     others = ", ".join(f"{s}:{name}" for s, name in enumerate(record.bots) if s != seat)
     fault = next((f for f in record.faults if f.seat == seat), None)
     score: Cell = record.scores[seat] if fault is None else NoScore(fault.kind.value)
@@ -170,7 +189,7 @@ def _game_row(record: GameRecord, seat: int, folder: Path, contest: Contest,
         words = f"{fault.kind.value} ({fault.place or 'n/a'}): failure {number}{line}"
         tail = None
     return (record.fixture_id, seat, others or "alone", score, place, words, tail,
-            _log(record, folder), _stderr(record, seat, folder))
+            _log(record, folder), _stderr(record, seat, folder, remote))
 
 
 def _fault_words(fault: Fault | None) -> str:
@@ -211,9 +230,13 @@ def _log(record: GameRecord, folder: Path) -> str | None:
     return None if record.log_path is None else str(folder / record.log_path)
 
 
-def _stderr(record: GameRecord, seat: int, folder: Path) -> str | None:
+def _stderr(record: GameRecord, seat: int, folder: Path,
+            remote: Collection[str] = ()) -> str | None:
     """The seat's stderr file in the game, beside the db; "none" if the bot wrote nothing,
-    None (n/a) for a game recorded before these files were kept."""
+    None (n/a) for a game recorded before these files were kept; REMOTE_STDERR for a
+    `remote` bot's."""
+    if record.bots[seat] in remote:
+        return REMOTE_STDERR
     if record.stderr_paths is None:
         return None
     path = record.stderr_paths[seat]

@@ -13,7 +13,7 @@ from typing import TextIO
 
 from referee.errors import ConfigError
 from tournaments.output.bot_report import (
-    all_faults, fault_list, fault_summary, replaced_games,
+    all_faults, fault_list, fault_summary, remote_bots, replaced_games,
 )
 from tournaments.output.bots_table import bots_table, left_out_table
 from tournaments.output.formats import OutputFormat
@@ -46,15 +46,16 @@ def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
             return rendered_results(store, records, fmt, table, err, links, public)
         # A bot's games and the faults: every game stored, counted or not.
         tables: list[ResultTable] = []
+        remote = remote_bots(store.spec.bots)
         if bot is not None:  # the student's page, the teacher's way: with the files
             tables += [*student_tables(records, bot, store.spec.bot_names,
                                        store.spec.game.contest, folder,
-                                       own_folder(store, bot), paths=True),
+                                       own_folder(store, bot), paths=True, remote=remote),
                        bots_table(store.spec, store.bots(), only=bot, people=fmt.for_people),
                        *replaced_games(store.replaced(bot), bot, folder,
-                                       store.spec.game.contest)]
+                                       store.spec.game.contest, remote)]
         if faults:
-            tables.append(all_faults(records, folder))
+            tables.append(all_faults(records, folder, remote))
         return _written(render(tables, metadata(store.spec, len(records)), fmt, table,
                                links), err)
 

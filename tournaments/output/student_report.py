@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,13 +32,13 @@ _ORDINAL = {1: "1st", 2: "2nd", 3: "3rd"}
 
 def student_tables(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
                    contest: Contest, folder: Path, own_folder: Path | None,
-                   paths: bool) -> list[ResultTable]:
+                   paths: bool, remote: Collection[str] = ()) -> list[ResultTable]:
     """The student's summary, failures and games; with `paths`, the game logs' and stderr
-    files' paths too (the teacher's page), else none and stderr lines cut as the module
-    says (a page to hand back)."""
+    files' paths too (the teacher's page; a `remote` bot's stderr is on its own
+    machine), else none and stderr lines cut as the module says (a page to hand back)."""
     # a failure's words once, in the failures' table; each game gives its number
     games = bot_games(records, bot, bots, folder, contest, paths=paths,  # checks the name
-                      numbered=failure_numbers(records, bot))
+                      numbered=failure_numbers(records, bot), remote=remote)
     causes = fault_summary(records, only=bot)
     tables = [summary_table(bot, seats_of(records, bot), contest)]
     tables += [_numbered(causes), failure_stderr(causes)] if causes.rows else []

@@ -173,10 +173,10 @@ class BotPool:
         self.keep_alive = IdleKeepAlive(self._lineup.serve_idle, needed=self._reuse)
 
     def take(self, keys: Sequence[SeatKey], game_stderr: Sequence[Path], deal: int,
-             disqualified: Collection[int] = ()) -> list[Player]:
-        """A player per seat for a game of `deal`: an idle bot still running that may play
-        it, else a newly started one (all started at once: Lineup.launch_many), its
-        stderr sent to that seat's file of `game_stderr` until give_back; for a
+             disqualified: Collection[int] = (), game: str = "") -> list[Player]:
+        """A player per seat for the game `game` of `deal`: an idle bot still running that
+        may play it, else a newly started one (all started at once: Lineup.launch_many),
+        its stderr sent to that seat's file of `game_stderr` until give_back; for a
         `disqualified` bot, a seat that faults at once, with no process."""
         seats: list[Player | None] = []
         spent: list[Player] = []  # idle bots that have played this deal: closed, together
@@ -186,8 +186,8 @@ class BotPool:
                              else self._idle_bot(key, path, deal, spent))
             close_all(spent)
             empty = [seat for seat, player in enumerate(seats) if player is None]
-            launched = self._lineup.launch_many([self._launch(keys[seat], game_stderr[seat])
-                                                 for seat in empty])
+            launched = self._lineup.launch_many([self._launch(keys[seat], game_stderr[seat],
+                                                              game) for seat in empty])
         except BaseException:
             self.discard([player for player in seats if player is not None] + spent)
             raise
@@ -247,9 +247,9 @@ class BotPool:
             player.close()
         return None
 
-    def _launch(self, key: SeatKey, game_stderr: Path) -> BotLaunch:
+    def _launch(self, key: SeatKey, game_stderr: Path, game: str) -> BotLaunch:
         spec = self.context.bots[key[0]]
-        return BotLaunch(spec, stderr_path(self.context, spec.label), game_stderr)
+        return BotLaunch(spec, stderr_path(self.context, spec.label), game_stderr, game)
 
 
 _local = threading.local()
@@ -288,7 +288,8 @@ def play_fixture(fixture: Fixture, context: PlayContext) -> GameRecord:
     game_stderr = _game_stderr(context, fixture, log_path)
     with pool.keep_alive.busy():
         with closing(open_log(log_path, context.log_times, context.logs)) as log:
-            players = pool.take(keys, game_stderr, fixture.deal, fixture.disqualified)
+            players = pool.take(keys, game_stderr, fixture.deal, fixture.disqualified,
+                                fixture.fixture_id)
             try:
                 record = _play(fixture, context, players, log)
             except BaseException:

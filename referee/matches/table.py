@@ -145,6 +145,8 @@ class Table:
         tail = player.stderr_tail()
         if tail:
             self.faults[seat] = replace(fault, stderr=tail)
+            if self.log is not None:  # a replay of the log says why it crashed too
+                self.log.fault_stderr(seat, tail)
 
     def _take_held(self, seat: int) -> tuple[str, ...]:
         """The seat's held lines, no longer held."""

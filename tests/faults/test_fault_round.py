@@ -5,8 +5,12 @@ its `where` words, as they were written then ("round 3, trick 8")."""
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 import sys
 from pathlib import Path
+
+import pytest
 
 from protocols.faults import FaultKind
 from referee.errors import BotCrashed, Fault, Where
@@ -18,7 +22,9 @@ from referee.processes.bot_command import parse_bot_command
 from referee.processes.live_bots import live_processes
 from referee.processes.sandbox import SandboxMode, SandboxSettings
 from referee.settings import TimeLimits
+from tests.cli_support import run_main
 from tournaments.store.records import fault_from_json
+from tournaments.store.results_db import ResultStore
 
 BOTS = Path(__file__).resolve().parent / "bots"
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,3 +76,44 @@ def test_where_a_match_knows_no_round_the_fault_has_none() -> None:
     assert Fault.from_error(0, "bot", error).where is None
     fault = Fault.from_error(0, "bot", error, Where("round 4, trick 2", 4))
     assert (fault.where, fault.round_no) == ("round 4, trick 2", 4)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Rage for 3 on one deal in 3 rotations: the student crashes in round 3 of each."""
+    path = tmp_path_factory.mktemp("rounds") / "r.sqlite"
+    random_bot = f"{sys.executable} {ROOT / 'bots' / 'rage_random.py'}"
+    code, _, err = run_main(["tournament", "rage", f"a={random_bot}", f"b={random_bot}",
+                             f"student=stdio:{sys.executable} {BOTS / 'crash_round3.py'}",
+                             "--sandbox", "off", "--db", str(path)])
+    assert code == 0, err
+    return path
+
+
+def stored_faults(db: Path) -> list[Fault]:
+    with ResultStore.open_existing(db) as store:
+        return [fault for record in store.records() for fault in record.faults]
+
+
+def test_the_db_keeps_the_round_and_an_older_db_reads_it_from_the_words(
+        db: Path, tmp_path: Path) -> None:
+    faults = stored_faults(db)
+    assert len(faults) == 3 and {(f.bot, f.round_no) for f in faults} == {("student", 3)}
+    older = tmp_path / "older.sqlite"
+    shutil.copy(db, older)
+    with sqlite3.connect(older) as conn:  # as stored before the field
+        conn.execute("UPDATE games SET record = json_remove(record, '$.faults[0].round')")
+        assert conn.execute("SELECT count(*) FROM games WHERE record LIKE '%\"round\":%'"
+                            ).fetchone() == (0,)
+    assert stored_faults(older) == faults
+
+
+def test_a_round_that_is_no_integer_is_a_damaged_db(db: Path, tmp_path: Path) -> None:
+    damaged = tmp_path / "damaged.sqlite"
+    shutil.copy(db, damaged)
+    with sqlite3.connect(damaged) as conn:
+        conn.execute("UPDATE games SET record = json_set(record, '$.faults[0].round', 'three')")
+    code, out, err = run_main(["results", str(damaged), "--faults"])
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("referee: error: ") and "damaged results db" in err
+    assert "fault Fault(seat=" in err  # the record_check's word on the fault (cut short)

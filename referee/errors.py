@@ -54,11 +54,23 @@ class BotDisqualified(BotFault):
 
 
 @dataclass(frozen=True)
+class Where:
+    """Where a game stands, for a fault's record: in words for people ("round 3, trick
+    2", "turn 14", "the end"), and the round as a number in a game played in rounds,
+    where the game knows it (None at the end), so that no one reads it back from the
+    words (Rage's score sheet names the fallback's rows from it)."""
+
+    words: str
+    round_no: int | None = None
+
+
+@dataclass(frozen=True)
 class Fault:
     """A recorded fault: which seat and bot, what kind, why, and the offending line;
     where in the game (e.g. "round 3, trick 2", "turn 14"), the step of the game log's
-    decisions it belongs to (`referee view`'s #step=N), and the last lines of the bot's
-    stderr, escaped (None and () where not known, as in records older than these)."""
+    decisions it belongs to (`referee view`'s #step=N), the last lines of the bot's
+    stderr, escaped, and the round it came in, in a game of rounds (None and () where
+    not known, as in records older than these)."""
 
     seat: int
     bot: str
@@ -68,11 +80,15 @@ class Fault:
     where: str | None = None
     step: int | None = None
     stderr: tuple[str, ...] = field(default=())
+    round_no: int | None = None
 
     @classmethod
     def from_error(cls, seat: int, bot: str, error: BotFault,
-                   where: str | None = None) -> Fault:
-        return cls(seat, bot, error.kind, error.detail, error.line, where)
+                   where: Where | None = None) -> Fault:
+        if where is None:
+            return cls(seat, bot, error.kind, error.detail, error.line)
+        return cls(seat, bot, error.kind, error.detail, error.line, where.words,
+                   round_no=where.round_no)
 
     @property
     def place(self) -> str:
@@ -91,9 +107,9 @@ class Fault:
                 "detail": self.detail, "line": self.line}
 
     def record_json(self) -> dict[str, object]:
-        """to_json, with where, step and stderr: as results keep it."""
+        """to_json, with where, step, stderr and round: as results keep it."""
         return {**self.to_json(), "where": self.where, "step": self.step,
-                "stderr": list(self.stderr)}
+                "stderr": list(self.stderr), "round": self.round_no}
 
 
 class RuleError(ValueError):

@@ -42,6 +42,7 @@ from referee.logs.file import LogFile
 
 FORMAT = 5  # the header's "format"
 SENT_DIGEST = "sent_sha256"  # the result record's digest of the lines sent (sent_digest)
+FAULT_STDERR = "stderr"  # a fault record's last lines of the bot's stderr, where it wrote any
 _FLOOD_CHARS = 1 << 20  # lines heard held before they are written (a LOG flood)
 _ITEM_CHARS = 64  # what an item held costs beyond its characters, as counted against it
 _LEVEL = 1  # gzip's fastest: the lines repeat so much that it costs little in size
@@ -106,6 +107,9 @@ class GameLog:
         # appends): the result record holds their digest (sent_digest).
         self.lines_sent: list[str] = []
         self._ended = False  # by its result or its interruption: nothing more is the game's
+        # Per faulted seat, its fault record not yet written and where it is in _lines:
+        # its stderr is known only once the bot is closed, after the record (fault_stderr).
+        self._unwritten_faults: dict[int, tuple[int, dict[str, Any]]] = {}
 
     @classmethod
     def open(cls, path: Path, timestamps: bool = True, derive: bool = True,
@@ -160,7 +164,24 @@ class GameLog:
         """A bot's fault: what its seat is sent from now on (the ERROR line) is written
         out, as no replay of the game sends it."""
         self._seat_log(fault.seat).stream = None
-        self._add({"type": "fault", **fault.to_json()})
+        record = {"type": "fault", **fault.to_json()}
+        written = len(self._lines)
+        self._add(record)
+        if len(self._lines) > written:
+            self._unwritten_faults[fault.seat] = (len(self._lines) - 1, record)
+
+    def fault_stderr(self, seat: int, lines: Sequence[str]) -> None:
+        """The last lines of the faulted seat's stderr (escaped, bounded: stderr_tail),
+        added to its fault's record: they are known only once the bot is closed, after
+        the record and its ERROR line. Left out if the record is written already (a LOG
+        flood in between wrote the log so far; a live view's file has it too early) or
+        there are none."""
+        held = self._unwritten_faults.pop(seat, None)
+        if held is None or not lines:
+            return
+        index, record = held
+        record[FAULT_STDERR] = list(lines)
+        self._lines[index] = _ENCODER.encode(record)
 
     def result(self, result: dict[str, Any]) -> None:
         """The result; a log that derives the lines out holds their digest too, which
@@ -244,6 +265,7 @@ class GameLog:
             data = ("\n".join(self._lines) + "\n").encode()
             self._lines.clear()
             self._sink.write(data if self._zip is None else self._zip.compress(data))
+            self._unwritten_faults.clear()
         self._held_chars = 0
 
     def _held(self, chars: int) -> None:

@@ -16,12 +16,13 @@ from dataclasses import replace
 from typing import Callable, Sequence, TypeVar
 
 from protocols.wire import WireError, error_line
-from referee.errors import BotFault, Fault, IllegalMove, ProtocolError, RuleError
+from referee.errors import BotFault, Fault, IllegalMove, ProtocolError, RuleError, Where
 from referee.logs.writer import GameLog
 from referee.players.player import Player
 
 T = TypeVar("T")
 E = TypeVar("E")
+_AT_THE_START = Where("at the start")  # before the match says where (a start-up fault)
 
 
 class Table:
@@ -31,9 +32,9 @@ class Table:
         self.players = list(players)
         self.log = log
         self.faults: dict[int, Fault] = {}
-        # Where the game stands, for a fault's record ("round 3, trick 2"): the game's
-        # match sets it; None until the first request (the GAME lines' start).
-        self.where: Callable[[], str] | None = None
+        # Where the game stands, for a fault's record ("round 3, trick 2", and round 3):
+        # the game's match sets it; None until the first request (the GAME lines' start).
+        self.where: Callable[[], Where] | None = None
         # Each seat's held lines: one list for the whole game, emptied as it is sent, so
         # that the lists of the seats still playing can be kept (_open_held) until a fault.
         self._held: list[list[str]] = [[] for _ in self.players]
@@ -129,7 +130,7 @@ class Table:
     def fault(self, seat: int, error: BotFault) -> None:
         """Record the fault, tell the bot why (best effort), and kill it."""
         player = self.players[seat]
-        where = "at the start" if self.where is None else self.where()
+        where = _AT_THE_START if self.where is None else self.where()
         fault = Fault.from_error(seat, player.name, error, where)
         self.faults[seat] = fault
         self._held[seat].clear()
@@ -145,6 +146,8 @@ class Table:
         tail = player.stderr_tail()
         if tail:
             self.faults[seat] = replace(fault, stderr=tail)
+            if self.log is not None:  # a replay of the log says why it crashed too
+                self.log.fault_stderr(seat, tail)
 
     def _take_held(self, seat: int) -> tuple[str, ...]:
         """The seat's held lines, no longer held."""

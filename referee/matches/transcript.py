@@ -23,6 +23,19 @@ def transcript(records: list[dict[str, Any]], seat: int | None = None) -> Iterat
             when = record.get("t")
             stamp = f"{when:10.6f} " if isinstance(when, (int, float)) else ""
             yield stamp + printable(text)
+            if record.get("type") == "fault":
+                yield from _stderr(record, " " * len(stamp))
+
+
+def _stderr(record: dict[str, Any], indent: str) -> Iterator[str]:
+    """A fault's last lines of the bot's stderr, as the log has them (none in a log older
+    than they are), under the fault and each escaped: a log may come from anyone."""
+    lines = record.get("stderr")
+    if not isinstance(lines, list) or not lines:
+        return
+    yield f"{indent}  its stderr ended with:"
+    for line in lines:
+        yield f"{indent}    {printable(str(line))}"
 
 
 def _describe(record: dict[str, Any]) -> str | None:

@@ -140,6 +140,9 @@ def _fault(record: Record, seats: list[_Seat], steps: list[Step], moves: int) ->
     seat, state, last = record["seat"], seats[record["seat"]], steps[-1]
     fault = {key: record.get(key) for key in ("kind", "detail", "line")}
     fault["seat"] = seat
+    stderr = logged_stderr(record)
+    if stderr:
+        fault["stderr"] = stderr
     if state.request is not None:  # asked, and no reply taken: a timeout, a crash...
         think = _elapsed(state.asked_at, record.get("t"))
         request = state.request
@@ -153,6 +156,16 @@ def _fault(record: Record, seats: list[_Seat], steps: list[Step], moves: int) ->
     else:  # found between its decisions: a line sent unasked, a crash
         asked, said = state.take()
         steps.append(Step(seat, moves, None, asked, None, said, faults=[fault]))
+
+
+def logged_stderr(record: Record) -> list[str]:
+    """A fault record's last lines of the bot's stderr (docs/game-log.md): [] in a log
+    older than them, or where the bot wrote none. A log may come from anyone, so
+    anything but a list of strings is not taken as one."""
+    lines = record.get("stderr")
+    if isinstance(lines, list) and all(isinstance(line, str) for line in lines):
+        return lines
+    return []
 
 
 def _end(record: Record, seats: list[_Seat], moves: int) -> Step:

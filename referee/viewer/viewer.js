@@ -215,7 +215,7 @@
           if (f.line !== undefined && f.line !== null) {
             add(box, h("div", null, "offending line:"), h("pre", "offending", f.line));
           }
-          if (f.stderr && f.stderr.length) {  // a results site's page: from the results db
+          if (f.stderr && f.stderr.length) {  // the log's, or for an older log the results db's
             add(box, h("div", null, "its stderr, last lines:"),
               h("pre", "offending stderr", f.stderr.join("\n")));
           }

@@ -8,8 +8,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from referee.errors import Fault, FaultKind
-from referee.games.rage.match import fault_round
 from tests.cli_support import run_main
 
 STUDENT = Path(__file__).parents[1] / "referee" / "fault_bots" / "student.py"
@@ -34,10 +32,3 @@ def test_after_its_fault_a_seat_shows_no_points_of_its_own() -> None:
     mine = [row for row in sheet if row[0].isdigit() and row[2] == "student"]  # round, cards
     assert len(mine) == 10
     assert all(("(fallback)" in row) == (int(row[0]) > crashed) for row in mine), mine
-
-
-def test_the_round_of_a_fault_is_read_from_where_it_came() -> None:
-    def at(where: str | None) -> int | None:
-        return fault_round(Fault(0, "bot", FaultKind.CRASH, "exited", where=where))
-    assert at("round 3, trick 8") == 3 and at("round 10, bidding") == 10
-    assert at("the end") is None and at(None) is None and at("round x, trick 1") is None

@@ -1,10 +1,12 @@
 """A results site's replay shows a crash's stderr at the crash (docs/viewer.md, "A results
-site"): the game log holds no stderr, the results db's fault record does. In Chromium,
-as text; on a seat site only in the crashed seat's own pages. A bot's page holds its
-report's summary and its failures by cause, as `referee results --bot` gives them."""
+site"): from the game log's fault record, or for a log older than that field, the results
+db's. In Chromium, as text; on a seat site only in the crashed seat's own pages. A bot's
+page holds its report's summary and its failures by cause, as `referee results --bot`
+gives them."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from pathlib import Path
@@ -12,10 +14,14 @@ from typing import Any
 
 import pytest
 
+from referee.registry.game_logs import load_log
+from referee.serve.pages import game_page
+from referee.viewer.page import SPECTATOR
 from tests.cli_support import run_main
 from tests.viewer.crash_bot import CRASH_STDERR
 from tests.viewer.logs import HEURISTIC, RANDOM, ROOT, page_data
 from tests.viewer.test_playback import open_page
+from tournaments.store.results_db import logs_dir
 
 CRASH = f"stdio:{shlex.quote(sys.executable)} " \
         f"{shlex.quote(str(Path(__file__).with_name('crash_bot.py')))}"
@@ -95,3 +101,16 @@ def open_page_plain(browser: Any, page: Path) -> Any:
     tab = browser.new_page()
     tab.goto(page.as_uri())
     return tab
+
+
+def test_serves_finished_games_show_the_logged_stderr_to_the_organiser_alone(db: Path) -> None:
+    """A tournament's game log carries the crash's stderr itself (docs/game-log.md), so
+    `referee serve`'s page of a finished game shows it with no db at hand; `--public`'s
+    spectator page does not."""
+    logs = sorted(logs_dir(db).glob("*.jsonl.gz"))
+    assert len(logs) == 3
+    for log in logs:
+        records = load_log(log)
+        organisers = game_page(records, False, None, None)
+        assert json.dumps(CRASH_STDERR).replace("<", "\\u003c") in organisers
+        assert "boom" not in game_page(records, False, None, SPECTATOR)

@@ -31,7 +31,8 @@ class ReplayJob:
     log: Path
     seats: int
     # Per faulted seat, the last lines of its stderr in the game (the db's fault record):
-    # the game log holds none, and a crash's reason is most often there.
+    # a crash's reason is most often there, and a log older than its fault records'
+    # `stderr` field holds none (the log's own, where it has them, are the same lines).
     stderr: dict[int, tuple[str, ...]] = field(default_factory=dict)
     # The tournament's name, where it has one, in the link back to its results: an arena
     # round's replays name the arena round, which their own "Round 3" is not.

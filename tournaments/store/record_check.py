@@ -39,6 +39,7 @@ def _seats_problem(record: GameRecord, spec: TournamentSpec) -> str | None:
                 and isinstance(fault.line, (str, type(None)))
                 and isinstance(fault.where, (str, type(None)))
                 and (fault.step is None or type(fault.step) is int)
+                and (fault.round_no is None or type(fault.round_no) is int)
                 and all(isinstance(line, str) for line in fault.stderr)):
             return f"fault {fault!r} is malformed"
     return None

@@ -93,10 +93,22 @@ class GameRecord:
 
 def fault_from_json(data: dict[str, Any]) -> Fault:
     """Rebuild a Fault from `Fault.record_json` (or older records' `to_json`) output."""
-    stderr = data.get("stderr")  # where, step and stderr: absent in older records
+    stderr = data.get("stderr")  # where, step, stderr and round: absent in older records
+    where = data.get("where")
+    round_no = data["round"] if "round" in data else _round_in_words(where)
     return Fault(seat=data["seat"], bot=data["bot"], kind=FaultKind(data["kind"]),
-                 detail=data["detail"], line=data["line"], where=data.get("where"),
-                 step=data.get("step"), stderr=() if stderr is None else tuple(stderr))
+                 detail=data["detail"], line=data["line"], where=where,
+                 step=data.get("step"), stderr=() if stderr is None else tuple(stderr),
+                 round_no=round_no)
+
+
+def _round_in_words(where: Any) -> int | None:
+    """The round of a fault stored before its record kept the round: its `where` words
+    then began "round N, " wherever it had one (Rage's, RageMatch._where); None else."""
+    words = where.split(",")[0].split() if isinstance(where, str) else []
+    if len(words) == 2 and words[0] == "round" and words[1].isascii() and words[1].isdigit():
+        return int(words[1])
+    return None
 
 
 def _list_or_none(values: tuple[int, ...] | None) -> list[int] | None:

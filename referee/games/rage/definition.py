@@ -17,7 +17,7 @@ from referee.matches.game import (
 )
 from referee.logs.writer import GameLog
 from referee.games.rage.match import (
-    FAULT_POLICY, RageMatch, RageMove, RageResult, fault_round, game_settings,
+    FAULT_POLICY, RageMatch, RageMove, RageResult, game_settings,
 )
 from referee.players.player import Player
 from referee.settings import TimeLimits
@@ -63,8 +63,8 @@ class Rage(GameDefinition[RageConfig, RageResult]):
         return match.run()
 
     def closing(self, names: Sequence[str], result: RageResult) -> list[str]:
-        fallback_from = {fault.seat: round_no for fault in result.faults
-                         if (round_no := fault_round(fault)) is not None}
+        fallback_from = {fault.seat: fault.round_no for fault in result.faults
+                         if fault.round_no is not None}
         return ["", render.score_sheet(names, result.rounds, fallback_from), "",
                 render.standings(names, result.totals, result.places, result.faults)]
 

@@ -13,7 +13,7 @@ from functools import partial
 from typing import Callable, Sequence
 
 from referee.games.rage import codec
-from referee.errors import Fault
+from referee.errors import Fault, Where
 from referee.logs.writer import DecidedBy, GameLog
 from referee.games.rage.rules import (
     Event, Phase, RageConfig, RageState, Record, RoundResult, SeatRoundResult, event_of,
@@ -41,6 +41,7 @@ class RageMove(enum.StrEnum):
 # Read once: on Python 3.11 every read of an enum class's attribute goes through
 # EnumType.__getattr__, and the loop reads these at every decision.
 _OVER, _BID = Phase.OVER, Phase.BID
+_THE_END = Where("the end")  # after the last trick: in no round
 _BY_BOT, _BY_FALLBACK = DecidedBy.BOT, DecidedBy.FALLBACK
 _MOVE_BID, _MOVE_PLAY = RageMove.BID, RageMove.PLAY
 
@@ -64,14 +65,6 @@ class RageResult:
         logged moves, and the log's reader derives them again (log_rederive)."""
         return {"totals": list(self.totals), "places": list(self.places),
                 "faults": [f.to_json() for f in self.faults]}
-
-
-def fault_round(fault: Fault) -> int | None:
-    """The round a fault came in, from its `where` (RageMatch._where's words): None for
-    one at the end, or where not known."""
-    words = (fault.where or "").split(",")[0].split()
-    return int(words[1]) if len(words) == 2 and words[0] == "round" and \
-        words[1].isdigit() else None
 
 
 def _round_json(result: RoundResult) -> dict[str, object]:
@@ -133,15 +126,16 @@ class RageMatch(Match[Record]):
         from the engine's raw records: no Event is built but for an observer."""
         self.deliver(self.state.records_since(self.delivered), self._route)
 
-    def _where(self) -> str:  # fault_round reads it back
+    def _where(self) -> Where:
         """Where the game stands, for a fault's record: "round 3, bidding", "round 3,
-        trick 2", "the end"."""
+        trick 2", with round 3; "the end", in no round."""
         state = self.state
         if state.phase is _OVER:
-            return "the end"
+            return _THE_END
         if state.phase is _BID:
-            return f"round {state.round_no}, bidding"
-        return f"round {state.round_no}, trick {state.tricks_played + 1}"
+            return Where(f"round {state.round_no}, bidding", state.round_no)
+        return Where(f"round {state.round_no}, trick {state.tricks_played + 1}",
+                     state.round_no)
 
     def _bid(self) -> None:
         state = self.state

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from referee.games.thegame import codec
-from referee.errors import Fault
+from referee.errors import Fault, Where
 from referee.logs.writer import GameLog
 from referee.games.thegame.rules import (
     EndReason, Event, Ending, TheGameConfig, TheGameState, Turn,
@@ -112,9 +112,10 @@ class TheGameMatch(Match[Event]):
         """Queue for every seat the new events it may see (decided by thegame_view alone)."""
         self.deliver(self.state.events_since(self.delivered), _ROUTE)
 
-    def _where(self) -> str:
-        """Where the game stands, for a fault's record: "turn 14" (its hints too)."""
-        return "the end" if self.state.is_over else f"turn {self.turns + 1}"
+    def _where(self) -> Where:
+        """Where the game stands, for a fault's record: "turn 14" (its hints too); a
+        game of turns, not rounds."""
+        return Where("the end" if self.state.is_over else f"turn {self.turns + 1}")
 
     def _collect_hints(self) -> bool:
         """Ask every other seat for hints and pass them on; False if someone faulted."""

@@ -107,8 +107,12 @@ _HALLS_LOCK = threading.Lock()
 
 
 def tell_organiser(line: str) -> None:
-    """A hall's news (connections, refusals) on standard error, one escaped line each."""
-    sys.stderr.write(f"referee: remote: {printable(line)}\n")
+    """A hall's news (connections, refusals) on standard error, one escaped line each.
+    On a terminal the line is cleared first: a tournament's progress bar may stand there
+    (drawn by the parent process, without a newline), drawn again below at its next
+    update."""
+    clear = "\r\x1b[K" if sys.stderr.isatty() else ""
+    sys.stderr.write(f"{clear}referee: remote: {printable(line)}\n")
     sys.stderr.flush()
 
 

@@ -12,13 +12,19 @@ budget bounds the file whatever characters the bot sends.
 from __future__ import annotations
 
 from json.encoder import encode_basestring_ascii
+from collections.abc import Sequence
 from typing import Any
 
 # 12 KiB: a hostile seat then adds at most 12 KiB of such lines, and its one fault's
 # offending line, written at most twice (as the reply heard and in the fault), at most
-# 4 KB as sent and 6 bytes a byte once escaped: 12 + 2 x 24 = 60 KiB, under the 64 KB
-# a seat may add (issue 26). Plain text costs its size: about 150 lines of 80 characters.
+# 4 KB as sent and 6 bytes a byte once escaped: 12 + 2 x 24 = 60 KiB, and its fault's
+# stderr lines (STDERR_BUDGET), under the 64 KB a seat may add (issue 26). Plain text
+# costs its size: about 150 lines of 80 characters.
 LOG_BUDGET = 12 * 1024
+# 2 KiB: a fault record's last lines of the bot's stderr, as the log writes them (the
+# results db keeps all stderr_tail's 2,048 characters, up to 24 KiB once escaped). With
+# them a hostile seat adds at most 60 + 2 = 62 KiB, still under issue 26's 64 KB.
+STDERR_BUDGET = 2 * 1024
 _ITEM_BYTES = 16  # what a line costs in the log beyond its text: quotes, comma, seat, time
 
 
@@ -54,3 +60,16 @@ class SeatBudget:
         self.bytes = 0
         self.lines = 0
         return record
+
+
+def stderr_kept(lines: Sequence[str], budget: int = STDERR_BUDGET) -> list[str]:
+    """The last of a fault's stderr `lines` that the log keeps: as many as fit in
+    `budget` bytes as the log writes them (JSON, escaped; a traceback ends with its
+    exception, so the last lines are the ones to keep)."""
+    kept: list[str] = []
+    for line in reversed(lines):
+        budget -= len(encode_basestring_ascii(line)) + 1  # and its comma
+        if budget < 0:
+            break
+        kept.append(line)
+    return kept[::-1]

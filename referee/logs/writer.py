@@ -37,7 +37,7 @@ from typing import Any, Protocol, Sequence
 from protocols.wire import is_log
 from referee import __version__
 from referee.errors import Fault
-from referee.logs.budget import LOG_BUDGET, SeatBudget
+from referee.logs.budget import LOG_BUDGET, SeatBudget, stderr_kept
 from referee.logs.file import LogFile
 
 FORMAT = 5  # the header's "format"
@@ -175,12 +175,14 @@ class GameLog:
         added to its fault's record: they are known only once the bot is closed, after
         the record and its ERROR line. Left out if the record is written already (a LOG
         flood in between wrote the log so far; a live view's file has it too early) or
-        there are none."""
+        there are none. The last of them that fit in STDERR_BUDGET as written: a hostile
+        bot's stderr adds at most that to its log."""
         held = self._unwritten_faults.pop(seat, None)
-        if held is None or not lines:
+        kept = stderr_kept(lines)
+        if held is None or not kept:
             return
         index, record = held
-        record[FAULT_STDERR] = list(lines)
+        record[FAULT_STDERR] = kept
         self._lines[index] = _ENCODER.encode(record)
 
     def result(self, result: dict[str, Any]) -> None:

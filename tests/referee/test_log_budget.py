@@ -12,11 +12,13 @@ import sys
 from pathlib import Path
 
 from referee.logs.writer import GameLog
-from referee.logs.budget import LOG_BUDGET
+from referee.logs.budget import LOG_BUDGET, STDERR_BUDGET, stderr_kept
 from tests.cli_support import run_main
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTED = Path(__file__).parent / "fault_bots" / "scripted.py"
+LOUD = Path(__file__).parent / "fault_bots" / "loud_stderr.py"
+LAST_WORDS = "RuntimeError: the last words"  # loud_stderr.py's
 SEAT_MAY_ADD = 64_000  # bytes: issue 26's target for one hostile seat
 LINE_BYTES = 4096  # protocols.wire.MAX_LINE_BYTES: each of the hostile bot's LOG lines
 
@@ -86,3 +88,32 @@ def test_the_budget_counts_a_line_as_the_log_writes_it_escaped_and_lines_found_t
     assert dropped == {"type": "dropped", "seat": 1, "lines": 200 - kept,
                        "bytes": (200 - kept) * 504}
     assert b"LOG quiet" in data
+
+
+def test_a_fault_stderr_adds_at_most_its_budget_to_the_log_its_last_lines_kept(
+        tmp_path: Path) -> None:
+    """A real bot crashes after writing stderr lines that cost 12 bytes a character in
+    the log: the fault record keeps the last of them that fit in STDERR_BUDGET as
+    written (the exception's line among them), while `referee play` quotes them all as
+    the results db keeps them (stderr_tail: 20 lines)."""
+    log = tmp_path / "loud.jsonl"
+    code, _, err = run_main(["play", "rage", "--seed", "4", "--sandbox", "off", "--log",
+                             str(log), f"stdio:{sys.executable} {LOUD}",
+                             f"python {ROOT / 'bots' / 'rage_random.py'}",
+                             f"python {ROOT / 'bots' / 'rage_random.py'}"])
+    assert code == 0, err
+    [fault] = [json.loads(line) for line in log.read_text().splitlines()
+               if line.startswith('{"type":"fault"')]
+    kept = fault["stderr"]
+    assert kept[-1] == LAST_WORDS and 1 < len(kept) < 20
+    assert len(json.dumps(kept)) <= STDERR_BUDGET
+    quoted = err.split("its stderr ended with ", 1)[1].splitlines()
+    assert quoted[0] == "20 line(s):" and quoted[-1].strip() == LAST_WORDS
+
+
+def test_the_stderr_kept_is_the_last_lines_that_fit_as_written() -> None:
+    # as written, each with its quotes and comma: 1,003, 603, 603 and 403 bytes
+    lines = ["a" * 1000, "\x01" * 100, "\U0001f600" * 50, "b" * 400]
+    assert stderr_kept(lines, 2612) == lines and stderr_kept(lines, 2611) == lines[1:]
+    assert stderr_kept(lines, 1609) == lines[1:] and stderr_kept(lines, 1608) == lines[2:]
+    assert stderr_kept(lines, 100) == [] and stderr_kept([], 100) == []

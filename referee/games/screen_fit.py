@@ -26,16 +26,19 @@ BLANK = 9.0  # a blank line between parts
 
 @dataclass(frozen=True, eq=False)
 class Block:
-    """Lines kept or given up together; `what` names them where they are given up.
-    Blocks are told apart by identity: two blank lines are two blocks."""
+    """Lines kept or given up together; `what` names them where they are given up, and
+    blocks of one `what` given up together are named once, their `seat`s listed ("seats
+    4-7"). Blocks are told apart by identity: two blank lines are two blocks."""
 
     lines: tuple[str, ...]
     rank: float = NEEDED
     what: str = ""
+    seat: int | None = None
 
 
-def block(lines: Sequence[str], rank: float = NEEDED, what: str = "") -> Block:
-    return Block(tuple(lines), rank, what)
+def block(lines: Sequence[str], rank: float = NEEDED, what: str = "",
+          seat: int | None = None) -> Block:
+    return Block(tuple(lines), rank, what, seat)
 
 
 def blank() -> Block:
@@ -92,17 +95,40 @@ def fit(blocks: Sequence[Block], columns: int, rows: int) -> list[str]:
         kept.remove(victim)
         hidden.append(victim)
     lines = _with_note(blocks, kept, hidden, columns)
-    if len(lines) > rows:
-        top = prose(f"({len(lines) - rows + 1} rows hidden above)", columns)
-        lines = top + lines[len(lines) - max(0, rows - len(top)):]
+    if len(lines) > rows:  # what is needed is too tall: one line says what is not shown
+        lines = _with_note(blocks, kept, [], columns)
+        if len(lines) < rows:
+            said = " ".join(line.strip() for line in _note(blocks, hidden, columns))
+        else:
+            said = f"({len(lines) - rows + 1} rows hidden above)"
+            lines = lines[len(lines) - rows + 1:]
+        lines = [said] + lines
     return [clip(line, columns) for line in lines[:rows]]
 
 
 def _note(blocks: Sequence[Block], hidden: list[Block], columns: int) -> list[str]:
     """What was given up, by name, in the order it stood (blank lines are not named)."""
-    names = list(dict.fromkeys(part.what for part in blocks if part in hidden and part.what))
-    return prose(f"(not shown, for want of room: {', '.join(names)})", columns, 1) \
-        if names else []
+    seats: dict[str, list[int]] = {}
+    for part in blocks:
+        if part in hidden and part.what:
+            seats.setdefault(part.what, [])
+            if part.seat is not None:
+                seats[part.what].append(part.seat)
+    if not seats:
+        return []
+    names = [f"{what} {_spans(numbers)}" if numbers else what for what, numbers in seats.items()]
+    return prose(f"(not shown, for want of room: {', '.join(names)})", columns, 1)
+
+
+def _spans(numbers: list[int]) -> str:
+    """Seat numbers as runs: 4-7, 9."""
+    runs: list[list[int]] = []
+    for number in sorted(numbers):
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    return ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
 
 
 def _with_note(blocks: Sequence[Block], kept: list[Block], hidden: list[Block],

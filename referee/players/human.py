@@ -168,7 +168,7 @@ class HumanPlayer(Player):
         width = None if size is None else size[0]
         blocks = [block(prose(note, width)) for note in notes]
         if footer is not None:
-            blocks.append(block(prose(footer, width), HELP, "the help line"))
+            blocks.append(block(prose(footer, width), HELP))  # given up unsaid
         self.console.show(self.desk.screen(request, size, blocks, again), clear=True)
 
     def _again(self, request: str, note: str, footer: str | None,

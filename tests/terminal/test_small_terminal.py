@@ -204,18 +204,25 @@ def test_clip_and_wrap_count_what_the_terminal_shows() -> None:
 
 def test_fit_gives_up_the_highest_ranked_first_and_says_what() -> None:
     blocks = [block(["head"]), block([""], 9.0), block(["old"], 5.0, "earlier news"),
-              block(["new"], 4.5, "earlier news"), block(["row"], 1.0, "seat 7's row"),
+              block(["new"], 4.5, "earlier news"), block(["row"], 1.0, "seats", 7),
               block(["offer"])]
     assert fit(blocks, 80, 6) == ["head", "", "old", "new", "row", "offer"]
     assert fit(blocks, 80, 5) == ["head", "old", "new", "row", "offer"]  # blank: unsaid
     assert fit(blocks, 80, 4) == ["head", "(not shown, for want of room: earlier news)",
                                   "row", "offer"]
     assert fit(blocks, 80, 3) == [
-        "head", "(not shown, for want of room: earlier news, seat 7's row)", "offer"]
+        "head", "(not shown, for want of room: earlier news, seats 7)", "offer"]
     assert fit(blocks, 30, 4) == ["head", "(not shown, for want of room:",
-                                  " earlier news, seat 7's row)", "offer"]
+                                  " earlier news, seats 7)", "offer"]
     tiny = fit([block(["a", "b", "c", "offer"], NEEDED)], 80, 2)
     assert tiny == ["(3 rows hidden above)", "offer"]
+
+
+def test_seats_given_up_together_are_named_once() -> None:
+    rows = [block([f"row {seat}"], 1.0, "seats", seat) for seat in (1, 2, 3, 5, 6, 7)]
+    shown = fit([block(["head"]), *rows, block(["offer"])], 80, 4)
+    assert shown == ["head", "row 1", "(not shown, for want of room: seats 2-3, 5-7)",
+                     "offer"]
 
 
 def test_the_lead_colour_is_the_first_colour_card_or_declared_joker() -> None:

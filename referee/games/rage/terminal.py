@@ -126,7 +126,7 @@ def _seat_table(state: State, names: Sequence[str], me: int | None, paint: Paint
             shown = f"{len(hand)} cards, below"
         row += shown
         blocks.append(block([paint.bold(row) if seat == me else row],
-                            NEEDED if seat == me else SEAT_ROW, f"seat {seat}'s row"))
+                            NEEDED if seat == me else SEAT_ROW, "seats", seat))
     if below:
         blocks.append(block(below))
     return blocks

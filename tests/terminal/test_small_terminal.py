@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from referee.ansi import Paint, clip, width
 from referee.games.rage.rules import RageConfig
 from referee.games.rage.terminal import RageDesk, led_colour
-from referee.games.screen_fit import NEEDED, block, fit, wrap
+from referee.games.screen_fit import NEEDED, Block, block, fit, lines_of, wrap
 from referee.games.thegame.rules import TheGameConfig
 from referee.games.thegame.terminal import TheGameDesk
 from referee.players.human import CLEAR, Console, HumanPlayer
@@ -102,7 +103,7 @@ def within(screen: list[str], size: tuple[int, int]) -> None:
 def hand_shown(screen: list[str], row: re.Match[str]) -> list[str]:
     """The person's cards as the screen shows them: in their row, or on a line of their
     own below the table where the row says so (as many as it says)."""
-    if not row[6].endswith(", below"):
+    if not row[6].endswith(" cards ↓"):
         return row[6].split()
     shown = [line for line in screen if line.startswith("Your hand:")]
     assert len(shown) == 1 and len(shown[0].split()) - 2 == int(row[6].split()[0])
@@ -216,6 +217,34 @@ def test_fit_gives_up_the_highest_ranked_first_and_says_what() -> None:
                                   " earlier news, seats 7)", "offer"]
     tiny = fit([block(["a", "b", "c", "offer"], NEEDED)], 80, 2)
     assert tiny == ["(3 rows hidden above)", "offer"]
+
+
+texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs", "Mn")),
+                max_size=30)
+blocks = st.builds(block, st.lists(texts, min_size=1, max_size=4),
+                   st.sampled_from([0.0, 1.0, 1.5, 2.0, 3.0, 4.5, 9.0]),
+                   st.sampled_from(["", "earlier news", "seats"]),
+                   st.none() | st.integers(0, 7))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(blocks, max_size=12), st.integers(1, 100), st.integers(1, 40))
+def test_fit_never_overruns_and_keeps_the_bottom(parts: list[Block], columns: int,
+                                                 rows: int) -> None:
+    """Whatever the blocks and the size: no more rows, no wider lines; what is needed is
+    all shown, in order, where it fits beside a note, else its bottom rows (the offer)."""
+    shown = fit(parts, columns, rows)
+    assert len(shown) <= rows and all(width(line) <= columns for line in shown)
+    everything = [clip(line, columns) for line in lines_of(parts)]
+    if len(everything) <= rows:
+        assert shown == everything
+    needed = [clip(line, columns) for part in parts if part.rank == NEEDED
+              for line in part.lines]
+    if len(needed) < rows:
+        rest = iter(shown)
+        assert all(line in rest for line in needed)  # a subsequence: in order
+    elif rows > 1:
+        assert shown[1:] == needed[len(needed) - rows + 1:]
 
 
 def test_seats_given_up_together_are_named_once() -> None:

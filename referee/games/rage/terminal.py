@@ -123,7 +123,7 @@ def _seat_table(state: State, names: Sequence[str], me: int | None, paint: Paint
         if width is not None and isinstance(hand, list) and width_of(row + shown) > width:
             below += wrap([paint.bold("Your hand:" if seat == me else f"{name}'s hand:")] + [
                 card(face, paint) for face in sorted(hand, key=sort_key)], width, 11, " ")
-            shown = f"{len(hand)} cards, below"
+            shown = f"{len(hand)} cards ↓"
         row += shown
         blocks.append(block([paint.bold(row) if seat == me else row],
                             NEEDED if seat == me else SEAT_ROW, "seats", seat))

@@ -116,7 +116,7 @@ def _seat_table(state: State, names: Sequence[str], me: int | None, paint: Paint
         if width is not None and faces and width_of(row + shown + out) > width:
             below += wrap([paint.bold("Your hand:" if seat == me else f"{name}'s hand:"),
                            *faces], width, 11, " ")
-            shown = f"{len(hand)} cards, below"
+            shown = f"{len(hand)} cards ↓"
         row += shown + out
         blocks.append(block([paint.bold(row) if seat == me else row],
                             NEEDED if seat == me else SEAT_ROW, "seats", seat))

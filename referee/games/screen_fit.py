@@ -4,8 +4,8 @@ the top of the board off the screen, and no more rows than it has, less the prom
 
 A desk gives its screen as blocks, each ranked by how readily it may be given up: 0 is
 what the decision needs (the hand, the trump, every seat's bid, tricks and score, the
-offer); blank lines go first, then the oldest news. What is given up is said, on one
-line where the first of it stood."""
+offer); blank lines go first, then the oldest news. What is given up is said in a note
+where the first of it stood."""
 
 from __future__ import annotations
 

@@ -177,7 +177,8 @@ def _trick(state: State, names: Sequence[str], paint: Paint) -> list[str]:
         f"led {COLOUR_NAMES[led]}:" if led else "no lead colour yet:")
     played = [f"{names[seat]} {card(notation, paint)}" for seat, notation in plays]
     won = state.get("tw")
-    return [head, *played] + ([paint.bold(f"→ won by {names[won]}")] if won is not None else [])
+    return [f"{head} {played[0]}", *played[1:]] + (
+        [paint.bold(f"→ won by {names[won]}")] if won is not None else [])
 
 
 def listed(items: Sequence[str]) -> list[str]:

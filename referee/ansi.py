@@ -9,11 +9,15 @@ and tmux show alike, or as an xterm index where the nearest one is too near anot
 from __future__ import annotations
 
 import os
+import re
+import unicodedata
 from typing import IO, Any
 
 RESET = "\x1b[0m"
 Colour = str | int  # `#rrggbb`, or an xterm 256-colour index chosen by eye
 _CUBE = (0, 95, 135, 175, 215, 255)  # the xterm colour cube's levels
+_CODES = re.compile(r"(\x1b\[[0-9;]*m)")
+ELLIPSIS = "…"
 
 
 def wants_colour(stream: IO[Any]) -> bool:
@@ -66,3 +70,39 @@ class Paint:
 
     def reverse(self, text: str) -> str:
         return self._code("7", text)
+
+
+def _columns_of(char: str) -> int:
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def width(text: str) -> int:
+    """The columns `text` takes on a terminal: its colour codes none, wide characters two."""
+    return sum(_columns_of(char) for char in _CODES.sub("", text))
+
+
+def clip(text: str, columns: int) -> str:
+    """`text` cut to at most `columns` on screen, an ellipsis marking the cut. Colour codes
+    are kept whole and closed, so a cut chip does not colour what follows it."""
+    if width(text) <= columns:
+        return text
+    if columns <= 0:
+        return ""
+    kept: list[str] = []
+    used, painted = 0, False
+    for part in _CODES.split(text):
+        if _CODES.fullmatch(part):
+            kept.append(part)
+            painted = True
+            continue
+        for char in part:
+            if used + _columns_of(char) > columns - 1:
+                break
+            kept.append(char)
+            used += _columns_of(char)
+        else:
+            continue
+        break
+    return "".join(kept) + (RESET if painted else "") + ELLIPSIS

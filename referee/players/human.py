@@ -13,6 +13,7 @@ in `play`, and the end of input stops the game the same way.
 
 from __future__ import annotations
 
+import os
 import select
 import time
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Callable, Protocol
 
 from referee.errors import BotTimeout
+from referee.games.screen_fit import HELP, Block, block, prose
 from referee.players.player import Player
 from referee.transport.channel import KEEP_ALIVE_SLICE
 
@@ -35,8 +37,11 @@ class Desk(Protocol):
     def see(self, line: str) -> None:
         """Fold in a line the seat was sent."""
 
-    def screen(self, request: str | None) -> list[str]:
-        """The board as the seat knows it, and the request's offer (None: no request)."""
+    def screen(self, request: str | None, size: tuple[int, int] | None = None,
+               notes: Sequence[Block] = (), again: bool = False) -> list[str]:
+        """The board as the seat knows it, the request's offer (None: no request) and
+        `notes`, fitted to a terminal of `size` (columns, rows; None: not fitted) less a
+        row for the prompt; `again`: the same screen redrawn, with the same news."""
 
     def reply(self, request: str, typed: str) -> str:
         """The reply line for what the person typed; ValueError, with help, if it is none."""
@@ -56,11 +61,24 @@ def human_name(text: str) -> str | None:
 
 @dataclass
 class Console:
-    """Where the person reads and types; `clear`: redraw on a clean screen (a terminal)."""
+    """Where the person reads and types; `clear`: redraw on a clean screen (a terminal),
+    each screen fitted to the terminal's size (or to `fixed_size`, columns and rows)."""
 
     input: IO[str]
     output: IO[str]
     clear: bool = False
+    fixed_size: tuple[int, int] | None = None
+
+    def size(self) -> tuple[int, int] | None:
+        """The terminal's columns and rows, asked at each screen (it may be resized);
+        None where the output is no terminal (a pipe, a file): then nothing is fitted."""
+        if self.fixed_size is not None or not self.clear:
+            return self.fixed_size
+        try:
+            columns, rows = os.get_terminal_size(self.output.fileno())
+        except (OSError, ValueError, AttributeError):
+            return None
+        return (columns, rows) if columns > 0 and rows > 0 else None
 
     def show(self, lines: Sequence[str], clear: bool = False) -> None:
         text = "\n".join(lines) + "\n"
@@ -114,7 +132,7 @@ class HumanPlayer(Player):
         if closing:
             errors = [f"Your seat faulted: {line[6:]}" for line in closing
                       if line.startswith("ERROR ")]
-            self.console.show(self.desk.screen(None) + errors, clear=True)
+            self._draw(None, errors)
 
     def ask(self, line: str, preamble: Sequence[str] = ()) -> str:
         self._sent((*preamble, line))
@@ -122,7 +140,8 @@ class HumanPlayer(Player):
             self.desk.see(told)
         deadline = None if self.move_time is None else time.monotonic() + self.move_time
         clock = "" if self.move_time is None else f" You have {self.move_time:g} s."
-        self.console.show(self.desk.screen(line) + [f"Type ? for help.{clock}"], clear=True)
+        footer = f"Type ? for help.{clock}"
+        self._draw(line, [], footer)
         while True:
             self.console.output.write("> ")
             self.console.output.flush()
@@ -130,15 +149,36 @@ class HumanPlayer(Player):
             if typed is None:
                 raise BotTimeout(f"no move within {self.move_time:g} s (--human-time)")
             if typed.strip().lower() in ("?", "help"):
-                self.console.show(self.desk.screen(line)[-3:] + [_HELP])
+                self._again(line, _HELP, None, lambda: self.desk.screen(line)[-3:] + [_HELP])
                 continue
             try:
                 reply = self.desk.reply(line, typed)
             except ValueError as error:
-                self.console.show([f"Not a move: {error}"])
+                why = f"Not a move: {error}"
+                self._again(line, why, footer, lambda: [why])
                 continue
             self._replied(reply)
             return reply
+
+    def _draw(self, request: str | None, notes: Sequence[str], footer: str | None = None,
+              again: bool = False) -> None:
+        """The screen, on a clean terminal, fitted to its size: the notes (a fault, help,
+        why an input is no move) are kept whatever it takes, the footer is not."""
+        size = self.console.size()
+        width = None if size is None else size[0]
+        blocks = [block(prose(note, width)) for note in notes]
+        if footer is not None:
+            blocks.append(block(prose(footer, width), HELP))  # given up unsaid
+        self.console.show(self.desk.screen(request, size, blocks, again), clear=True)
+
+    def _again(self, request: str, note: str, footer: str | None,
+               plain: Callable[[], list[str]]) -> None:
+        """A note under the same screen: on a terminal of known size, the screen redrawn
+        with it, so nothing scrolls off; elsewhere (a pipe) `plain()`'s lines added."""
+        if self.console.size() is None:
+            self.console.show(plain())
+        else:
+            self._draw(request, [note], footer, again=True)
 
 
 _HELP = ("Type your move as shown, or its number where the moves are numbered; "

@@ -1,5 +1,6 @@
-"""A real terminal for the tests: a detached tmux session (200 x 50), keys sent to it and
-its screen read back (capture-pane), as a person would see it."""
+"""A real terminal for the tests: a detached tmux session (200 x 50 unless a test asks for
+another size), keys sent to it and its screen read back (capture-pane), as a person
+would see it."""
 
 from __future__ import annotations
 
@@ -25,14 +26,15 @@ class Tmux:
     kills the last session the server exits, and another test's `new-session` that
     reached it in that moment fails with "server exited unexpectedly" (a CI run did)."""
 
-    def __init__(self, cwd: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, cwd: Path, env: dict[str, str] | None = None, width: int = WIDTH,
+                 height: int = HEIGHT) -> None:
         if shutil.which("tmux") is None:
             pytest.skip("tmux is not installed")
         self.name = f"referee-test-{uuid.uuid4().hex[:10]}"
         self.home = Path(tempfile.mkdtemp(prefix="referee-tmux-"))
         exports = [f"-e{key}={value}" for key, value in (env or {}).items()]
-        self.run("new-session", "-d", "-s", self.name, "-x", str(WIDTH),
-                        "-y", str(HEIGHT), "-c", str(cwd), *exports, "sh")
+        self.run("new-session", "-d", "-s", self.name, "-x", str(width),
+                 "-y", str(height), "-c", str(cwd), *exports, "sh")
 
     def run(self, *command: str) -> str:
         """A tmux command to this session's own server; what it printed."""

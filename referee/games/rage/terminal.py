@@ -12,8 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from referee.ansi import Paint, width as width_of
+from referee.games.screen_fit import (
+    DETAIL, HEADER, NEEDED, SEAT_ROW, Block, blank, block, lines_of, prose, wrap,
+)
 from referee.words import counted
-from referee.ansi import Paint
 from referee.games.terminal_desk import SeatDesk, State
 from referee.games.rage import codec
 from referee.games.rage.cards import Colour
@@ -68,36 +71,66 @@ def draw(state: State, names: Sequence[str], me: int | None, paint: Paint,
          actor: int | None = None, first: State | None = None) -> list[str]:
     """The table as lines of text; `me`: the seat whose eyes these are (None: all),
     `actor`: the seat to act, marked; `first`: the first state (Rage needs none)."""
-    lines = [_heading(state, paint), _trump(state, paint), _trick(state, names, paint)]
+    return lines_of(layout(state, names, me, paint, actor))
+
+
+def layout(state: State, names: Sequence[str], me: int | None, paint: Paint,
+           actor: int | None = None, width: int | None = None) -> list[Block]:
+    """The table as blocks of lines no wider than `width` (None: any), ranked for a small
+    terminal (screen_fit.py): the round, trump, trick, every seat's bid, tricks and score
+    and `me`'s hand are needed; the order of tricks won and the notes are not."""
+    blocks = [block([_heading(state, paint)]),
+              block(wrap(_trump(state, paint), width, indent=7, sep="    ")),
+              block(wrap(_trick(state, names, paint), width, indent=9))]
     winners = state.get("ws") or []
     if winners:
-        lines.append("Tricks won this round, in order: "
-                     + ", ".join(f"{i + 1}: {names[w]}" for i, w in enumerate(winners)))
-    lines.append("")
-    width = max(len(name) for name in names)
-    bids = [_bid(bid, state) for bid in state["b"]]
-    bid_width = max(6, *(len(text) for text, _ in bids))  # padded before it is painted
-    lines.append(paint.bold(f"   seat  {'player':<{width}}  {'bid':<{bid_width}}  won  "
-                            "score  hand"))
-    for seat, name in enumerate(names):
-        marker = "▶" if seat == actor else " "
-        hand = state["h"][seat]
-        shown = cards(hand, paint) if isinstance(hand, list) else f"{hand} cards"
-        text, own = bids[seat]
-        bid = paint.dim(text.ljust(bid_width)) if own else text.ljust(bid_width)
-        row = (f" {marker} {seat:>4}  {name:<{width}}  {bid}  {state['w'][seat]:>3}  "
-               f"{state['s'][seat]:>5}  {shown}")
-        lines.append(paint.bold(row) if seat == me else row)
+        blocks.append(block(wrap(["Tricks won this round, in order:"] + listed([
+            f"{i + 1}: {names[w]}" for i, w in enumerate(winners)]), width, 2, " "),
+            DETAIL, "the order tricks were won in"))
+    blocks += [blank(), *_seat_table(state, names, me, paint, actor, width)]
     if state.get("hb"):
-        lines.append(paint.dim("Bids are hidden until the variant reveals them."))
+        blocks.append(block([paint.dim("Bids are hidden until the variant reveals them.")],
+                            DETAIL, "a note on hidden bids"))
     sheet = state.get("sh")
     if sheet:
-        lines += ["", f"Round {state['r']} scored (bid/tricks: points): " + "  ".join(
-            f"{names[seat]} {row[0]}/{row[1]}: {row[-1]:+d}" for seat, row in enumerate(sheet))]
+        blocks += [blank(), block(wrap([f"Round {state['r']} scored (bid/tricks: points):"] + [
+            f"{names[seat]} {row[0]}/{row[1]}: {row[-1]:+d}" for seat, row in enumerate(sheet)],
+            width, 2), DETAIL, "the last round's points")]
     if state.get("over"):
-        lines += ["", paint.bold("Game over. Totals: " + ", ".join(
-            f"{name} {total}" for name, total in zip(names, state["s"])))]
-    return lines
+        blocks += [blank(), block(wrap([paint.bold("Game over. Totals:")] + [
+            paint.bold(item) for item in listed([f"{name} {total}" for name, total
+                                                 in zip(names, state["s"])])], width, 2, " "))]
+    return blocks
+
+
+def _seat_table(state: State, names: Sequence[str], me: int | None, paint: Paint,
+                actor: int | None, width: int | None) -> list[Block]:
+    """A row per seat: bid, tricks won, score and hand. Where `me`'s hand makes its row
+    wider than `width`, the hand has lines of its own under the table."""
+    name_width = max(len(name) for name in names)
+    bids = [_bid(bid, state) for bid in state["b"]]
+    bid_width = max(6, *(len(text) for text, _ in bids))  # padded before it is painted
+    blocks = [block([paint.bold(f"   seat  {'player':<{name_width}}  {'bid':<{bid_width}}  "
+                                "won  score  hand")], HEADER, "the column headings")]
+    below: list[str] = []
+    for seat, name in enumerate(names):
+        marker = "▶" if seat == actor else " "
+        text, own = bids[seat]
+        bid = paint.dim(text.ljust(bid_width)) if own else text.ljust(bid_width)
+        row = (f" {marker} {seat:>4}  {name:<{name_width}}  {bid}  {state['w'][seat]:>3}  "
+               f"{state['s'][seat]:>5}  ")
+        hand = state["h"][seat]
+        shown = cards(hand, paint) if isinstance(hand, list) else f"{hand} cards"
+        if width is not None and isinstance(hand, list) and width_of(row + shown) > width:
+            below += wrap([paint.bold("Your hand:" if seat == me else f"{name}'s hand:")] + [
+                card(face, paint) for face in sorted(hand, key=sort_key)], width, 11, " ")
+            shown = f"{len(hand)} cards ↓"
+        row += shown
+        blocks.append(block([paint.bold(row) if seat == me else row],
+                            NEEDED if seat == me else SEAT_ROW, "seats", seat))
+    if below:
+        blocks.append(block(below))
+    return blocks
 
 
 def _heading(state: State, paint: Paint) -> str:
@@ -111,25 +144,47 @@ def _cards_each(count: int) -> str:
     return f"{counted(count, 'card')} each"
 
 
-def _trump(state: State, paint: Paint) -> str:
+def _trump(state: State, paint: Paint) -> list[str]:
+    """The trump and the cards flipped for it, as segments of a line."""
     trump = state.get("tr")
     shown = "none" if trump is None else card(trump, paint) + " " + COLOUR_NAMES[trump]
     flips = state.get("f") or []
-    return f"Trump: {shown}" + (f"    flipped: {cards_in_order(flips, paint)}" if flips else "")
+    return [f"Trump: {shown}"] + ([f"flipped: {cards_in_order(flips, paint)}"] if flips else [])
 
 
 def cards_in_order(faces: Sequence[str], paint: Paint) -> str:
     return " ".join(card(face, paint) for face in faces)
 
 
-def _trick(state: State, names: Sequence[str], paint: Paint) -> str:
+def led_colour(plays: Sequence[Sequence[Any]]) -> str | None:
+    """The trick's lead colour from its plays' notation (ruling R3): the first colour card's
+    colour, or the colour the first Joker declared; None while only action cards lie."""
+    for _, notation in plays:
+        if notation.startswith("J:"):
+            return str(notation[2:])
+        if notation[:1] in COLOUR_HEX and notation[1:].isdigit():
+            return str(notation[0])
+    return None
+
+
+def _trick(state: State, names: Sequence[str], paint: Paint) -> list[str]:
+    """The trick in play as segments of a line: its number and lead colour, each card by
+    the seat that played it, in order, and who won it."""
     plays = state.get("t") or []
     if not plays:
-        return "Trick: none in play" if state.get("r") else ""
-    played = "  ".join(f"{names[seat]} {card(notation, paint)}" for seat, notation in plays)
+        return ["Trick: none in play" if state.get("r") else ""]
+    led = led_colour(plays)
+    head = f"Trick {state.get('tn', '')}, " + (
+        f"led {COLOUR_NAMES[led]}:" if led else "no lead colour yet:")
+    played = [f"{names[seat]} {card(notation, paint)}" for seat, notation in plays]
     won = state.get("tw")
-    tail = f"  → won by {names[won]}" if won is not None else ""
-    return f"Trick {state.get('tn', '')}: {played}{paint.bold(tail)}"
+    return [f"{head} {played[0]}", *played[1:]] + (
+        [paint.bold(f"→ won by {names[won]}")] if won is not None else [])
+
+
+def listed(items: Sequence[str]) -> list[str]:
+    """Items as segments of a comma-separated list."""
+    return [f"{item}," for item in items[:-1]] + list(items[-1:])
 
 
 class RageDesk(SeatDesk):
@@ -230,16 +285,16 @@ class RageDesk(SeatDesk):
         self.news.append(f"The game is over: you place {message.places[self.seat]} "
                          f"with {message.totals[self.seat]} points.")
 
-    def _board(self, actor: int | None) -> list[str]:
-        return draw(self.state, self.names, self.seat, self.paint, actor)
+    def _board(self, actor: int | None, width: int | None) -> list[Block]:
+        return layout(self.state, self.names, self.seat, self.paint, actor, width)
 
-    def _offer(self, request: str) -> list[str]:
+    def _offer(self, request: str, width: int | None) -> list[Block]:
         words = request.split()[1:]
         if request.startswith(codec.BID_REQUEST):
-            return [f"Your bid: type one of {' '.join(words)}."]
-        numbered = "  ".join(f"{i + 1}) {card(w, self.paint)}" for i, w in enumerate(words))
-        return ["Your card: type its number or its name (e.g. " + words[0] + ").",
-                numbered]
+            return [block(prose(f"Your bid: type one of {' '.join(words)}.", width, 2))]
+        numbered = [f"{i + 1}) {card(w, self.paint)}" for i, w in enumerate(words)]
+        return [block(prose("Your card: type its number or its name (e.g. " + words[0] + ").",
+                            width, 2) + wrap(numbered, width))]
 
     def reply(self, request: str, typed: str) -> str:
         """The reply line for what the person typed; ValueError with help for bad input."""

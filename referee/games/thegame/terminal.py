@@ -13,7 +13,10 @@ import re
 from collections.abc import Sequence
 
 from protocols.wire import WireError
-from referee.ansi import Paint
+from referee.ansi import Paint, width as width_of
+from referee.games.screen_fit import (
+    DETAIL, HEADER, NEEDED, OFFERED, SEAT_ROW, Block, blank, block, lines_of, prose, wrap,
+)
 from referee.games.terminal_desk import SeatDesk, State
 from referee.errors import RuleError
 from referee.games.thegame import codec
@@ -33,6 +36,16 @@ _OFFERED = 9  # legal turns offered by number; any other is typed
 _PLACEMENT = re.compile(r"([abcd]):?\s*(\d{1,3})")
 
 
+def _numbered(turns: Sequence[str], width: int | None) -> list[str]:
+    """The offered turns numbered, one a line; in aligned columns where a width is known."""
+    items = [f"{i + 1}) {turn}" for i, turn in enumerate(turns)]
+    if width is None:
+        return [f"  {item}" for item in items]
+    column = max((len(item) for item in items), default=0)
+    return [f"  {line}" for line in wrap([f"{item:<{column}}" for item in items], width - 2,
+                                          sep="   ")]
+
+
 def number_card(value: int, commands: dict[str, str], paint: Paint) -> str:
     """A card; a command card carries its command, amber (lightning) or blue (infinity)."""
     command = commands.get(str(value))
@@ -46,11 +59,20 @@ def draw(state: State, names: Sequence[str], me: int | None, paint: Paint,
          actor: int | None = None, first: State | None = None) -> list[str]:
     """The table as lines of text; `me`: the seat whose eyes these are (None: all),
     `actor`: the seat to act; `first`: the first state (the command map, pile names)."""
+    return lines_of(layout(state, names, me, paint, actor, first))
+
+
+def layout(state: State, names: Sequence[str], me: int | None, paint: Paint,
+           actor: int | None = None, first: State | None = None,
+           width: int | None = None) -> list[Block]:
+    """The table as blocks of lines no wider than `width` (None: any), ranked for a small
+    terminal (screen_fit.py): the piles, every seat's cards played and hints, `me`'s hand
+    and the hints before this turn are needed."""
     start = first or state
     commands: dict[str, str] = start.get("cm") or state.get("cm") or {}
     piles = start.get("pn") or list(PILE_NAMES)
-    lines = [paint.bold(f"The Game · {state.get('nav', {}).get('turn', '')}") +
-             f" · draw pile: {state['dr']} cards"]
+    blocks = [block([paint.bold(f"The Game · {state.get('nav', {}).get('turn', '')}") +
+                     f" · draw pile: {state['dr']} cards"])]
     last = state.get("l") or []
     for pile, (top, command) in enumerate(state["p"]):
         up = pile < 2
@@ -58,28 +80,49 @@ def draw(state: State, names: Sequence[str], me: int | None, paint: Paint,
         shown = number_card(top, commands, paint) if command else str(top)
         placed = [str(c) for p, c in last if p == pile]
         fresh = f"   (last turn: + {', '.join(placed)})" if placed else ""
-        lines.append(f"  {piles[pile]} {arrow}  {paint.bold(f'{shown:>3}')}{fresh}")
-    lines.append("")
-    width = max(len(name) for name in names)
-    lines.append(paint.bold(f"   seat  {'player':<{width}}  played  hints  hand"))
+        blocks.append(block([f"  {piles[pile]} {arrow}  {paint.bold(f'{shown:>3}')}{fresh}"]))
+    blocks += [blank(), *_seat_table(state, names, me, paint, actor, commands, width)]
+    said = [f"{names[seat]}: {' '.join(words)};" for seat, words in enumerate(state["hi"])
+            if words]
+    if said:
+        said[-1] = said[-1].rstrip(";")
+        blocks.append(block(wrap(["Hints before this turn:", *said], width, 2, " "),
+                            SEAT_ROW, "the hints before this turn"))
+    end = state.get("end")
+    if end:
+        said_end = prose(f"The team {end['o']} ({end['why']}); {end['left']} cards not "
+                         "played.", width, 2)
+        blocks += [blank(), block([paint.bold(line) for line in said_end])]
+    return blocks
+
+
+def _seat_table(state: State, names: Sequence[str], me: int | None, paint: Paint,
+                actor: int | None, commands: dict[str, str], width: int | None) -> list[Block]:
+    """A row per seat: cards played, hints given, hand. Where `me`'s hand makes its row
+    wider than `width`, the hand has lines of its own under the table."""
+    name_width = max(len(name) for name in names)
+    blocks = [block([paint.bold(f"   seat  {'player':<{name_width}}  played  hints  hand")],
+                    HEADER, "the column headings")]
+    below: list[str] = []
     for seat, name in enumerate(names):
         marker = "▶" if seat == actor else " "
         hand = state["h"][seat]
-        shown = " ".join(number_card(v, commands, paint) for v in hand) \
-            if isinstance(hand, list) else f"{hand} cards"
         out = "  (out)" if seat in state.get("out", []) else ""
-        row = (f" {marker} {seat:>4}  {name:<{width}}  {state['c'][seat]:>6}  "
-               f"{state['g'][seat]:>5}  {shown}{out}")
-        lines.append(paint.bold(row) if seat == me else row)
-    said = [f"{names[seat]}: {' '.join(words)}" for seat, words in enumerate(state["hi"])
-            if words]
-    if said:
-        lines.append("Hints before this turn: " + "; ".join(said))
-    end = state.get("end")
-    if end:
-        lines += ["", paint.bold(f"The team {end['o']} ({end['why']}); "
-                                 f"{end['left']} cards not played.")]
-    return lines
+        row = (f" {marker} {seat:>4}  {name:<{name_width}}  {state['c'][seat]:>6}  "
+               f"{state['g'][seat]:>5}  ")
+        faces = [number_card(v, commands, paint) for v in hand] if isinstance(hand, list) \
+            else []
+        shown = " ".join(faces) if isinstance(hand, list) else f"{hand} cards"
+        if width is not None and faces and width_of(row + shown + out) > width:
+            below += wrap([paint.bold("Your hand:" if seat == me else f"{name}'s hand:"),
+                           *faces], width, 11, " ")
+            shown = f"{len(hand)} cards ↓"
+        row += shown + out
+        blocks.append(block([paint.bold(row) if seat == me else row],
+                            NEEDED if seat == me else SEAT_ROW, "seats", seat))
+    if below:
+        blocks.append(block(below))
+    return blocks
 
 
 class TheGameDesk(SeatDesk):
@@ -174,24 +217,30 @@ class TheGameDesk(SeatDesk):
                         draw_pile_size=self.state["dr"], players=self.players,
                         commands=self.commands, others_cards=others)
 
-    def _board(self, actor: int | None) -> list[str]:
-        return draw(self.state, self.names, self.seat, self.paint, actor)
+    def _board(self, actor: int | None, width: int | None) -> list[Block]:
+        return layout(self.state, self.names, self.seat, self.paint, actor, None, width)
 
-    def _offer(self, request: str) -> list[str]:
+    def _offer(self, request: str, width: int | None) -> list[Block]:
         if request.startswith("HINTS?"):
-            return [f"Hints for seat {self._coming()}'s turn, coming next: up to 4 of "
-                    "leave:P good:P hold:COMMAND (P a pile a-d; no numbers), or none.",
-                    "Commands: " + " ".join(c.value for c in Command)]
+            return [block(prose(f"Hints for seat {self._coming()}'s turn, coming next: up to 4 "
+                                "of leave:P good:P hold:COMMAND (P a pile a-d; no numbers), "
+                                "or none.", width, 2)),
+                    block(prose("Commands: " + " ".join(c.value for c in Command), width, 2),
+                          DETAIL, "the command names")]
         minimum = request.split()[1].partition("=")[2]
         turns = shortest_legal_turns_at(self.position())
         self.offered = [codec.placements_text(turn) for turn in turns[:_OFFERED]]
         more = len(turns) - len(self.offered)
-        lines = [f"Your turn: at least {minimum} card(s), placed as pile:card in order "
-                 "(e.g. a:37 c:92), or the number of a turn below."]
-        lines += [f"  {i + 1}) {turn}" for i, turn in enumerate(self.offered)]
+        blocks = [block(prose(f"Your turn: at least {minimum} card(s), placed as pile:card in "
+                              "order (e.g. a:37 c:92), or the number of a turn below.",
+                              width, 2))]
+        # A turn may be typed: on a very small terminal the numbered ones give way.
+        blocks += [block([line], OFFERED, "turns offered by number")
+                   for line in _numbered(self.offered, width)]
         if more > 0:
-            lines.append(f"  ... and {more} more of that length; longer turns may be typed.")
-        return lines
+            blocks.append(block(prose(f"  ... and {more} more of that length; longer turns "
+                                      "may be typed.", width, 4), DETAIL, "how many more"))
+        return blocks
 
     def _coming(self) -> int:
         """Whose turn the hints asked for are for, which HINTS? does not say: the seat

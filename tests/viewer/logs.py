@@ -38,3 +38,12 @@ def page_data(page: Path) -> dict[str, Any]:
     assert found is not None
     data: dict[str, Any] = json.loads(found[1])
     return data
+
+
+def crash_step(page: Path) -> tuple[int, dict[str, Any]]:
+    """The step that shows the crash, and its fault as the page holds it."""
+    for index, step in enumerate(page_data(page)["steps"]):
+        for fault in step.get("f", []):
+            if fault["kind"] == "crash":
+                return index, fault
+    raise AssertionError(f"no crash in {page}")

@@ -26,7 +26,7 @@ from referee.viewer.page import SPECTATOR, build, html
 from tests.cli_support import run_main
 from tests.viewer.crash_bot import CRASH_STDERR
 from tests.viewer.test_hostile_page import HOSTILE_TEXT, JSON, assert_page_or_one_line
-from tests.viewer.logs import HEURISTIC, RANDOM, ROOT, page_data, play, view
+from tests.viewer.logs import HEURISTIC, RANDOM, ROOT, crash_step, page_data, play, view
 from tests.viewer.test_playback import open_page
 
 CRASH = f"crash=stdio:{shlex.quote(sys.executable)} " \
@@ -51,14 +51,6 @@ def fault_records(path: Path) -> list[dict[str, Any]]:
     """The file's own fault records, as written."""
     records = [json.loads(line) for line in path.read_text().splitlines()]
     return [r for r in records if isinstance(r, dict) and r.get("type") == "fault"]
-
-
-def crash_step(page: Path) -> tuple[int, dict[str, Any]]:
-    for index, step in enumerate(page_data(page)["steps"]):
-        for fault in step.get("f", []):
-            if fault["kind"] == "crash":
-                return index, fault
-    raise AssertionError(f"no crash in {page}")
 
 
 def test_the_logged_crash_carries_its_stderr_and_the_log_still_replays(log: Path) -> None:

@@ -19,7 +19,7 @@ from referee.serve.pages import game_page
 from referee.viewer.page import SPECTATOR
 from tests.cli_support import run_main
 from tests.viewer.crash_bot import CRASH_STDERR
-from tests.viewer.logs import HEURISTIC, RANDOM, ROOT, page_data
+from tests.viewer.logs import HEURISTIC, RANDOM, ROOT, crash_step, page_data
 from tests.viewer.test_playback import open_page
 from tournaments.store.results_db import logs_dir
 
@@ -43,15 +43,6 @@ def publish(db: Path, name: str, *args: str) -> Path:
     code, _, err = run_main(["publish", str(db), str(db.parent / name), *args])
     assert code == 0, err
     return db.parent / name
-
-
-def crash_step(page: Path) -> tuple[int, dict[str, Any]]:
-    """The step that shows the crash, and its fault as the page holds it."""
-    for index, step in enumerate(page_data(page)["steps"]):
-        for fault in step.get("f", []):
-            if fault["kind"] == "crash":
-                return index, fault
-    raise AssertionError(f"no crash in {page}")
 
 
 def test_the_organisers_replay_shows_the_crash_with_its_stderr(browser: Any,

@@ -40,7 +40,7 @@ def publish_arena(db: ArenaDb, folder: Path, mode: ReplayMode,
             continue
         publish(round_db(db.folder, number), target, mode, workers,
                 up=(f"../../{INDEX}", "the arena's leaderboard"),
-                title=round_title(db.folder, number))  # a round played before it had it
+                title=round_title(db.folder, number))  # its round db's own title may be older
         site.rounds_published += 1
     counted = tally(db.games())
     board = standings(db.versions(), counted)

@@ -24,7 +24,7 @@ from typing import Any
 from referee import bounds
 from referee.errors import ConfigError
 from referee.printable import printable
-from referee.matches.game import Contest
+from referee.matches.game import Contest, OptionError, OptionKind, Options
 from referee.registry.games import lookup
 from referee.settings import ResourceLimits, TimeLimits
 from protocols.clock import Clock
@@ -92,9 +92,9 @@ class Version:
     def command_line_sha256(self) -> str:
         """The sha256 of the command line it runs: two versions of one script with other
         arguments (`--mistakes 0.3`, `--mistakes 0.1`) differ here, where `sha256`, their
-        files', is the same. Worked out from the stored command, so an arena made before
-        it has it too, and `sha256`, which `arena run` compares with the files to set a
-        changed version aside, stays what it was."""
+        files', is the same. Worked out from the stored command rather than stored, so
+        every arena.db has it, and kept apart from `sha256`, which `arena run` compares
+        with the files to set a changed version aside: arguments are not files."""
         return hash_command_line(str(self.command), None if self.folder is None else
                                  f"{SUBMISSIONS}/{self.name}/v{self.version}")
 
@@ -145,7 +145,7 @@ def settings_toml(settings: Settings) -> str:
     lines = [f"game = {_toml(settings.game)}", f"table_size = {settings.table_size}",
              f"placement = {settings.placement}", "", "[limits]",
              f"startup = {limits.startup}", f"move = {limits.move}", f"bank = {limits.bank}",
-             f"clock = {_toml(limits.clock.value)}", "", "[resources]",
+             f"tolerance = {limits.tolerance}", f"clock = {_toml(limits.clock.value)}", "", "[resources]",
              *(f"{key} = {_toml(getattr(resources, key))}" for key in _RESOURCE_BOUNDS)]
     if settings.options:
         lines += ["", "[options]", *(f"{name} = {_toml(value)}"
@@ -170,20 +170,34 @@ def load(folder: Path) -> Settings:
     try:
         data = tomllib.loads((folder / SETTINGS).read_text())
         limits = _limits(data.get("limits", {}))
-        return Settings(str(data["game"]), int(data["table_size"]),
+        game = str(data["game"])
+        return Settings(game, int(data["table_size"]),
                         int(data.get("placement", DEFAULT_PLACEMENT)), limits,
-                        _options(data.get("options", {})),
+                        _options(game, data.get("options", {})),
                         _resources(data.get("resources", {})))
+    except OptionError as error:  # a game's words for its options, as a check says them
+        raise ConfigError(f"the arena's settings ({SETTINGS}): {error}") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, ValueError,
-            TypeError, AttributeError) as error:
+            TypeError, AttributeError, ConfigError) as error:
         raise ConfigError(f"{folder} is no arena (its {SETTINGS}: {error})") from None
 
 
-def _options(table: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
-    """arena.toml's [options], as `arena init` takes them: a list of choices as a tuple.
-    What they say is checked where the game is set up (a submit's check)."""
-    return tuple(sorted((name, tuple(value) if isinstance(value, list) else value)
-                        for name, value in table.items()))
+def _options(game: str, table: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """arena.toml's [options], as `arena init` takes them (a list of choices as a tuple),
+    checked by the game as a tournament file's are: ValueError or ConfigError naming
+    what is wrong, so that every arena command refuses them in one line."""
+    if not isinstance(table, dict):
+        raise ValueError("[options] must be a table")
+    options = tuple(sorted((name, tuple(value) if isinstance(value, list) else value)
+                           for name, value in table.items()))
+    definition = lookup(game)
+    choices = {o.name for o in definition.options if o.kind is OptionKind.CHOICES}
+    for name, value in options:
+        if name in choices and not (isinstance(value, tuple)
+                                    and all(isinstance(item, str) for item in value)):
+            raise ValueError(f"[options] {name} must be a list of words, not {value!r}")
+    definition.check_options(Options.of(definition, dict(options)))
+    return options
 
 
 def _limits(table: dict[str, Any]) -> TimeLimits:

@@ -9,12 +9,16 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from referee.errors import ConfigError
+from tests.cli_support import run_main
 from tournaments.arena.leaderboard import standings, tally
 from tournaments.store.records import GameRecord
 from tournaments.arena.store import DB, SETTINGS, ArenaDb, Settings, init, load
+from referee.matches.game import Options
+from referee.registry.games import lookup
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
                     | st.text(max_size=20),
@@ -24,6 +28,7 @@ TOML_LINES = st.lists(st.sampled_from([
     'game = "rage"', 'game = "thegame"', "game = 3", "table_size = 4", 'table_size = "x"',
     "placement = -1", "placement = 2", "[limits]", "move = 0.5", 'move = "fast"',
     "startup = 1e309", "bogus = 1", "[options]", 'variants = ["hidden-bid"]', "variants = 7",
+    'variants = [["a"]]', 'variants = ["nope"]', 'variants = "hidden-bid"', "colour = true",
     "= broken", "[[limits]]", "move = -1", "move = 0", "bank = -0.5", "move = 1e9",
     "tolerance = 61", "startup = true", 'clock = "cpu"', 'clock = "sundial"', "clock = 1",
     "[resources]", "memory_mb = 512", "memory_mb = 8", 'processes = "unlimited"',
@@ -40,7 +45,7 @@ def test_any_arena_toml_reads_as_settings_or_one_config_error(tmp_path: Path,
         try:
             found = load(tmp_path)
         except ConfigError as error:
-            assert "is no arena" in str(error)
+            assert SETTINGS in str(error)
         else:
             assert isinstance(found, Settings) and isinstance(found.table_size, int)
             limits = found.time_limits  # as `referee tournament` would take them
@@ -48,6 +53,8 @@ def test_any_arena_toml_reads_as_settings_or_one_config_error(tmp_path: Path,
             assert 0 <= limits.bank <= 86400 and 0 <= limits.tolerance <= 60
             memory = found.resource_limits.memory_mb
             assert memory is None or 16 <= memory <= 1024 * 1024
+            game = lookup(found.game)  # options a game takes, as a submit's check sets up
+            game.check_options(Options.of(game, dict(found.options)))
 
 
 def test_a_time_limit_out_of_bounds_is_named(tmp_path: Path) -> None:
@@ -62,6 +69,21 @@ def test_a_time_limit_out_of_bounds_is_named(tmp_path: Path) -> None:
         assert "[limits] move must be a finite number of seconds > 0" in str(error)
     else:
         raise AssertionError("move = -1 was taken")
+
+
+@pytest.mark.parametrize("options", ["variants = 3", 'variants = [["a"]]',
+                                     'variants = ["nope"]', "colour = true"])
+def test_bad_options_are_one_line_for_every_arena_command(tmp_path: Path,
+                                                          options: str) -> None:
+    """`variants = 3` in arena.toml made `arena submit` end in a traceback."""
+    init(tmp_path / "a", Settings("rage", 3))
+    toml = tmp_path / "a" / SETTINGS
+    toml.write_text(toml.read_text() + f"\n[options]\n{options}\n")
+    for command in (["submit", str(tmp_path / "a"), "x", "python bots/rage_random.py"],
+                    ["standings", str(tmp_path / "a")]):
+        code, _, err = run_main(["arena", *command])
+        assert code == 2 and SETTINGS in err and "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1, err
 
 
 VALID = GameRecord("rage/d1/t1/r0", "rage", 1, ("a@v1", "b@v1", "c@v1"), (3, 2, 1),

@@ -65,11 +65,31 @@ class SeatBudget:
 def stderr_kept(lines: Sequence[str], budget: int = STDERR_BUDGET) -> list[str]:
     """The last of a fault's stderr `lines` that the log keeps: as many as fit in
     `budget` bytes as the log writes them (JSON, escaped; a traceback ends with its
-    exception, so the last lines are the ones to keep)."""
+    exception, so the last lines are the ones to keep). A last line too long to fit
+    alone is kept cut, its start (the exception's name) and a "…": never nothing."""
     kept: list[str] = []
+    left = budget
     for line in reversed(lines):
-        budget -= len(encode_basestring_ascii(line)) + 1  # and its comma
-        if budget < 0:
+        left -= _written(line)
+        if left < 0:
             break
         kept.append(line)
+    if not kept and lines:
+        return [_cut_to_fit(lines[-1], budget)]
     return kept[::-1]
+
+
+def _written(line: str) -> int:
+    return len(encode_basestring_ascii(line)) + 1  # and its comma
+
+
+def _cut_to_fit(line: str, budget: int) -> str:
+    """`line`'s start and "…", as long as fits in `budget` bytes as written."""
+    low, high = 0, len(line)  # the longest start that fits lies in [low, high]
+    while low < high:
+        middle = (low + high + 1) // 2
+        if _written(line[:middle] + "\u2026") <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return line[:low] + "\u2026"

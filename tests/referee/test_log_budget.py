@@ -116,4 +116,15 @@ def test_the_stderr_kept_is_the_last_lines_that_fit_as_written() -> None:
     lines = ["a" * 1000, "\x01" * 100, "\U0001f600" * 50, "b" * 400]
     assert stderr_kept(lines, 2612) == lines and stderr_kept(lines, 2611) == lines[1:]
     assert stderr_kept(lines, 1609) == lines[1:] and stderr_kept(lines, 1608) == lines[2:]
-    assert stderr_kept(lines, 100) == [] and stderr_kept([], 100) == []
+    assert stderr_kept([], 100) == []
+
+
+def test_a_last_stderr_line_too_long_to_fit_is_kept_cut_never_dropped() -> None:
+    """A traceback ending in an exception of 200 emoji (2.4 KB as written) left the
+    replay with no stderr at all, where the db kept it."""
+    last = "ValueError: " + "\U0001f600" * 200
+    kept = stderr_kept(["Traceback (most recent call last):", last])
+    assert len(kept) == 1 and kept[0].startswith("ValueError: \U0001f600")
+    assert kept[0].endswith("\u2026") and last.startswith(kept[0][:-1])
+    written = len(json.dumps(kept[0])) + 1
+    assert STDERR_BUDGET - 12 < written <= STDERR_BUDGET  # as long as fits

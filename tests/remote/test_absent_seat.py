@@ -46,17 +46,16 @@ def _rows(table: dict[str, object]) -> list[dict[str, object]]:
 
 def test_an_absent_seat_is_waited_for_once_in_a_tournament(tmp_path: Path) -> None:
     """9 games, a start-up time of 3 s: waiting in each would take 27 s at least (40 s
-    with the start-up stretched for three bots booting on two cores); it waits once."""
+    with the start-up stretched for three bots booting on two cores); it waits once.
+    The faults' details show which games waited (timed, bench/absent_seat.py), so
+    nothing here rests on the clock of a busy machine."""
     hall, port, startup = _organiser(tmp_path), free_port(), 3.0
-    started = time.monotonic()
     tournament = _tournament(hall, port, startup, FIRST, RANDOM, "--deals", "3")
     try:
         assert tournament.finish() == 0, tournament.err
     finally:
         tournament.stop()
-    elapsed = time.monotonic() - started
     games = 9
-    assert elapsed < (games - 1) * startup, (elapsed, tournament.err)
     faults = _rows(_results(hall, "--faults")["faults"])
     assert [(row["bot"], row["kind"]) for row in faults] == [("alice", "startup")] * games
     first, *later = [str(row["detail"]) for row in faults]

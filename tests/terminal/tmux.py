@@ -22,9 +22,10 @@ class Tmux:
     """One tmux session running a shell in `cwd`, on a tmux server of its own;
     `close()` kills it and what runs in it.
 
-    Its own server (its socket in a directory of its own, removed on close), because sessions sharing the default one race: when a test
-    kills the last session the server exits, and another test's `new-session` that
-    reached it in that moment fails with "server exited unexpectedly" (a CI run did)."""
+    Its own server (its socket in a directory of its own, removed on close), because
+    sessions sharing the default one race: when a test kills the last session the server
+    exits, and another test's `new-session` that reaches it in that moment fails with
+    "server exited unexpectedly"."""
 
     def __init__(self, cwd: Path, env: dict[str, str] | None = None, width: int = WIDTH,
                  height: int = HEIGHT) -> None:
@@ -33,8 +34,12 @@ class Tmux:
         self.name = f"referee-test-{uuid.uuid4().hex[:10]}"
         self.home = Path(tempfile.mkdtemp(prefix="referee-tmux-"))
         exports = [f"-e{key}={value}" for key, value in (env or {}).items()]
-        self.run("new-session", "-d", "-s", self.name, "-x", str(width),
-                 "-y", str(height), "-c", str(cwd), *exports, "sh")
+        try:
+            self.run("new-session", "-d", "-s", self.name, "-x", str(width),
+                     "-y", str(height), "-c", str(cwd), *exports, "sh")
+        except BaseException:
+            self.close()  # no test holds it yet to close it
+            raise
 
     def run(self, *command: str) -> str:
         """A tmux command to this session's own server; what it printed."""

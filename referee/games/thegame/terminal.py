@@ -66,8 +66,9 @@ def layout(state: State, names: Sequence[str], me: int | None, paint: Paint,
            actor: int | None = None, first: State | None = None,
            width: int | None = None) -> list[Block]:
     """The table as blocks of lines no wider than `width` (None: any), ranked for a small
-    terminal (screen_fit.py): the piles, every seat's cards played and hints, `me`'s hand
-    and the hints before this turn are needed."""
+    terminal (screen_fit.py): the piles and `me`'s row and hand are needed; the other
+    seats' rows and the hints before this turn go only when a terminal is very small
+    (SEAT_ROW)."""
     start = first or state
     commands: dict[str, str] = start.get("cm") or state.get("cm") or {}
     piles = start.get("pn") or list(PILE_NAMES)

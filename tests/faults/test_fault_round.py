@@ -5,9 +5,11 @@ its `where` words, as they were written then ("round 3, trick 8")."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,8 @@ from referee.processes.live_bots import live_processes
 from referee.processes.sandbox import SandboxMode, SandboxSettings
 from referee.settings import TimeLimits
 from tests.cli_support import run_main
+from tests.tournaments.fakes import TEST_SECRET, FakeContext, fake_play, make_spec
+from tournaments.schedule.fixtures import fixtures_for
 from tournaments.store.records import fault_from_json
 from tournaments.store.results_db import ResultStore
 
@@ -117,3 +121,27 @@ def test_a_round_that_is_no_integer_is_a_damaged_db(db: Path, tmp_path: Path) ->
     assert code == 1 and out == "" and len(err.strip().splitlines()) == 1, err
     assert err.startswith("referee: error: ") and "damaged results db" in err
     assert "fault Fault(seat=" in err  # the record_check's word on the fault (cut short)
+
+
+def test_machines_get_the_round_of_each_fault_and_people_read_it_in_where(
+        tmp_path: Path) -> None:
+    """`results --faults`: JSON and CSV carry `round` (docs/results-schema.json), the
+    text table does not repeat what its `where` says."""
+    db = tmp_path / "results.db"
+    spec = make_spec(RAGE, 3)
+    with ResultStore(db, spec) as store:
+        fixture = fixtures_for(spec, TEST_SECRET)[0]
+        record = fake_play(fixture, FakeContext(spec.bot_names))
+        fault = Fault(0, record.bots[0], FaultKind.CRASH, "exited", where="round 3, trick 2",
+                      round_no=3)
+        store.add(replace(record, faults=(fault,)))
+    code, shown, err = run_main(["results", str(db), "--faults", "--format", "json"])
+    assert code == 0, err
+    [row] = json.loads(shown)["tables"]["faults"]["rows"]
+    assert (row["where"], row["round"]) == ("round 3, trick 2", 3)
+    code, shown, err = run_main(["results", str(db), "--faults", "--format", "csv"])
+    header, line = shown.splitlines()[:2]
+    assert "step,round,detail" in header and ",3,exited," in line
+    code, shown, err = run_main(["results", str(db), "--faults"])
+    header = next(line for line in shown.splitlines() if line.startswith("game "))
+    assert "where" in header.split() and "round" not in header.split()

@@ -89,17 +89,19 @@ def replaced_games(replaced: Sequence[tuple[int, GameRecord]], bot: str,
 
 
 def all_faults(records: Sequence[GameRecord], folder: Path,
-               remote: Collection[str] = ()) -> ResultTable:
+               remote: Collection[str] = (), machines: bool = False) -> ResultTable:
     """Every fault of the tournament, game by game, with the offending line, the log and
-    the faulty bot's stderr file in that game (a `remote` bot's: where it is)."""
+    the faulty bot's stderr file in that game (a `remote` bot's: where it is). For
+    `machines` (JSON, CSV), the round as a number too: people read it in `where`."""
     rows = tuple((record.fixture_id, fault.seat, fault.bot, fault.kind.value, _where(fault),
-                  _step(fault), fault.detail, _shown(fault), _tail(fault),
-                  _log(record, folder), _stderr(record, fault.seat, folder, remote))
+                  _step(fault), *((fault.round_no,) if machines else ()), fault.detail,
+                  _shown(fault), _tail(fault), _log(record, folder),
+                  _stderr(record, fault.seat, folder, remote))
                  for record in records for fault in record.faults)
     columns = (Column("game", "game"), Column("seat", "seat"), Column("bot", "bot"),
-               Column("kind", "kind"), *_PLACE, Column("detail", "detail"),
-               Column("line", "line"), _TAIL, Column("log", "log"),
-               Column("stderr", "stderr"))
+               Column("kind", "kind"), *_PLACE, *((_ROUND,) if machines else ()),
+               Column("detail", "detail"), Column("line", "line"), _TAIL,
+               Column("log", "log"), Column("stderr", "stderr"))
     return ResultTable("faults", f"Faults ({len(rows)})", columns, rows)
 
 
@@ -202,6 +204,8 @@ def _fault_words(fault: Fault | None) -> str:
 # Where in the game: "round 3, trick 2" or "turn 14", and the step `referee view LOG`
 # shows it at (#step=N); n/a in records made before they were kept.
 _PLACE = (Column("where", "where"), Column("step", "step"))
+_ROUND = Column("round", "round")  # Rage's round; null in a game of turns, at the end, or
+# in a record made before it was kept
 _TAIL = Column("stderr (last line)", "stderr_tail")
 
 

@@ -55,7 +55,7 @@ def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
                        *replaced_games(store.replaced(bot), bot, folder,
                                        store.spec.game.contest, remote)]
         if faults:
-            tables.append(all_faults(records, folder, remote))
+            tables.append(all_faults(records, folder, remote, machines=not fmt.for_people))
         return _written(render(tables, metadata(store.spec, len(records)), fmt, table,
                                links), err)
 

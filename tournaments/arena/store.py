@@ -28,7 +28,7 @@ from referee.matches.game import Contest, OptionError, OptionKind, Options
 from referee.registry.games import lookup
 from referee.settings import ResourceLimits, TimeLimits
 from protocols.clock import Clock
-from tournaments.spec.definition import MAX_TITLE
+from tournaments.spec.definition import CLOCK_RULE, MAX_TITLE, RESOURCE_BOUNDS, TIME_BOUNDS
 from tournaments.store.records import GameRecord
 
 SETTINGS = "arena.toml"
@@ -54,12 +54,8 @@ CHANGED = "changed"  # its files changed after it was submitted: seated no more
 PLANNED, PLAYED = "planned", "played"
 ABANDONED = "abandoned"  # planned, but a version it seats changed: never counted
 _VERSION_STATUSES = frozenset({ACTIVE, RETIRED, REFUSED, CHANGED})
-_TIME_BOUNDS = {"startup": bounds.STARTUP_SECONDS, "move": bounds.MOVE_SECONDS,
-                "bank": bounds.BANK_SECONDS, "tolerance": bounds.TOLERANCE_SECONDS}
-# arena.toml's [resources]: the limits `referee tournament` takes as --max-memory,
-# --max-cpu and --max-procs (a tournament file's keys), "unlimited" for none.
-_RESOURCE_BOUNDS = {"memory_mb": bounds.MEMORY_MIB, "cpu_seconds": bounds.CPU_SECONDS,
-                    "processes": bounds.PROCESSES}
+# arena.toml's [limits] and [resources] take a tournament file's keys and bounds
+# (TIME_BOUNDS, RESOURCE_BOUNDS), "unlimited" for no resource limit.
 
 
 @dataclass(frozen=True)
@@ -144,9 +140,9 @@ def settings_toml(settings: Settings) -> str:
     limits, resources = settings.time_limits, settings.resource_limits
     lines = [f"game = {_toml(settings.game)}", f"table_size = {settings.table_size}",
              f"placement = {settings.placement}", "", "[limits]",
-             f"startup = {limits.startup}", f"move = {limits.move}", f"bank = {limits.bank}",
-             f"tolerance = {limits.tolerance}", f"clock = {_toml(limits.clock.value)}", "", "[resources]",
-             *(f"{key} = {_toml(getattr(resources, key))}" for key in _RESOURCE_BOUNDS)]
+             *(f"{key} = {getattr(limits, key)}" for key in TIME_BOUNDS),
+             f"clock = {_toml(limits.clock.value)}", "", "[resources]",
+             *(f"{key} = {_toml(getattr(resources, key))}" for key in RESOURCE_BOUNDS)]
     if settings.options:
         lines += ["", "[options]", *(f"{name} = {_toml(value)}"
                                      for name, value in settings.options)]
@@ -202,7 +198,7 @@ def _options(game: str, table: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
 
 def _limits(table: dict[str, Any]) -> TimeLimits:
     """arena.toml's [limits]: the time limits of `referee tournament`, in seconds."""
-    unknown = set(table) - {*_TIME_BOUNDS, "clock"}
+    unknown = set(table) - {*TIME_BOUNDS, "clock"}
     if unknown:
         raise ValueError(f"[limits] has no {', '.join(sorted(unknown))}")
     default = TimeLimits()
@@ -214,22 +210,20 @@ def _limits(table: dict[str, Any]) -> TimeLimits:
 
 
 def _clock(value: object) -> Clock:
-    clocks = [clock.value for clock in Clock]
-    if value not in clocks:
-        raise ValueError(f"[limits] clock must be {' or '.join(map(repr, clocks))}, "
-                         f"not {value!r}")
+    if value not in [clock.value for clock in Clock]:
+        raise ValueError(f"[limits] clock {CLOCK_RULE}, not {value!r}")
     return Clock(value)
 
 
 def _resources(table: dict[str, Any]) -> ResourceLimits:
     """arena.toml's [resources], within the bounds `referee tournament` takes."""
-    unknown = set(table) - set(_RESOURCE_BOUNDS)
+    unknown = set(table) - set(RESOURCE_BOUNDS)
     if unknown:
         raise ValueError(f"[resources] has no {', '.join(sorted(unknown))}")
     values: dict[str, int | None] = {}
     for key, value in table.items():
         try:
-            checked = None if value == bounds.UNLIMITED else _RESOURCE_BOUNDS[key].check(value)
+            checked = None if value == bounds.UNLIMITED else RESOURCE_BOUNDS[key].check(value)
         except ValueError as error:
             raise ValueError(f"[resources] {key} {error}") from None
         values[key] = None if checked is None else int(checked)
@@ -240,7 +234,7 @@ def _seconds(table: dict[str, Any], key: str, default: float) -> float:
     """One limit within the bounds `referee tournament` takes: a negative or endless move
     time would fault every reply of every version, which would read as the bots' fault."""
     try:
-        checked = _TIME_BOUNDS[key].check(table.get(key, default))
+        checked = TIME_BOUNDS[key].check(table.get(key, default))
     except ValueError as error:
         raise ValueError(f"[limits] {key} {error}") from None
     assert checked is not None  # no time bound allows "unlimited"

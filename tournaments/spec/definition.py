@@ -26,10 +26,11 @@ from referee.settings import FaultPolicy, ResourceLimits, TimeLimits
 from protocols.clock import Clock
 from tournaments.spec.settle_rule import SettleRule
 
-_TIME_BOUNDS = {"startup": bounds.STARTUP_SECONDS, "move": bounds.MOVE_SECONDS,
-                "bank": bounds.BANK_SECONDS, "tolerance": bounds.TOLERANCE_SECONDS}
-_RESOURCE_BOUNDS = {"memory_mb": bounds.MEMORY_MIB, "cpu_seconds": bounds.CPU_SECONDS,
-                    "processes": bounds.PROCESSES}
+# The limits' bounds, as a tournament file and an arena.toml take them.
+TIME_BOUNDS = {"startup": bounds.STARTUP_SECONDS, "move": bounds.MOVE_SECONDS,
+               "bank": bounds.BANK_SECONDS, "tolerance": bounds.TOLERANCE_SECONDS}
+RESOURCE_BOUNDS = {"memory_mb": bounds.MEMORY_MIB, "cpu_seconds": bounds.CPU_SECONDS,
+                   "processes": bounds.PROCESSES}
 # --clock on the command line offers the same words.
 CLOCK_RULE = "must be " + " or ".join(f'"{clock.value}"' for clock in Clock)
 # The key that sizes a game, by kind of contest: seats at a table, or players in a team.
@@ -420,7 +421,7 @@ def _check_bots(game: AnyGame, bots: tuple[BotEntry, ...]) -> None:
 
 
 def _check_limits(limits: TimeLimits) -> None:
-    for key, bound in _TIME_BOUNDS.items():
+    for key, bound in TIME_BOUNDS.items():
         _check_number(key, getattr(limits, key), bound, "limits", "time limit ")
     if not isinstance(limits.clock, Clock):
         raise SpecError("clock", f"time limit 'clock' {CLOCK_RULE}, not {limits.clock!r}",
@@ -428,5 +429,5 @@ def _check_limits(limits: TimeLimits) -> None:
 
 
 def _check_resources(limits: ResourceLimits) -> None:
-    for key, bound in _RESOURCE_BOUNDS.items():
+    for key, bound in RESOURCE_BOUNDS.items():
         _check_number(key, getattr(limits, key), bound, "resources", "resource limit ")

@@ -44,17 +44,15 @@ def bot_games(records: Sequence[GameRecord], bot: str, bots: Sequence[str],
     if bot not in bots:
         raise ConfigError(f"no bot {bot!r} in this tournament (its bots: "
                           f"{', '.join(bots)})")
-    rows = [_game_row(record, seat, folder, contest, numbered, remote)
-            for record, seat in seats_of(records, bot)]
-    columns = _game_columns(contest)
-    if not paths:
-        columns, rows = columns[:-2], [row[:-2] for row in rows]
-    tail = [column.key for column in columns].index("fault_stderr")
+    rows = tuple(_game_row(record, seat, folder, contest, numbered, remote)
+                 for record, seat in seats_of(records, bot))
+    table = ResultTable("bot_games", f"Games of {bot} ({len(rows)} seats played)",
+                        _game_columns(contest), rows)
+    left_out = set() if paths else {"log", "stderr"}
+    tail = table.keys.index("fault_stderr")
     if numbered is not None and all(row[tail] is None for row in rows):  # all said above
-        columns = columns[:tail] + columns[tail + 1:]
-        rows = [row[:tail] + row[tail + 1:] for row in rows]
-    return ResultTable("bot_games", f"Games of {bot} ({len(rows)} seats played)", columns,
-                       tuple(rows))
+        left_out.add("fault_stderr")
+    return table.without(left_out)
 
 
 def seats_of(records: Sequence[GameRecord], bot: str) -> list[tuple[GameRecord, int]]:

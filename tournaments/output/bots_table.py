@@ -6,7 +6,6 @@ changed, the games the tables leave out."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TypeVar
 
 from protocols.wire import quote
 from tournaments.store.provenance import BotProvenance, short_hash
@@ -15,7 +14,6 @@ from tournaments.spec.definition import TournamentSpec
 from tournaments.store.results_db import LeftOut
 
 TITLE = "Bots"
-_T = TypeVar("_T")
 _COLUMNS = (Column("bot", "bot"), Column("role", "role"), Column("version", "version"),
             Column("command", "command"), Column("hello", "hello"),
             Column("executable", "executable"),
@@ -26,7 +24,7 @@ _COLUMNS = (Column("bot", "bot"), Column("role", "role"), Column("version", "ver
 # Role and version, which people see in a gauntlet alone: elsewhere every bot is a
 # candidate whose files cannot change (a resume refuses), so both read the same on every
 # row, and an arena round's "version 1" beside "alice@v2" misleads.
-_GAUNTLET_ONLY = (1, 2)
+_GAUNTLET_ONLY = ("role", "version")
 
 
 def bots_table(spec: TournamentSpec, recorded: Mapping[str, BotProvenance],
@@ -37,15 +35,8 @@ def bots_table(spec: TournamentSpec, recorded: Mapping[str, BotProvenance],
     rows = tuple(_row(entry.name, "reference" if entry.reference else "candidate",
                       entry.command, recorded.get(entry.name))
                  for entry in spec.bots if only in (None, entry.name))
-    columns: tuple[Column, ...] = _COLUMNS
-    if people and not spec.references:
-        columns = _without(_GAUNTLET_ONLY, columns)
-        rows = tuple(_without(_GAUNTLET_ONLY, row) for row in rows)
-    return ResultTable("bots", TITLE if only is None else f"{TITLE}: {only}", columns, rows)
-
-
-def _without(indices: tuple[int, ...], cells: tuple[_T, ...]) -> tuple[_T, ...]:
-    return tuple(cell for index, cell in enumerate(cells) if index not in indices)
+    table = ResultTable("bots", TITLE if only is None else f"{TITLE}: {only}", _COLUMNS, rows)
+    return table.without(_GAUNTLET_ONLY) if people and not spec.references else table
 
 
 def _row(name: str, role: str, command: str,

@@ -155,10 +155,8 @@ def rendered_results(store: ResultStore, records: Sequence[GameRecord], fmt: Out
 
 def without_stderr(table: ResultTable) -> ResultTable:
     """`table` without its columns of the bots' stderr lines (Lines cells)."""
-    kept = [index for index, _ in enumerate(table.columns)
-            if not any(isinstance(row[index], Lines) for row in table.rows)]
-    return replace(table, columns=tuple(table.columns[i] for i in kept),
-                   rows=tuple(tuple(row[i] for i in kept) for row in table.rows))
+    return table.without({key for index, key in enumerate(table.keys)
+                          if any(isinstance(row[index], Lines) for row in table.rows)})
 
 
 def counted(spec: TournamentSpec, records: Sequence[GameRecord]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -104,6 +104,12 @@ class ResultTable:
     def keys(self) -> tuple[str, ...]:
         """The column keys."""
         return tuple(column.key for column in self.columns)
+
+    def without(self, keys: Collection[str]) -> ResultTable:
+        """The table without the columns of these keys."""
+        kept = [index for index, key in enumerate(self.keys) if key not in keys]
+        return replace(self, columns=tuple(self.columns[i] for i in kept),
+                       rows=tuple(tuple(row[i] for i in kept) for row in self.rows))
 
 
 def build_tables(game: AnyGame, records: Sequence[GameRecord],

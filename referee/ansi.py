@@ -14,6 +14,7 @@ import unicodedata
 from typing import IO, Any
 
 RESET = "\x1b[0m"
+CLEAR_LINE = "\r\x1b[K"  # back to the line's start, and erase it (a progress line)
 Colour = str | int  # `#rrggbb`, or an xterm 256-colour index chosen by eye
 _CUBE = (0, 95, 135, 175, 215, 255)  # the xterm colour cube's levels
 _CODES = re.compile(r"(\x1b\[[0-9;]*m)")

@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from referee.ansi import CLEAR_LINE
 from referee import bounds
 from referee.cli.options import (
     Bounded, Decorator, LogPath, bot_dir_option, bot_limit_options, compose, declared_dirs,
@@ -201,6 +202,6 @@ def _progress_printer() -> Progress:
 
     def show(state: GateState) -> None:
         line = running_line(state)
-        click.echo(f"\r{line}\x1b[K" if live else line, err=True, nl=not live)
+        click.echo(CLEAR_LINE + line if live else line, err=True, nl=not live)
 
     return show

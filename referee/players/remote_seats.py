@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.ansi import CLEAR_LINE
 from protocols.remote_relay import RELAYED_TOKEN
 from referee.errors import BotStartError, BotStartFailed, ConfigError
 from referee.players.remote_player import RemotePlayer
@@ -111,7 +112,7 @@ def tell_organiser(line: str) -> None:
     On a terminal the line is cleared first: a tournament's progress bar may stand there
     (drawn by the parent process, without a newline), drawn again below at its next
     update."""
-    clear = "\r\x1b[K" if sys.stderr.isatty() else ""
+    clear = CLEAR_LINE if sys.stderr.isatty() else ""
     sys.stderr.write(f"{clear}referee: remote: {printable(line)}\n")
     sys.stderr.flush()
 

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol, TextIO
 
+from referee.ansi import CLEAR_LINE
 from referee.words import counted
 from tournaments.store.records import GameRecord
 
@@ -63,7 +64,7 @@ class StderrProgress:
         """Show `text` (whole lines) between progress lines; on a terminal the bar is
         cleared first and drawn again below it."""
         if self.live:
-            self.stream.write("\r\x1b[K")
+            self.stream.write(CLEAR_LINE)
         self.stream.write(text if text.endswith("\n") else text + "\n")
         if self.live:
             self._show(force=True)
@@ -111,7 +112,7 @@ class StderrProgress:
             return
         self.last_shown, self.shown_step = now, self._step()
         if self.live:  # carriage return, clear the line, redraw with a bar
-            self.stream.write(f"\r\x1b[K{self.fitted(self.width())}")
+            self.stream.write(CLEAR_LINE + self.fitted(self.width()))
         else:
             self.stream.write(self.line() + "\n")
         self.stream.flush()

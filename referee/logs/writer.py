@@ -32,7 +32,7 @@ import signal
 import zlib
 from pathlib import Path
 from time import monotonic
-from typing import Any, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from protocols.wire import is_log
 from referee import __version__
@@ -291,6 +291,16 @@ def _hold_signals() -> set[int | signal.Signals]:
 
 def _release_signals(held: set[int | signal.Signals]) -> None:
     signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def logged_stderr(record: Mapping[str, Any]) -> list[str]:
+    """A fault record's last lines of the bot's stderr (FAULT_STDERR): [] in a log older
+    than them, or where the bot wrote none. A log may come from anyone, so anything but
+    a list of strings is not taken as one."""
+    lines = record.get(FAULT_STDERR)
+    if isinstance(lines, list) and all(isinstance(line, str) for line in lines):
+        return lines
+    return []
 
 
 def sent_digest(lines: Sequence[str]) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from referee.logs.writer import logged_stderr
 from referee.printable import printable
 
 ARROWS = {"out": "<", "in": ">"}  # < to the bot, > from it
@@ -29,13 +30,14 @@ def transcript(records: list[dict[str, Any]], seat: int | None = None) -> Iterat
 
 def _stderr(record: dict[str, Any], indent: str) -> Iterator[str]:
     """A fault's last lines of the bot's stderr, as the log has them (none in a log older
-    than they are), under the fault and each escaped: a log may come from anyone."""
-    lines = record.get("stderr")
-    if not isinstance(lines, list) or not lines:
+    than they are, or where they are no list of strings), under the fault and each
+    escaped: a log may come from anyone."""
+    lines = logged_stderr(record)
+    if not lines:
         return
     yield f"{indent}  its stderr ended with:"
     for line in lines:
-        yield f"{indent}    {printable(str(line))}"
+        yield f"{indent}    {printable(line)}"
 
 
 def _describe(record: dict[str, Any]) -> str | None:

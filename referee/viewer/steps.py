@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocols.wire import is_log, is_request
+from referee.logs.writer import logged_stderr
 
 Record = Mapping[str, Any]
 
@@ -156,16 +157,6 @@ def _fault(record: Record, seats: list[_Seat], steps: list[Step], moves: int) ->
     else:  # found between its decisions: a line sent unasked, a crash
         asked, said = state.take()
         steps.append(Step(seat, moves, None, asked, None, said, faults=[fault]))
-
-
-def logged_stderr(record: Record) -> list[str]:
-    """A fault record's last lines of the bot's stderr (docs/game-log.md): [] in a log
-    older than them, or where the bot wrote none. A log may come from anyone, so
-    anything but a list of strings is not taken as one."""
-    lines = record.get("stderr")
-    if isinstance(lines, list) and all(isinstance(line, str) for line in lines):
-        return lines
-    return []
 
 
 def _end(record: Record, seats: list[_Seat], moves: int) -> Step:

@@ -47,7 +47,7 @@ def board_lines(records: Sequence[Mapping[str, Any]], seat: int | None, paint: P
                                                                           moved)
         for fault in step.faults:
             yield paint.bold(f"  fault: {fault.get('kind')}: {printable(str(fault.get('detail')))}")
-            for line in fault.get("stderr", []):  # steps.logged_stderr's: strings
+            for line in fault.get("stderr", []):  # logs.writer.logged_stderr's: strings
                 yield f"    stderr: {printable(line)}"
         yield from terminal.draw(state, names, seat, paint, step.seat, table.states[0])
         if step.end is not None and seat is None:

@@ -17,6 +17,7 @@ from referee.registry.game_logs import load_log
 from referee.reproduce import reproduce
 from tournaments.schedule.fixtures import id_spellings
 from tournaments.spec.definition import declared_dirs
+from tournaments.store.records import GameRecord
 from tournaments.store.results_db import ResultStore, StoreFailure, logs_dir
 
 
@@ -88,24 +89,22 @@ def _from_db(db_path: Path, game_id: str, seat: int, given: str | None,
     the db, the tournament's limits, and the bot given, else the seat's bot as the
     tournament runs it now. No bot may see the db or the logs."""
     ids = id_spellings(game_id)
+    record: GameRecord | None
     try:
         with ResultStore.open_existing(db_path) as store:
             spec = store.spec
             if version is None:
-                record = next((r for r in store.records() if r.fixture_id in ids), None)
+                record = store.stored_game(game_id)
             else:
                 record = next((r for name in spec.bot_names
                                for number, r in store.replaced(name)
                                if number == version and r.fixture_id in ids), None)
     except StoreFailure as error:
         raise ConfigError(str(error)) from None
-    if record is None and version is not None:
+    if record is None:
         raise ConfigError(f"no game {game_id!r} of a version {version} since replaced in "
                           f"{db_path} (`referee results {db_path} --bot NAME` lists a "
                           "candidate's replaced games)")
-    if record is None:
-        raise ConfigError(f"no stored game {game_id!r} in {db_path} (`referee results "
-                          f"{db_path} --faults` or a game log's name gives the ids)")
     if not 0 <= seat < len(record.bots):
         raise ConfigError(f"--seat {seat}: game {game_id} has seats 0 to "
                           f"{len(record.bots) - 1}")

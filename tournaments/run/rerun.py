@@ -8,12 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from referee.errors import ConfigError
 from referee.processes.sandbox import SandboxSettings
+from tournaments.output.tables import NoScore
 from tournaments.run.disqualify import disqualified_bots
 from tournaments.run.fixture_play import close_worker_pool, play_context, play_fixture
 from tournaments.store.records import GameRecord
-from tournaments.schedule.fixtures import fixtures_for, id_spellings
+from tournaments.schedule.fixtures import fixtures_for
 from tournaments.store.results_db import ResultStore
 
 
@@ -39,11 +39,7 @@ def rerun(db_path: Path, fixture_id: str, sandbox: SandboxSettings) -> Rerun:
     """Play the stored game `fixture_id` of the db again, with bots of its own. ConfigError if it has none."""
     with ResultStore.open_existing(db_path) as store:
         spec, secret, legacy_ids = store.spec, store.deal_secret, store.legacy_ids
-        ids = id_spellings(fixture_id)
-        stored = next((r for r in store.records() if r.fixture_id in ids), None)
-    if stored is None:
-        raise ConfigError(f"no stored game {fixture_id!r} in {db_path} (`referee results "
-                          f"{db_path} --faults` or a game log's name gives the ids)")
+        stored = store.stored_game(fixture_id)
     fixture = next(f for f in fixtures_for(spec, secret, legacy_ids)
                    if f.fixture_id == stored.fixture_id)
     # A bot disqualified then is seated so again: no process of it played that game.
@@ -70,5 +66,5 @@ def _words(record: GameRecord) -> str:
 def _scores(record: GameRecord) -> str:
     """Each seat's score, a faulted seat's as "— (kind)": its points are the fallback's."""
     faulted = {fault.seat: fault.kind.value for fault in record.faults}
-    return "[" + ", ".join(f"— ({faulted[seat]})" if seat in faulted else str(score)
+    return "[" + ", ".join(str(NoScore(faulted[seat])) if seat in faulted else str(score)
                            for seat, score in enumerate(record.scores)) + "]"

@@ -45,7 +45,7 @@ from tournaments.store.records import GameRecord
 from tournaments.store.record_check import record_problem
 from tournaments.store.schema_step import VERSION as SCHEMA_VERSION
 from tournaments.store.schema_step import create_games_table, upgrade
-from tournaments.schedule.fixtures import fixture_ids, fixtures_for
+from tournaments.schedule.fixtures import fixture_ids, fixtures_for, id_spellings
 from tournaments.schedule.secret import META_KEY, new_secret, secret_from_text, secret_to_text
 
 _SCHEMA_1 = {"meta": {"key", "value"}, "games": {"fixture_id", "fixture_index", "record"}}
@@ -306,6 +306,16 @@ class ResultStore:
                 "stored before are kept, and running the same command again once it can "
                 "be written resumes") from None
         return True
+
+    def stored_game(self, game_id: str) -> GameRecord:
+        """The stored game of `game_id` as a person types it (id_spellings); ConfigError
+        naming where the ids are if there is none."""
+        ids = id_spellings(game_id)
+        found = next((record for record in self.records() if record.fixture_id in ids), None)
+        if found is None:
+            raise ConfigError(f"no stored game {game_id!r} in {self.path} (`referee results "
+                              f"{self.path} --faults` or a game log's name gives the ids)")
+        return found
 
     def records(self) -> list[GameRecord]:
         """Every stored record of this tournament's fixtures, in fixture order (not

@@ -26,6 +26,7 @@ from referee.processes.sandbox import SandboxMode, SandboxSettings
 from referee.settings import TimeLimits
 from tests.cli_support import run_main
 from tests.tournaments.fakes import TEST_SECRET, FakeContext, fake_play, make_spec
+from tournaments.output.bot_report import _clusters
 from tournaments.schedule.fixtures import fixtures_for
 from tournaments.store.records import fault_from_json
 from tournaments.store.results_db import ResultStore
@@ -145,3 +146,22 @@ def test_machines_get_the_round_of_each_fault_and_people_read_it_in_where(
     code, shown, err = run_main(["results", str(db), "--faults"])
     header = next(line for line in shown.splitlines() if line.startswith("game "))
     assert "where" in header.split() and "round" not in header.split()
+
+
+def _crash(where: str | None, round_no: int | None) -> Fault:
+    return Fault(0, "carol", FaultKind.CRASH, "bot exited with code 1", where=where,
+                 round_no=round_no)
+
+
+def test_the_fault_summary_clusters_a_rounds_faults_by_their_round() -> None:
+    """Six crashes in round 4, each at another trick, are one place, round 4: the
+    summary's "where" groups by the fault's round field, not by its words. A round whose
+    faults all share their words keeps them; a game without rounds has only words."""
+    tricks = [_crash(f"round 4, trick {trick}", 4) for trick in range(1, 7)]
+    bids = [_crash("round 2, bidding", 2)] * 2
+    assert _clusters(tricks + bids) == "round 4 (6); round 2, bidding (2)"
+    turns = [_crash("turn 14", None), _crash("turn 14", None), _crash("turn 3", None)]
+    assert _clusters(turns) == "turn 14 (2); turn 3 (1)"
+    assert _clusters([_crash(None, None)]) == "n/a (1)"
+    five_rounds = [_crash(f"round {n}, trick 1", n) for n in range(1, 6)]
+    assert _clusters(five_rounds).endswith("; 2 more")

@@ -97,4 +97,5 @@ MAX_GAMES = 1_000_000
 MAX_GAMES_OPTION = Bound(1, MAX_GAMES, "games")
 DISQUALIFY_AFTER = Bound(1, MAX_GAMES, "faulted games")
 STANDINGS_EVERY = Bound(1, MAX_GAMES, "games")
+PLACEMENT = Bound(0, 10_000, "tables")  # an arena's placement tables per new version
 TOP = Bound(1, 10_000, "bots")  # --until-settled --top: the first K bots

@@ -57,10 +57,12 @@ def arena_group() -> None:
 @arena_group.command("init")
 @click.argument("folder", type=_DIR)
 @click.option("--game", "game_name", required=True, metavar="GAME",
-              help="The game played: " + ", ".join(games.names()) + " (competitive only).")
-@click.option("--table-size", type=int, default=4, show_default=True,
+              help="The game played: " + ", ".join(game.name for game in _ARENA_GAMES)
+              + " (an arena ranks competitive games only).")
+@click.option("--table-size", type=Bounded(bounds.GAME_SIZE), default=4, show_default=True,
               help="Bots at each table.")
-@click.option("--placement", type=int, default=DEFAULT_PLACEMENT, show_default=True,
+@click.option("--placement", type=Bounded(bounds.PLACEMENT), default=DEFAULT_PLACEMENT,
+              show_default=True,
               help="Tables a new version plays against opponents from the whole ladder "
                    "before it is seated with its neighbours.")
 @compose(*(per_game_options(game, f"{game.title}: ") for game in _ARENA_GAMES))

@@ -95,7 +95,12 @@ def test_init_refuses_a_bad_setting_in_one_line_and_makes_no_arena(tmp_path: Pat
                       (("--clock", "sundial"), "Invalid value for '--clock'"),
                       (("--variant", "nope"), "Invalid value for '--variant'"),
                       (("--variant", "plus-minus-one", "--variant", "hidden-bid"),
-                       "plus-minus-one cannot be combined with hidden-bid")]:
+                       "plus-minus-one cannot be combined with hidden-bid"),
+                      # bounded at the option, as a tournament's --table-size is
+                      (("--table-size", "99"), "Invalid value for '--table-size': must be"),
+                      (("--table-size", "x"), "Invalid value for '--table-size': must be"),
+                      (("--placement", "-1"), "Invalid value for '--placement': must be"),
+                      (("--table-size", "9"), "Rage needs 3 to 8 bots, got 9")]:
         done = referee("arena", "init", str(tmp_path / "a"), "--game", "rage", *args)
         assert done.returncode == 2, (args, done.stderr)
         assert done.stderr.startswith("referee: error: ") and why in done.stderr, done.stderr

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""The log's CPU ratio of several commits, before against after in one run.
+
+    python bench/log_cpu_across_commits.py [--repeats R] [--games G] [--cpu C] COMMIT...
+
+Each COMMIT (any name git takes: a hash, HEAD, main~5) is checked out in a temporary
+worktree, and its own bench/rage_referee.py measures `log_cpu_per_game` there (`--worker
+--paired`: one pinned process plays each seed with the log and without, and divides the
+referee's CPU per game). The commits take turns, R rounds of one run each, so that every
+commit meets the same spells of a shared machine: compare figures within one run only.
+
+Prints each commit's median and range, and a `ratio log_cpu_per_game@COMMIT VALUE` line
+for each. The worktrees are removed at the end, also on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", "-C", str(ROOT), *args], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def paired_ratio(tree: Path, games: int, cpu: int) -> float:
+    """One run of the commit's own paired bench, pinned to `cpu`: log on over log off."""
+    done = subprocess.run(
+        [sys.executable, "bench/rage_referee.py", str(games), "--worker", "--paired"],
+        cwd=tree, capture_output=True, text=True, check=True,
+        preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+    on, off = map(float, done.stdout.split()[-2:])
+    return on / off
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("commits", nargs="+")
+    parser.add_argument("--repeats", type=int, default=4)
+    parser.add_argument("--games", type=int, default=60)
+    parser.add_argument("--cpu", type=int, default=max(os.sched_getaffinity(0)))
+    args = parser.parse_args()
+    hashes = [git("rev-parse", "--short", commit) for commit in args.commits]
+    ratios: dict[str, list[float]] = {commit: [] for commit in args.commits}
+    with tempfile.TemporaryDirectory(prefix="log-cpu-") as scratch:
+        trees = {commit: Path(scratch) / short for commit, short in zip(args.commits, hashes)}
+        try:
+            for commit, tree in trees.items():
+                git("worktree", "add", "--detach", str(tree), commit)
+            for _ in range(args.repeats):
+                for commit, tree in trees.items():
+                    ratios[commit].append(paired_ratio(tree, args.games, args.cpu))
+        finally:
+            for tree in trees.values():
+                if tree.exists():
+                    git("worktree", "remove", "--force", str(tree))
+            git("worktree", "prune")
+    for commit, short in zip(args.commits, hashes):
+        runs = ratios[commit]
+        print(f"{commit} ({short}): log on over log off {statistics.median(runs):.3f} "
+              f"[{min(runs):.3f}-{max(runs):.3f}], {len(runs)} runs on cpu {args.cpu}")
+    for commit in args.commits:
+        print(f"ratio log_cpu_per_game@{commit} {statistics.median(ratios[commit]):.3f}")
+
+
+if __name__ == "__main__":
+    main()

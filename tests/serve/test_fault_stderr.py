@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 import shlex
 import sys
@@ -20,9 +21,10 @@ from typing import Any
 
 import pytest
 
+from referee.logs.live import WATCHING, live_folder
 from referee.registry.game_logs import load_log
 from referee.serve.pages import live_page
-from tests.serve.conftest import referee, stop
+from tests.serve.conftest import SLOW, referee, stop, wait_for
 from tests.viewer.crash_bot import CRASH_STDERR
 
 CRASH = f"stdio:{shlex.quote(sys.executable)} " \
@@ -143,3 +145,41 @@ def test_a_seats_own_page_holds_its_own_stderr_from_the_db_and_no_other(
     _no_stderr(json.dumps(live_page(records, False, other, stderr).data))
     _no_stderr(json.dumps(live_page(records, False, -1, stderr).data))
 
+
+def test_a_game_in_progress_shows_the_crashs_stderr_before_it_ends(
+        tmp_path: Path, browser: Any) -> None:
+    """The crash bot dies at its third request; two slow bots play on for seconds: the
+    live page shows its stderr while the game is still on, pushed to an open page."""
+    db = tmp_path / "t.sqlite"
+    live = live_folder(tmp_path / "t-logs")
+    live.mkdir(parents=True)  # a watcher from the first game on (serve needs the db)
+    (live / WATCHING).write_text(f"{os.getpid()}\n")
+    tournament = referee("tournament", "rage", f"{SLOW} 0.03", f"{SLOW} 0.03", CRASH,
+                         "--db", str(db), "--sandbox", "off", "--jobs", "1")
+    wait_for(lambda: db.exists() or tournament.poll() is not None, what="the db")
+    organiser, url = _serve(db)
+    public, public_url = _serve(db, "--public")
+    try:
+        wait_for(lambda: any(live.glob("*.live")), what="a game in progress")
+        key = next(live.glob("*.live")).name.split(".jsonl")[0]
+        tab = browser.new_page(viewport={"width": 1300, "height": 900})
+        tab.goto(f"{url}game/{key}")
+        tab.wait_for_selector("body[data-ready='1']")
+        tab.wait_for_selector(".fault-mark")  # its fault, pushed or already there
+        tab.click("#next-fault")
+        tab.wait_for_function(
+            "(text) => [...document.querySelectorAll('.fault pre.stderr')]"
+            ".some((pre) => pre.textContent === text)", arg=CRASH_STDERR)
+        status = tab.text_content("#live-status")
+        tab.close()
+        assert status == "Live: the game is being played"
+        page = _data(_get(f"{url}game/{key}"))
+        assert page.get("live") == f"/game/{key}/events"  # still on, and shown
+        assert list(_shown_stderr(page).values()) == [[CRASH_STDERR]]
+        source = _get(f"{public_url}game/{key}")
+        assert _data(source).get("live") == f"/game/{key}/events"
+        _no_stderr(source)
+    finally:
+        stop(tournament)
+        stop(organiser)
+        stop(public)

@@ -10,6 +10,11 @@ far are also appended, at each reply, to a file of its own, `live/<log>.<pid>.li
 (uncompressed format 5: a log cut short). The file is removed when the game's log is
 closed, its result written: the game is then the log's and the db's.
 
+A fault's stderr is known only once its bot is stopped, after its fault record is in the
+live file (writer.py, fault_stderr): the live file then gets a record of its own,
+LIVE_STDERR, which its reader (referee/serve/live_games.py) adds to that fault record,
+so that a game in progress shows a crash's reason as soon as the referee knows it.
+
 The marker names the watcher's process: a marker left by a watcher that is gone (killed)
 is ignored, so games are not streamed for nobody.
 """
@@ -17,16 +22,19 @@ is ignored, so games are not streamed for nobody.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from referee.logs.budget import LOG_BUDGET, SeatBudget
+from referee.logs.budget import LOG_BUDGET, SeatBudget, stderr_kept
 from referee.logs.file import LogFile
-from referee.logs.writer import _ENCODER, GameLog, SeatLog, _found
+from referee.logs.writer import _ENCODER, FAULT_STDERR, GameLog, SeatLog, _found
 
 LIVE_FOLDER = "live"  # in the tournament's logs folder
 WATCHING = "watching"  # the marker: the watcher's pid
 LIVE_SUFFIX = ".live"  # <log name>.<writer pid>.live
+LIVE_STDERR = "fault stderr"  # a live file's record: {"type", "seat", "stderr"}, its seat's
+# fault's stderr lines (FAULT_STDERR's, bounded as the log's); in no game log
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_CLOEXEC
 
 
@@ -133,6 +141,16 @@ class LiveGameLog(GameLog):
             return
         super()._add(record)
         self._live.write(self._lines[-1])
+
+    def fault_stderr(self, seat: int, lines: Sequence[str]) -> None:
+        """As the log's, and the same lines in the live file at once (LIVE_STDERR), where
+        the seat's fault record is already: also where a LOG flood had the log written
+        before them, as the results db keeps them then too."""
+        super().fault_stderr(seat, lines)
+        kept = stderr_kept(lines)
+        if kept and not self._ended:
+            self._live.write(_ENCODER.encode(
+                {"type": LIVE_STDERR, "seat": seat, FAULT_STDERR: kept}))
 
     def close(self) -> None:
         try:

@@ -174,9 +174,9 @@ class GameLog:
         """The last lines of the faulted seat's stderr (escaped, bounded: stderr_tail),
         added to its fault's record: they are known only once the bot is closed, after
         the record and its ERROR line. Left out if the record is written already (a LOG
-        flood in between wrote the log so far; a live view's file has it too early) or
-        there are none. The last of them that fit in STDERR_BUDGET as written: a hostile
-        bot's stderr adds at most that to its log."""
+        flood in between wrote the log so far; a live view's file gets them in a record
+        of their own: live.py) or there are none. The last of them that fit in
+        STDERR_BUDGET as written: a hostile bot's stderr adds at most that to its log."""
         held = self._unwritten_faults.pop(seat, None)
         kept = stderr_kept(lines)
         if held is None or not kept:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.logs.live import LIVE_SUFFIX, pid_alive
+from referee.logs.live import LIVE_STDERR, LIVE_SUFFIX, pid_alive
+from referee.logs.writer import FAULT_STDERR
 from referee.logs.stream import read_stream
 from referee.registry.games import lookup
 
@@ -72,6 +73,7 @@ def game_records(values: list[Any]) -> tuple[list[dict[str, Any]], bool]:
     ValueError if it does not derive."""
     last = values[-1]
     on = not (isinstance(last, dict) and last.get("type") in _ENDS)
+    values = with_live_stderr(values)
     if on:
         values = [*values, {"type": "interrupted", "why": IN_PROGRESS}]
     records, result = read_stream(values, lookup)
@@ -79,6 +81,26 @@ def game_records(values: list[Any]) -> tuple[list[dict[str, Any]], bool]:
         if record.get("type") == "result":
             record |= {key: value for key, value in result.items() if key not in record}
     return records, on
+
+
+def with_live_stderr(values: list[Any]) -> list[Any]:
+    """A live file's values with each LIVE_STDERR record's lines moved into its seat's
+    fault record (FAULT_STDERR), where a finished log holds them; the record itself,
+    which no log has, left out."""
+    out: list[Any] = []
+    faults: dict[Any, int] = {}  # seat: where its fault record is in `out`
+    for value in values:
+        kind, seat = (value.get("type"), value.get("seat")) if isinstance(value, dict) \
+            else (None, None)
+        if kind == LIVE_STDERR:
+            if isinstance(seat, int) and seat in faults:
+                at = faults[seat]
+                out[at] = {**out[at], FAULT_STDERR: value.get(FAULT_STDERR)}
+            continue
+        if kind == "fault" and isinstance(seat, int):
+            faults[seat] = len(out)
+        out.append(value)
+    return out
 
 
 def players(path: Path) -> list[str]:

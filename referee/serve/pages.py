@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from referee.viewer.page import Page, build, html
+from referee.viewer.page_faults import add_stderr
 from tournaments.output.formats import OutputFormat
 from tournaments.output.results import results_tables
 
@@ -46,18 +47,24 @@ def results_page(tables: str) -> str:
 
 
 def game_page(records: Sequence[dict[str, Any]], on: bool, events: str | None,
-              seat: int | None) -> str:
+              seat: int | None, stderr: Mapping[int, Sequence[str]] | None = None) -> str:
     """The viewer's page of a game, as `seat` sees it (None: the organiser, SPECTATOR:
-    anyone at the rail); `events`: where a game still on gets its next steps."""
-    page = live_page(records, on, seat)
+    anyone at the rail); `events`: where a game still on gets its next steps; `stderr`
+    as live_page's."""
+    page = live_page(records, on, seat, stderr)
     if events is not None:
         page.data["live"] = events
     return html(page)
 
 
-def live_page(records: Sequence[dict[str, Any]], on: bool, seat: int | None) -> Page:
-    """The viewer's page of the game so far; ConfigError if its moves do not replay."""
+def live_page(records: Sequence[dict[str, Any]], on: bool, seat: int | None,
+              stderr: Mapping[int, Sequence[str]] | None = None) -> Page:
+    """The viewer's page of the game so far; ConfigError if its moves do not replay.
+    `stderr`: per faulted seat, its stderr lines from the results db, added to its
+    fault as `seat` may see them (add_stderr)."""
     page = build(records, seat)
+    if stderr:
+        add_stderr(page, stderr, seat)
     if on:
         page.data["steps"][-1]["e"] = GOES_ON
     return page

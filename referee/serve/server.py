@@ -111,7 +111,8 @@ class Handler(BaseHTTPRequestHandler):
                 page = game_page(records, on, f"/game/{key}/events" if on else None,
                                  self.server.seat)
             elif (log := watch.finished_log(key)) is not None:
-                page = game_page(load_log(log), False, None, self.server.seat)
+                page = game_page(load_log(log), False, None, self.server.seat,
+                                 watch.fault_stderr(key))
             else:
                 self._send(HTTPStatus.NOT_FOUND, "text/plain", f"no game {key} here\n")
                 return
@@ -173,7 +174,8 @@ class Handler(BaseHTTPRequestHandler):
                 return live_page(records, on, self.server.seat).data, on
             log = watch.finished_log(key)
             if log is not None:
-                return live_page(load_log(log), False, self.server.seat).data, False
+                return live_page(load_log(log), False, self.server.seat,
+                                 watch.fault_stderr(key)).data, False
         except (ConfigError, ValueError):
             pass
         return None, False

@@ -15,7 +15,7 @@ from referee.serve.live_games import LiveGame, game_key, live_games
 from referee.serve.pages import results_html
 from tournaments.run.fixture_play import LOG_SUFFIX
 from referee.errors import ConfigError
-from tournaments.store.results_db import StoreFailure, logs_dir
+from tournaments.store.results_db import ResultStore, StoreFailure, logs_dir
 
 _UNREADABLE = (ConfigError, StoreFailure, OSError, sqlite3.Error)
 
@@ -65,6 +65,24 @@ class Watch:
 
     def live_game(self, key: str) -> LiveGame | None:
         return next((game for game in self.games() if game.key == key), None)
+
+    def fault_stderr(self, key: str) -> dict[int, tuple[str, ...]]:
+        """Per faulted seat of the finished game `key`, its stderr's last lines as the db
+        holds them (GameRecord.fault_stderr: what publish adds to a replay, for a log
+        older than its fault records' own); none for a public watch (a bot's stderr is
+        its own words, and may hold its cards), for a game the db has not stored yet,
+        or a db that cannot be read now."""
+        if self.public:
+            return {}
+        name = key + LOG_SUFFIX
+        try:
+            with ResultStore.open_existing(self.db_path) as store:
+                records = store.records()
+        except _UNREADABLE:
+            return {}
+        return next((record.fault_stderr() for record in records
+                     if record.log_path is not None and Path(record.log_path).name == name),
+                    {})
 
     def finished_log(self, key: str) -> Path | None:
         """The log of a game that ended, if there is one by that name."""

@@ -52,8 +52,8 @@ def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
         spec = replace(spec, title=title)
     _prepare(folder)
     logs = db_path.resolve().parent
-    jobs = [ReplayJob(r.fixture_id, logs / r.log_path, len(r.bots),
-                      {f.seat: f.stderr for f in r.faults if f.stderr}, spec.title)
+    jobs = [ReplayJob(r.fixture_id, logs / r.log_path, len(r.bots), r.fault_stderr(),
+                      spec.title)
             for r in records if r.log_path is not None]
     names = list(spec.bot_names)
     bot_pages = {name: bot_page(names, name) for name in names}

@@ -10,11 +10,11 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from referee.errors import ConfigError
 from referee.registry.game_logs import load_log
-from referee.viewer.page import Page, build, html
+from referee.viewer.page import build, html
+from referee.viewer.page_faults import add_stderr, fault_steps
 from tournaments.site.layout import GameReplays, Replay, ReplayMode, replay_page
 
 PARALLEL_FROM = 40  # fewer games than this are done in this process: starting workers costs more
@@ -30,9 +30,7 @@ class ReplayJob:
     game_id: str
     log: Path
     seats: int
-    # Per faulted seat, the last lines of its stderr in the game (the db's fault record):
-    # a crash's reason is most often there, and a log older than its fault records'
-    # `stderr` field holds none (the log's own, where it has them, are the same lines).
+    # Per faulted seat, the last lines of its stderr in the game (GameRecord.fault_stderr).
     stderr: dict[int, tuple[str, ...]] = field(default_factory=dict)
     # The tournament's name, where it has one, in the link back to its results: an arena
     # round's replays name the arena round, which their own "Round 3" is not.
@@ -83,27 +81,3 @@ def write_game(job: ReplayJob, mode: ReplayMode, folder: Path) -> ReplayDone:
         size += len(text)
         replays.pages[seat] = Replay(href, fault_steps(page))
     return ReplayDone(job.game_id, replays, size)
-
-
-def add_stderr(page: Page, stderr: dict[int, tuple[str, ...]], seat: int | None) -> None:
-    """Each fault's stderr lines beside it, at the step that first shows it: on the
-    organiser's page every seat's, on a seat's page that seat's own alone (another's
-    stderr is that bot's own output, which the seat was never shown)."""
-    for faulted, index in fault_steps(page).items():
-        lines = stderr.get(faulted)
-        if not lines or seat not in (None, faulted):
-            continue
-        for fault in page.data["steps"][index]["f"]:
-            if int(fault["seat"]) == faulted:
-                fault["stderr"] = list(lines)
-
-
-def fault_steps(page: Page) -> dict[int, int]:
-    """Per faulted seat, the first step of the page that shows its fault (the log holds
-    where the fault came; the db's record does not)."""
-    found: dict[int, int] = {}
-    steps: list[dict[str, Any]] = page.data["steps"]
-    for index, step in enumerate(steps):
-        for fault in step.get("f", []):
-            found.setdefault(int(fault["seat"]), index)
-    return found

@@ -53,6 +53,13 @@ class GameRecord:
     # like log_path), None where it wrote nothing; None for records older than these.
     stderr_paths: tuple[str | None, ...] | None = None
 
+    def fault_stderr(self) -> dict[int, tuple[str, ...]]:
+        """Per faulted seat, the last lines of its stderr in the game, where it wrote any:
+        a crash's reason is most often there, and a log older than its fault records'
+        `stderr` field holds none (the log's own, where it has them, are the same lines,
+        the log's cut to its budget)."""
+        return {fault.seat: fault.stderr for fault in self.faults if fault.stderr}
+
     def to_json(self) -> dict[str, object]:
         """A JSON-ready dict; `from_json` inverts it."""
         return {

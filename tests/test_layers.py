@@ -23,6 +23,7 @@ GAME_RULES = tuple(f"referee.games.*.{part}" for part in ("cards", "rules", "vie
 GAME_MATCHES = tuple(f"referee.games.*.{part}" for part in ("match", "render", "board",
                                                              "definition"))
 LOG_WRITING = ("referee.logs.writer", "referee.logs.budget", "referee.logs.file",
+               "referee.logs.unfinished",
                "referee.logs.live")
 LAYERS: tuple[tuple[str, ...], ...] = (
     WIRE,

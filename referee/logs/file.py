@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from referee.logs import unfinished
+
 _HELD = 1 << 20  # bytes held before they are written
 _write = os.write  # (tests make it take only part, in this module alone)
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
@@ -24,7 +26,7 @@ _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
 class LogFile:
     """The write/flush/close a GameLog needs of its stream, over one file descriptor."""
 
-    __slots__ = ("_fd", "_held", "_size")
+    __slots__ = ("_fd", "_path", "_held", "_size")
 
     def __init__(self, path: Path) -> None:
         try:
@@ -32,6 +34,8 @@ class LogFile:
         except FileNotFoundError:  # its folder is made once, not looked for at every game
             path.parent.mkdir(parents=True, exist_ok=True)
             self._fd = os.open(path, _FLAGS, 0o666)
+        self._path = path
+        unfinished.started(path)
         self._held: list[bytes] = []
         self._size = 0
 
@@ -61,3 +65,4 @@ class LogFile:
         finally:
             os.close(self._fd)
             self._fd = -1
+            unfinished.finished(self._path)

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from referee.logs import unfinished
 from referee.logs.budget import LOG_BUDGET, SeatBudget, stderr_kept
 from referee.logs.file import LogFile
 from referee.logs.writer import _ENCODER, FAULT_STDERR, GameLog, SeatLog, _found
@@ -86,6 +87,8 @@ class LiveFile:
             self._fd = os.open(path, _FLAGS, 0o644)
         except OSError:
             self._fd = -1
+        else:
+            unfinished.started(path)
 
     def write(self, line: str) -> None:
         if self._fd < 0:
@@ -100,6 +103,7 @@ class LiveFile:
             return
         os.close(self._fd)
         self._fd = -1
+        unfinished.finished(self._path)
         try:
             self._path.unlink()
         except OSError:

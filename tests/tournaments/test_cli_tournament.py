@@ -337,20 +337,26 @@ def test_ctrl_c_with_two_workers_stops_cleanly(tmp_path: Path, signum: int,
     """Issue 12: Ctrl-C (sent to the whole group, as a terminal does) or SIGTERM, to the
     referee alone or to its group (as `timeout` does), with --jobs 2: no traceback from any
     worker, one line saying what is kept, 130 or 143, and no process left. The same
-    command again resumes."""
+    command again resumes. The games in flight are ended at once, not played to their end
+    (a game of these bots takes a minute) to be dropped, and leave no file: a log is made
+    as its game starts."""
     marker = f"interrupt-{uuid.uuid4().hex}"  # in every bot's command line, to find them
-    slow = f"stdio:sh -c ': {marker}; echo HELLO 2 $REFEREE_TOKEN slow 1; while read l; " \
-           "do case $l in BID*|PLAY*) sleep 0.2; set -- $l; echo $2;; BYE*) exit 0;; " \
-           "esac; done'"
+    slow = f"{sys.executable} {ROOT / 'tests' / 'serve' / 'slow_bot.py'} 0.3 {marker}"
     args = [sys.executable, "-m", "referee", "tournament", "rage", "--jobs", "2", "--deals",
             "3", "--table-size", "3", "--db", str(tmp_path / "i.sqlite"),
             f"a={slow}", f"b={slow}", f"c={slow}"]
     run = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True, start_new_session=True)
     time.sleep(3)  # started, games in flight (each takes seconds)
+    logs = tmp_path / "i-logs"
+    assert any(logs.glob("*.jsonl.gz")), "no game in flight"
     os.killpg(run.pid, signum) if group else run.send_signal(signum)
-    _, err = run.communicate(timeout=60)
+    stopped = time.monotonic()
+    _, err = run.communicate(timeout=120)
+    assert time.monotonic() - stopped < 20, "the stop waited for the games in flight"
     assert run.returncode == code, err
+    assert "interrupted after 0 of 9 games" in err, err
+    assert not list(logs.glob("*.jsonl.gz")), "the logs of games cut short were left"
     assert "Traceback" not in err and err.strip().splitlines()[-1].startswith(
         "referee: interrupted after "), err
     assert "run the same command again to resume" in err

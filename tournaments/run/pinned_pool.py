@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
+from types import FrameType
 from typing import Any
 
+from referee.logs import unfinished
 from referee.processes.live_bots import quit_on_sigterm
 from referee.processes.rlimits import die_with_parent
 
@@ -37,9 +40,18 @@ def pinned_process_pool(jobs: int) -> Executor:
 
 def _start_plain_worker(parent: int) -> None:
     """A pool worker dies with the referee (even SIGKILLed: its bots then die with it),
-    and SIGTERMed it kills its bots and ends quietly (the pool's way to end it)."""
+    and SIGTERMed it removes the files of the game it was playing, kills its bots and ends
+    quietly (the pool's way to end it, and end_running_games')."""
     die_with_parent(parent)
     quit_on_sigterm()
+    ending = signal.getsignal(signal.SIGTERM)
+    assert callable(ending)
+
+    def end(signum: int, frame: FrameType | None) -> None:
+        unfinished.remove_all()
+        ending(signum, frame)
+
+    signal.signal(signal.SIGTERM, end)
 
 
 def _start_worker(parent: int, counter: Any, shares: list[frozenset[int]]) -> None:
@@ -50,3 +62,21 @@ def _start_worker(parent: int, counter: Any, shares: list[frozenset[int]]) -> No
         worker = counter.value
         counter.value += 1
     os.sched_setaffinity(0, shares[worker % len(shares)])
+
+
+def end_running_games(executor: Executor) -> None:
+    """End at once the games a local pool is playing: SIGTERM each worker, which kills
+    its bots' groups and ends (quit_on_sigterm). Its workers ignore Ctrl-C, so that the
+    referee alone decides how to stop; left to shutdown(), a stop would wait for every
+    game in flight to be played to its end (minutes, with slow bots), only to discard it.
+    A cluster's executor (cluster.py) is left to its own shutdown, which cancels."""
+    if not isinstance(executor, ProcessPoolExecutor):
+        return
+    # The pool's processes by pid: private, but the one handle on them CPython 3.11 has
+    # (3.14's terminate_workers() is this).
+    workers: dict[int, Any] = getattr(executor, "_processes", None) or {}
+    for worker in list(workers.values()):
+        try:
+            worker.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass  # gone already, or closed

@@ -13,6 +13,7 @@ from referee.errors import ConfigError
 from referee.processes.live_bots import REGISTRY
 from tournaments.run.disqualify import Disqualification
 from tournaments.spec.definition import TournamentSpec
+from tournaments.run.pinned_pool import end_running_games
 from tournaments.run.progress import Progress
 from tournaments.store.records import GameRecord
 from tournaments.schedule.fixtures import Fixture
@@ -132,7 +133,9 @@ def _run(pending: list[Fixture], store: ResultStore, play: PlayFunction[C], cont
         except BaseException:  # KeyboardInterrupt too: drop queued games, keep the store as is
             # Waiting joins the pool's manager thread now. Left to the interpreter's exit, it
             # races the pool's atexit hook, which may write to a pipe the thread has just
-            # closed: "OSError: Bad file descriptor" and a traceback (CPython 3.11).
+            # closed: "OSError: Bad file descriptor" and a traceback (CPython 3.11). The
+            # games in flight are ended first: their results would be dropped anyway.
+            end_running_games(executor)
             executor.shutdown(wait=True, cancel_futures=True)
             raise
         executor.shutdown(wait=True)

@@ -189,7 +189,9 @@
     add(stepBox, h("div", "where", "Step " + i + " of " + (steps.length - 1) +
       (where ? " · " + where : "")));
     if (step.e !== undefined) {
-      add(stepBox, h("h2", null, "End"), h("p", "end", step.e));
+      // A game in progress (referee serve) has no end yet: its last step is the newest.
+      const heading = data.live && !data.result ? "So far" : "End";
+      add(stepBox, h("h2", null, heading), h("p", "end", step.e));
       if (data.result && data.seat === null) {
         add(stepBox, lines("Result", Object.entries(data.result).filter(([k]) =>
           k !== "rounds").map(([k, v]) => resultLine(k, v))));

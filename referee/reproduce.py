@@ -179,12 +179,12 @@ class _Judge:
         if step.by != "fallback" or logged.get("seat") != self.seat:
             before = "the log has no move of this seat here (its game ended at the fault)"
         elif (logged.get("kind"), logged.get("move")) != (kind, move):
-            before = f"the log's fallback played {logged.get('kind')} {logged.get('move')}"
+            before = f"the log's fallback's {logged.get('kind')} was {logged.get('move')}"
         else:
             return
         raise _Stop(Verdict(PASSED, [
             *self.passed,
-            f"diverges at step {self.at}: {before}, the bot {kind} {move}: from here on "
+            f"diverges at step {self.at}: {before}, the bot's {kind} is {move}: from here on "
             "the game would differ, and the others' logged moves no longer apply; "
             "stopped"]))
 

@@ -33,7 +33,8 @@ LOCALHOST = "127.0.0.1"
 def serve_command(db_path: Path, port: int, host: str, public: bool) -> None:
     """Serve a tournament's results page, updated as games finish, and every game in
     progress, step by step as it is played, read-only. Run it beside a tournament on
-    DB, before or while it runs (and as it resumes); Ctrl-C stops it."""
+    DB once DB exists (the tournament has started, or an earlier run made it): it
+    follows the run, also when it is resumed; Ctrl-C stops it."""
     watch = Watch(db_path, public)
     watch.tables()  # a file that is no results db: one error line, before serving
     if not public and not loopback(host):

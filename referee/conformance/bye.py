@@ -110,13 +110,21 @@ def probed_session(bench: Bench, setup: Setup, games: int) -> SessionEnd:
             for number in range(1, games + 1):
                 result = bench.game.run(players, config, setup.seed + number - 1,
                                         bench.launch.times, None)
-                faults = bot_faults(bench, result, setup.seat)
+                faults = [_without_report(f) for f in bot_faults(bench, result, setup.seat)]
                 bench.faults.extend((ROW_CHECK, f) for f in faults)
                 if faults:
                     fault = (number, faults[0])
                     break
             sent, status = _say_bye(started.player) if fault is None else (None, None)
         return SessionEnd(fault, sent, _probes(read_report(stderr), status), started.fault)
+
+
+def _without_report(fault: Fault) -> Fault:
+    """`fault` with its stderr lines less the probe's report: the probe writes it on the
+    bot's stderr as the bot exits, before the fault's lines are read, and it is the
+    referee's, not the bot's words."""
+    return replace(fault, stderr=tuple(line for line in fault.stderr
+                                       if not line.startswith(exit_probe.REPORT)))
 
 
 def _noted(verdict: Verdict, note: str) -> Verdict:
@@ -170,8 +178,8 @@ def _row_verdict(games: int, fault: tuple[int, Fault] | None, seconds: float) ->
         return Verdict(ROW_CHECK, Status.PASS,
                        f"{games} games by one process, each GAME after the last END", seconds)
     number, first = fault
-    return fault_verdict(ROW_CHECK, f"game {number} of {games}: {first.kind.value}: "
-                                    f"{first.detail}", seconds, first)
+    return fault_verdict(ROW_CHECK, f"game {number} of {games}: {first.summary()}", seconds,
+                         first)
 
 
 def exit_verdict(report: ProbeReport | None, sent: float) -> Verdict:

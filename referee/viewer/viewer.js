@@ -189,7 +189,9 @@
     add(stepBox, h("div", "where", "Step " + i + " of " + (steps.length - 1) +
       (where ? " · " + where : "")));
     if (step.e !== undefined) {
-      add(stepBox, h("h2", null, "End"), h("p", "end", step.e));
+      // A game in progress (referee serve) has no end yet: its last step is the newest.
+      const heading = data.live && !data.result ? "So far" : "End";
+      add(stepBox, h("h2", null, heading), h("p", "end", step.e));
       if (data.result && data.seat === null) {
         add(stepBox, lines("Result", Object.entries(data.result).filter(([k]) =>
           k !== "rounds").map(([k, v]) => resultLine(k, v))));
@@ -207,7 +209,12 @@
       add(stepBox, who);
       const what = [step.k || "", step.by === "fallback" ? "(played by the fallback)" : ""];
       add(stepBox, h("div", "kind", what.join(" ").trim()));
-      if (state && state.say) add(stepBox, h("p", "say", names[step.s] + " " + state.say));
+      // The board's words are its last move's: this step's only if it made that move
+      // (a hint of none, or a reply refused in a game that then ends, makes none).
+      const moved = i > 0 && steps[i - 1].m !== step.m;
+      if (moved && state && state.say) {
+        add(stepBox, h("p", "say", names[step.s] + " " + state.say));
+      }
       if (step.f) {
         for (const f of step.f) {
           const box = add(h("div", "fault"), h("strong", null, "FAULT: " + f.kind),

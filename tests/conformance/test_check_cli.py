@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from junitparser import Failure, JUnitXml, Skipped, TestSuite
 
+from referee.conformance import exit_probe
 from referee.conformance.bye import BYE_CHECK, LEFTOVER_CHECK, ROW_CHECK
 from referee.conformance.setups import full_setups, quick_setups
 from referee.conformance.suite import HELLO_CHECK
@@ -289,8 +290,11 @@ def test_a_bot_that_cannot_play_the_same_game_twice_fails_games_in_a_row(
     """The suite's games all differ; only the row repeats one, in one process."""
     code, _, report = check(tmp_path, "rage", quirks("repeat"), *GENEROUS)
     assert code == 1 and failed(report) == {ROW_CHECK, "no crash"}
-    assert verdicts(report)[ROW_CHECK]["evidence"].startswith("game 2 of 3: crash")
+    assert verdicts(report)[ROW_CHECK]["evidence"].startswith("game 2 of 3: crash (")
     assert "a fresh process" in verdicts(report)[BYE_CHECK]["evidence"]
+    # The exit probe's report is the referee's, never a line of the bot's stderr.
+    for name in (ROW_CHECK, "no crash"):
+        assert not any(exit_probe.REPORT in line for line in verdicts(report)[name]["stderr"])
 
 
 def test_exit_code_1_on_bye_fails_the_bye_check(tmp_path: Path) -> None:

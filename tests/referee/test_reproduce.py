@@ -7,6 +7,7 @@ first differing reply; steps numbered as `referee view` numbers them.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -83,6 +84,8 @@ def test_a_fixed_bot_that_plays_otherwise_diverges_after_the_step(crashed: Path)
     assert code == 0, out + err
     assert f"step {step}: passes the step" in out
     assert "diverges at step" in out and "from here on the game would differ" in out
+    # each move named once, as a person says it ("the log's fallback's play was b3")
+    assert re.search(r"fallback's (play|bid) was \S+, the bot's (play|bid) is \S+:", out), out
 
 
 def test_a_changed_bot_stops_at_its_first_differing_reply(crashed: Path) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from referee.cli.exit_codes import BAD_USAGE, INTERRUPTED
 from referee.logs.live import WATCHING
+from referee.serve.pages import GOES_ON
 from tests.cli_support import run_main
 from tests.serve.conftest import Tournament, referee, stop, wait_for
 
@@ -30,6 +31,16 @@ def games_played(page: Any) -> int:
         return 3
     found = PLAYED.search(text)
     return int(found[1]) if found else -1
+
+
+def newest_step(game: Any) -> tuple[str, str]:
+    """The heading and the end words of the game page's newest step, read in one step
+    in the page (an update may come between two reads)."""
+    game.keyboard.press("End")
+    heading, words = game.evaluate("""() => [
+        document.querySelector("#step h2")?.innerText ?? "",
+        document.querySelector("#step p.end")?.innerText ?? ""]""")
+    return str(heading), str(words)
 
 
 def test_live_results_and_a_game_in_progress(
@@ -56,6 +67,10 @@ def test_live_results_and_a_game_in_progress(
     steps = int(game.locator("body").get_attribute("data-steps"))
     assert int(game.locator("body").get_attribute("data-step")) >= steps - 2
     assert game.locator("#board .seat, #board [class*=seat]").count() >= 3
+    # Its newest step is no end: it is headed as what has been played so far.
+    wait_for(lambda: newest_step(game)[1].startswith("the game goes on"), timeout=20,
+             what="the newest step of the game in progress")
+    assert newest_step(game) == ("So far", GOES_ON)
     # The standings change as games finish, without a reload.
     wait_for(lambda: games_played(page) > played, timeout=30, what="a game to finish")
     assert page.locator("#standings, table").count() >= 2
@@ -64,6 +79,7 @@ def test_live_results_and_a_game_in_progress(
              what="the game's end")
     game.keyboard.press("End")
     assert "the game is over" in game.locator("#step").inner_text()
+    assert newest_step(game) == ("End", "the game is over")
     # The tournament stopped and run again to resume: the same page follows it to its end.
     done = games_played(page)
     assert done < 3

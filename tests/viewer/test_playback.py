@@ -34,6 +34,8 @@ THEGAME_DOM = """() => ({
   kind: (document.querySelector('.step .kind') || {}).textContent || '',
   tops: [...document.querySelectorAll('.pile .top')].map(t => Number(t.textContent)),
   draw: document.getElementById('draw').textContent,
+  who: ((document.querySelector('.step .who span:last-child') || {}).textContent || '').trim(),
+  say: (document.querySelector('.step p.say') || {}).textContent || '',
   hands: [...document.querySelectorAll('.tg-seat')].map(p => p.querySelector('.backs')
     ? Number(p.querySelector('.backs').dataset.count)
     : [...p.querySelectorAll('.hand .tg-card')].map(c => Number(c.dataset.card)))})"""
@@ -116,7 +118,7 @@ def test_the_game_for_5_stepped_through_with_the_controls(
     header, moves = moves_and_header(logs["thegame"])
     state = TheGameState.new_game(THEGAME.logged_config(header["settings"]), header["seed"])
     tab = open_page(browser, page)
-    done, turns = 0, 0
+    done, turns, silent = 0, 0, 0
     last = len(page_data(page)["steps"]) - 1
     for step in range(1, last + 1):
         tab.click("#next")
@@ -125,13 +127,20 @@ def test_the_game_for_5_stepped_through_with_the_controls(
         if dom["kind"] in ("turn", "hint"):
             assert dom["kind"] == moves[done]["kind"]
             if dom["kind"] == "turn":
+                placed = " ".join(w.replace(":", " ← ") for w in moves[done]["move"].split())
+                assert dom["say"] == f"{dom['who']} plays {placed}", step
                 state.apply_turn(parse_turn(moves[done]["move"]))
                 turns += 1
+            else:
+                assert dom["say"].startswith(f"{dom['who']} hints "), step
             done += 1
+        else:  # a decision that made no move (hints: none) says no move, not the last one
+            assert dom["say"] == "", step
+            silent += dom["who"] != ""
         assert dom["tops"] == list(state.tops()), step
         assert dom["hands"] == state.hands, step
         assert dom["draw"] == f"draw pile: {state.draw_pile_size()}"
-    assert done == len(moves) and turns > 10
+    assert done == len(moves) and turns > 10 and silent > 10
     assert tab.is_disabled("#next") and tab.is_disabled("#last")
     tab.click("#first")
     assert tab.evaluate("document.body.dataset.step") == "0"

@@ -83,11 +83,17 @@ def forge(ended: float) -> None:
 def _in_reach(pid: int) -> bool:
     """Whether `pid` is the probe, or in a sandbox (where the referee sets no process
     tag) any process the bot can see: the sandbox's own."""
-    if "REFEREE_PROCESS_TAG" not in os.environ:
-        return True
+    return "REFEREE_PROCESS_TAG" not in os.environ or _is_probe(pid)
+
+
+def _is_probe(pid: int) -> bool:
+    """Whether `pid` runs the exit probe (`python -m referee.conformance.exit_probe`):
+    one of its arguments is the module, not merely a word of it, as in a test run's
+    `pytest tests/conformance/test_exit_probe.py`, the referee of an in-process check,
+    which the bot then killed (and wrote its forged lines to)."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as command:
-            return b"exit_probe" in command.read()
+            return b"referee.conformance.exit_probe" in command.read().split(b"\0")
     except OSError:
         return False
 
@@ -111,10 +117,8 @@ def forge_on_bye(how: str) -> int:
             time.sleep(20)
             os._exit(0)
         parent = os.getppid()
-        with open(f"/proc/{parent}/cmdline", "rb") as command:
-            probe = b"exit_probe" in command.read()
-        if probe:  # only the probe: in a check's other sessions the parent is the referee
-            os.kill(parent, signal.SIGKILL)
+        if _is_probe(parent):  # only the probe: in a check's other sessions the parent is
+            os.kill(parent, signal.SIGKILL)  # the referee
         return 0
     if os.fork() == 0:
         until = time.monotonic() + 5

@@ -97,19 +97,27 @@ def test_the_los_and_the_interval_agree_however_few_the_deals(deals: int) -> Non
     assert any(ab.los <= 0.975 for ab in comparisons)
 
 
-def test_a_pair_won_every_time_has_an_elo_interval_at_plus_infinity() -> None:
-    """Its share's interval is 100-100: the Elo bounds it maps to are both +inf, not the
-    '-inf to inf' that said nothing was known."""
+def test_a_pair_won_every_time_in_few_deals_is_not_read_as_certain() -> None:
+    """a placed ahead of b in every game of 2 deals. Every deal alike, Student's t has
+    no spread to measure: its interval was 100-100 and its LOS 100%, certainty from two
+    deals. The score test's instead (pairs._alike_deals): Wilson's interval over 2 deals,
+    34.2-100%, the Elo bounds it maps to (-113 to inf: the top unbounded), and the LOS
+    Phi(0.5 / sqrt(1/8)), 92.1%, below 97.5% as the interval reaches below 50%."""
     records = [GameRecord(f"rage/d{deal}/t01/r{rotation}", "rage", deal, ("a", "b", "c"),
                           (0, 0, 0), (1, 3, 2)) for deal in range(2) for rotation in range(3)]
+    [ab] = [c for c in pair_comparisons(records) if (c.bot, c.other) == ("a", "b")]
+    assert ab.share == 1.0 and ab.los == pytest.approx(0.9214, abs=1e-4)
     table = pairs_table(records, ["a", "b", "c"])
     row = next(row for row in table.rows if row[:2] == ("a", "b"))
     share_ci, elo_ci = row[table.keys.index("ahead_pct_ci95")], row[
         table.keys.index("elo_diff_ci95")]
-    assert (share_ci.low, share_ci.high) == (100.0, 100.0)
-    assert (elo_ci.low, elo_ci.high) == (math.inf, math.inf)
+    assert share_ci.low == pytest.approx(34.24, abs=0.01) and share_ci.high == 100.0
+    assert elo_ci.low == pytest.approx(-113.4, abs=0.1) and elo_ci.high == math.inf
     column = table.columns[table.keys.index("elo_diff_ci95")]
-    assert text(elo_ci, column) == "inf to inf"  # not "inf-inf"
+    assert text(elo_ci, column) == "-113 to inf"
+    [tied] = pair_comparisons([GameRecord(f"rage/d{deal}/t01/r0", "rage", deal, ("a", "b", "c"),
+                                          (0, 0, 0), (1, 1, 3)) for deal in range(3)])[:1]
+    assert (tied.share, tied.los) == (0.5, 0.5) and tied.low == pytest.approx(0.1253, abs=1e-4)
 
 
 def test_a_gauntlets_rating_note_names_only_the_candidates_it_ranks() -> None:

@@ -84,8 +84,9 @@ def mean_ci(values: Sequence[float],
     return mean, t_975(n - 1) * math.sqrt(variance)
 
 
-def wilson_interval(successes: int, trials: int) -> tuple[float, float, float]:
-    """Proportion with its 95% Wilson score interval: (p, low, high). Sound near 0 and 1."""
+def wilson_interval(successes: float, trials: int) -> tuple[float, float, float]:
+    """Proportion with its 95% Wilson score interval: (p, low, high). Sound near 0 and 1.
+    `successes` may be fractional (a share of points, ties counting half)."""
     if trials < 1 or not 0 <= successes <= trials:
         raise ValueError(f"need 0 <= successes <= trials and trials >= 1, "
                          f"not {successes}/{trials}")

@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tournaments.stats.estimates import mean_ci, t_975, t_cdf
+from tournaments.stats.estimates import mean_ci, normal_cdf, t_975, t_cdf, wilson_interval
 from tournaments.store.records import GameRecord
 
 
@@ -68,19 +68,31 @@ def _ahead(place: int, other: int) -> float:
 def _compared(bot: str, other: str, values: list[float], deals: list[int]) -> PairComparison:
     share, half = mean_ci(values, deals)
     n = len(set(deals))
-    los = None
-    if half is not None:
+    low = high = los = None
+    if half == 0:  # every deal alike: no spread to measure (see _alike_deals)
+        low, high, los = _alike_deals(share, n)
+    elif half is not None:
         se = half / t_975(n - 1)
-        los = 0.5 if se == 0 and share == 0.5 else (
-            (1.0 if share > 0.5 else 0.0) if se == 0 else t_cdf((share - 0.5) / se, n - 1))
-    low, high = (None, None) if half is None else (max(0.0, share - half),
-                                                   min(1.0, share + half))
+        los = t_cdf((share - 0.5) / se, n - 1)
+        low, high = max(0.0, share - half), min(1.0, share + half)
     if share < 0.5:  # the one ahead more often first
         return PairComparison(other, bot, n, len(values), 1 - share,
                               None if high is None else 1 - high,
                               None if low is None else 1 - low,
                               None if los is None else 1 - los)
     return PairComparison(bot, other, n, len(values), share, low, high, los)
+
+
+def _alike_deals(share: float, deals: int) -> tuple[float, float, float]:
+    """The interval and LOS of `deals` deals that all gave the same share (all won, all
+    lost, all tied...). Their spread is zero, so Student's t would give an interval of no
+    width and an LOS of 100%: three deals won would read as certainty. The score test
+    treats each deal as won or lost instead, as cutechess counts games: Wilson's
+    interval, and the LOS of its z under an even share, Phi((share - 1/2) / sqrt(1/4n)),
+    so that an interval reaching below 50% still never stands beside an LOS above 97.5%
+    (Wilson's interval is that test inverted). Three deals won: 43.9-100%, LOS 95.8%."""
+    _, low, high = wilson_interval(share * deals, deals)
+    return low, high, normal_cdf((share - 0.5) / math.sqrt(0.25 / deals))
 
 
 def elo_difference(share: float | None) -> float | None:

@@ -29,13 +29,13 @@ class LogFile:
     __slots__ = ("_fd", "_path", "_held", "_size")
 
     def __init__(self, path: Path) -> None:
-        try:
-            self._fd = os.open(path, _FLAGS, 0o666)  # less the umask, as open() makes it
-        except FileNotFoundError:  # its folder is made once, not looked for at every game
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._fd = os.open(path, _FLAGS, 0o666)
         self._path = path
-        unfinished.started(path)
+        unfinished.started(path)  # first: a stop in between finds no file, no matter
+        try:
+            self._fd = _made(path)
+        except BaseException:
+            unfinished.finished(path)  # not made by this game: never to be removed
+            raise
         self._held: list[bytes] = []
         self._size = 0
 
@@ -66,3 +66,11 @@ class LogFile:
             os.close(self._fd)
             self._fd = -1
             unfinished.finished(self._path)
+
+
+def _made(path: Path) -> int:
+    try:
+        return os.open(path, _FLAGS, 0o666)  # less the umask, as open() makes it
+    except FileNotFoundError:  # its folder is made once, not looked for at every game
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, _FLAGS, 0o666)

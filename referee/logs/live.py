@@ -83,12 +83,12 @@ class LiveFile:
 
     def __init__(self, path: Path) -> None:
         self._path = path
+        unfinished.started(path)
         try:
             self._fd = os.open(path, _FLAGS, 0o644)
         except OSError:
             self._fd = -1
-        else:
-            unfinished.started(path)
+            unfinished.finished(path)
 
     def write(self, line: str) -> None:
         if self._fd < 0:

@@ -57,11 +57,21 @@ _MAX_LINE = 4096  # prefix mode holds back a partial line up to this long, then 
 _SELECT_RETRY = 0.05  # after an unexpected select() error: no busy loop
 _FILE_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
 _VISIT_FLAGS = os.O_WRONLY | os.O_TRUNC | os.O_CREAT | os.O_CLOEXEC  # a game played again
+# Set in a process ending mid-game: no visit's file is made from then on (drop_visits).
+_VISITS_DROPPED = threading.Event()
 # What a terminal would act on: C0 controls but tab and newline, DEL, every byte above
 # ASCII (C1 codes raw or in UTF-8, bidirectional overrides) checked by printable().
 _UNSAFE = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f-\xff]")
 # A bot's token on a terminal: a stdio bot run as a ZeroMQ one prints its HELLO there.
 _TOKEN_LIKE = re.compile(rb"(?<![0-9a-fA-F])[0-9a-fA-F]{32}(?![0-9a-fA-F])")
+
+
+def drop_visits() -> None:
+    """Make no visit's file (a game's stderr) from now on, in this process: for a pool
+    worker ended mid-game, whose game is not stored and whose files are removed
+    (referee/logs/unfinished.py). Its bots, killed next, reach the end of their pipes
+    after that, and a visit's file is made only when the visit ends."""
+    _VISITS_DROPPED.set()
 
 
 class StderrSink:
@@ -269,6 +279,7 @@ class _Output:
         self.total = 0  # bytes taken
         self._finished = False
         self._path: str | os.PathLike[str] | None = None  # not opened yet
+        self._lazy = lazy
         self._fd: int | None = None
         self._owns = False
         if isinstance(destination, int):
@@ -320,9 +331,12 @@ class _Output:
             self._stats.cut += excess
 
     def _open(self) -> None:
-        """Open the path, once; a failure is counted and the bytes are dropped."""
+        """Open the path, once; a failure is counted and the bytes are dropped. A visit's
+        (a lazy file) is not made once the process drops them (drop_visits)."""
         path, self._path = self._path, None
         assert path is not None
+        if self._lazy and _VISITS_DROPPED.is_set():
+            return
         try:
             self._fd, self._owns = os.open(path, self._flags, 0o666), True
         except OSError as error:

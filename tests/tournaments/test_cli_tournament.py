@@ -24,6 +24,7 @@ import pytest
 
 from tests.cli_support import assert_bad_input, run_main, running_with
 from tests.tournaments.db_support import unplayed_copy
+from referee.logs.live import WATCHING, live_folder
 from referee.registry.game_logs import read_log
 from referee.players.lineup import bot_specs
 from tournaments.spec.toml_file import load_tournament_file
@@ -339,24 +340,35 @@ def test_ctrl_c_with_two_workers_stops_cleanly(tmp_path: Path, signum: int,
     worker, one line saying what is kept, 130 or 143, and no process left. The same
     command again resumes. The games in flight are ended at once, not played to their end
     (a game of these bots takes a minute) to be dropped, and leave no file: a log is made
-    as its game starts."""
+    as its game starts, and its seats' stderr files (their bots write some) as the bots
+    are killed."""
     marker = f"interrupt-{uuid.uuid4().hex}"  # in every bot's command line, to find them
-    slow = f"{sys.executable} {ROOT / 'tests' / 'serve' / 'slow_bot.py'} 0.3 {marker}"
+    slow = f"{sys.executable} {ROOT / 'tests' / 'serve' / 'slow_bot.py'} 0.3 --stderr {marker}"
+    logs = tmp_path / "i-logs"
+    live = live_folder(logs)
+    live.mkdir(parents=True)  # watched, as by `referee serve`: each game has a live file
+    (live / WATCHING).write_text(f"{os.getpid()}\n")
     args = [sys.executable, "-m", "referee", "tournament", "rage", "--jobs", "2", "--deals",
             "3", "--table-size", "3", "--db", str(tmp_path / "i.sqlite"),
             f"a={slow}", f"b={slow}", f"c={slow}"]
     run = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True, start_new_session=True)
-    time.sleep(3)  # started, games in flight (each takes seconds)
-    logs = tmp_path / "i-logs"
-    assert any(logs.glob("*.jsonl.gz")), "no game in flight"
-    os.killpg(run.pid, signum) if group else run.send_signal(signum)
-    stopped = time.monotonic()
-    _, err = run.communicate(timeout=120)
+    try:
+        time.sleep(3)  # started, games in flight (each takes seconds)
+        assert any(logs.glob("*.jsonl.gz")) and any(live.glob("*.live")), "none in flight"
+        os.killpg(run.pid, signum) if group else run.send_signal(signum)
+        stopped = time.monotonic()
+        _, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.communicate()
     assert time.monotonic() - stopped < 20, "the stop waited for the games in flight"
     assert run.returncode == code, err
     assert "interrupted after 0 of 9 games" in err, err
-    assert not list(logs.glob("*.jsonl.gz")), "the logs of games cut short were left"
+    left = sorted(path.name for path in logs.glob("*") if path.is_file()
+                  if not path.name.endswith(".stderr") or ".seat" in path.name)
+    assert left == [] and list(live.glob("*.live")) == [], "files of games cut short"
     assert "Traceback" not in err and err.strip().splitlines()[-1].startswith(
         "referee: interrupted after "), err
     assert "run the same command again to resume" in err

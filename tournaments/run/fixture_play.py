@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Collection, Sequence
 
 from referee import __version__
+from referee.logs import unfinished
 from referee.logs.live import open_log
 from referee.logs.writer import GameLog
 from referee.matches.logged_game import write_header
@@ -286,7 +287,7 @@ def play_fixture(fixture: Fixture, context: PlayContext) -> GameRecord:
         if context.versions else 1
     log_path = context.logs / log_name(fixture.fixture_id, version)
     game_stderr = _game_stderr(context, fixture, log_path)
-    with pool.keep_alive.busy():
+    with pool.keep_alive.busy(), unfinished.being_written(game_stderr):
         with closing(open_log(log_path, context.log_times, context.logs)) as log:
             players = pool.take(keys, game_stderr, fixture.deal, fixture.disqualified,
                                 fixture.fixture_id)

@@ -13,6 +13,7 @@ from typing import Any
 
 from referee.logs import unfinished
 from referee.processes.live_bots import quit_on_sigterm
+from referee.processes.stderr_sink import drop_visits
 from referee.processes.rlimits import die_with_parent
 
 
@@ -48,8 +49,9 @@ def _start_plain_worker(parent: int) -> None:
     assert callable(ending)
 
     def end(signum: int, frame: FrameType | None) -> None:
+        drop_visits()  # first: a seat's stderr file is made as its bot's pipe ends
         unfinished.remove_all()
-        ending(signum, frame)
+        ending(signum, frame)  # kills the bots' groups, then this process
 
     signal.signal(signal.SIGTERM, end)
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from referee.logs.live import WATCHING, live_folder
+from referee.logs.live import WATCHING, live_folder, watched
 from referee.serve.live_games import LiveGame, game_key, live_games
 from referee.serve.pages import results_html
 from tournaments.run.fixture_play import LOG_SUFFIX
@@ -18,6 +18,7 @@ from referee.errors import ConfigError
 from tournaments.store.results_db import ResultStore, StoreFailure, logs_dir
 
 _UNREADABLE = (ConfigError, StoreFailure, OSError, sqlite3.Error)
+ANNOUNCE_EVERY = 1.0  # seconds between a server's looks at its marker
 
 
 class Watch:
@@ -93,16 +94,34 @@ class Watch:
 @contextmanager
 def announced(watch: Watch) -> Iterator[None]:
     """The marker that makes a tournament stream its games, with this process's pid, for
-    as long as the block runs; removed after, if it is still ours."""
+    as long as the block runs; removed after, if it is still ours. Two servers of one db
+    (the organiser's and a --public one) share the one marker: the first to stop removes
+    it if it holds its pid, so each looks every ANNOUNCE_EVERY seconds and writes it
+    again if it is gone or names a watcher that is gone."""
     watch.live.mkdir(parents=True, exist_ok=True)
     marker = watch.live / WATCHING
     mine = str(os.getpid())
     marker.write_text(mine + "\n")
+    done = threading.Event()
+    keeper = threading.Thread(target=_keep_announced, args=(watch, mine, done),
+                              name="serve-announce", daemon=True)
+    keeper.start()
     try:
         yield
     finally:
+        done.set()
+        keeper.join()
         try:
             if marker.read_text().strip() == mine:
                 marker.unlink()
         except OSError:
             pass
+
+
+def _keep_announced(watch: Watch, mine: str, done: threading.Event) -> None:
+    while not done.wait(ANNOUNCE_EVERY):
+        if not watched(watch.logs):
+            try:
+                (watch.live / WATCHING).write_text(mine + "\n")
+            except OSError:
+                pass  # its folder gone, or a full disk: tried again next time

@@ -190,7 +190,7 @@
       (where ? " · " + where : "")));
     if (step.e !== undefined) {
       // A game in progress (referee serve) has no end yet: its last step is the newest.
-      const heading = data.live && !data.result ? "So far" : "End";
+      const heading = data.live && !data.result && !data.ended ? "So far" : "End";
       add(stepBox, h("h2", null, heading), h("p", "end", step.e));
       if (data.result && data.seat === null) {
         add(stepBox, lines("Result", Object.entries(data.result).filter(([k]) =>
@@ -311,6 +311,7 @@
       steps.splice(update.from, steps.length, ...update.steps);
       states.splice(update.sfrom, states.length, ...update.states);
       if (update.result) data.result = update.result;
+      if (!update.on) data.ended = true; // a spectator's update carries no result
       markFaults();
       for (const [key, select] of navs) fillNav(key, select);
       const shown = current;

@@ -58,6 +58,12 @@ def test_live_results_and_a_game_in_progress(
     game = browser.new_page()
     game.goto(url + link.get_attribute("href"))
     game.wait_for_selector("body[data-steps]")
+    # The same game at the rail (serve --public), whose updates carry no result.
+    public = referee("serve", str(tournament.db), "--port", "0", "--public")
+    assert public.stderr is not None
+    rail = browser.new_page()
+    rail.goto(public.stderr.readline().split()[2] + link.get_attribute("href"))
+    rail.wait_for_selector("body[data-steps]")
     assert "Live" in game.locator("#live-status").inner_text()
     first = int(game.locator("body").get_attribute("data-steps"))
     # It opens at its newest step, not at the deal, so it follows the game as it is
@@ -80,6 +86,10 @@ def test_live_results_and_a_game_in_progress(
     game.keyboard.press("End")
     assert "the game is over" in game.locator("#step").inner_text()
     assert newest_step(game) == ("End", "the game is over")
+    wait_for(lambda: "over" in rail.locator("#live-status").inner_text(), timeout=30,
+             what="the game's end at the rail")
+    assert newest_step(rail) == ("End", "the game is over")  # not "So far"
+    stop(public)
     # The tournament stopped and run again to resume: the same page follows it to its end.
     done = games_played(page)
     assert done < 3

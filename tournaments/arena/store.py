@@ -118,13 +118,7 @@ class Round:
 
 def init(folder: Path, settings: Settings) -> None:
     """Make a new arena in `folder`; ConfigError for an existing one or bad settings."""
-    game = lookup(settings.game)
-    if game.contest is not Contest.COMPETITIVE:
-        raise ConfigError(f"{game.title} is {game.contest}: an arena ranks competitive "
-                          "games only")
-    game.check_players(settings.table_size)
-    if settings.placement < 0:
-        raise ConfigError(f"--placement must be 0 or more, not {settings.placement}")
+    _check_table(settings, "", "--placement")
     if (folder / SETTINGS).exists() or (folder / DB).exists():
         raise ConfigError(f"{folder} holds an arena already")
     (folder / SUBMISSIONS).mkdir(parents=True, exist_ok=True)
@@ -132,6 +126,24 @@ def init(folder: Path, settings: Settings) -> None:
     (folder / SETTINGS).write_text(settings_toml(settings))
     with closing(sqlite3.connect(folder / DB)) as db, db:
         db.executescript(_SCHEMA)
+
+
+def _check_table(settings: Settings, table_size: str, placement: str) -> None:
+    """ConfigError for settings `arena init` refuses: a game that ranks nobody, a table
+    its game cannot seat (said after `table_size`, if any), a negative `placement`
+    (named so)."""
+    game = lookup(settings.game)
+    if game.contest is not Contest.COMPETITIVE:
+        raise ConfigError(f"{game.title} is {game.contest}: an arena ranks competitive "
+                          "games only")
+    try:
+        game.check_players(settings.table_size)
+    except ConfigError as error:
+        if not table_size:
+            raise
+        raise ConfigError(f"{table_size}: {error}") from None
+    if settings.placement < 0:
+        raise ConfigError(f"{placement} must be 0 or more, not {settings.placement}")
 
 
 def settings_toml(settings: Settings) -> str:
@@ -167,15 +179,32 @@ def load(folder: Path) -> Settings:
         data = tomllib.loads((folder / SETTINGS).read_text())
         limits = _limits(data.get("limits", {}))
         game = str(data["game"])
-        return Settings(game, int(data["table_size"]),
-                        int(data.get("placement", DEFAULT_PLACEMENT)), limits,
-                        _options(game, data.get("options", {})),
-                        _resources(data.get("resources", {})))
+        settings = Settings(game, _whole(data, "table_size", None),
+                            _whole(data, "placement", DEFAULT_PLACEMENT), limits,
+                            _options(game, data.get("options", {})),
+                            _resources(data.get("resources", {})))
     except OptionError as error:  # a game's words for its options, as a check says them
         raise ConfigError(f"the arena's settings ({SETTINGS}): {error}") from None
+    except KeyError as error:
+        raise ConfigError(f"{folder} is no arena (its {SETTINGS} has no "
+                          f"{error.args[0]})") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, ValueError,
             TypeError, AttributeError, ConfigError) as error:
         raise ConfigError(f"{folder} is no arena (its {SETTINGS}: {error})") from None
+    try:  # what init would refuse, as an organiser's edit may have written it
+        _check_table(settings, f"table_size = {settings.table_size}", "placement")
+    except ConfigError as error:
+        raise ConfigError(f"the arena's settings ({SETTINGS}): {error}") from None
+    return settings
+
+
+def _whole(data: dict[str, Any], key: str, default: int | None) -> int:
+    """A whole-number setting, taken as written: 2.5, 1e400 or true is no table size
+    (int() read them as 2, an OverflowError and 1). KeyError if missing, with no default."""
+    value = data[key] if default is None else data.get(key, default)
+    if type(value) is not int:
+        raise ValueError(f"{key} must be a whole number, not {printable(repr(value))}")
+    return value
 
 
 def _options(game: str, table: dict[str, Any]) -> tuple[tuple[str, Any], ...]:

@@ -68,6 +68,11 @@ class Settings:
     resource_limits: ResourceLimits = ResourceLimits()
 
 
+_VERSION_TYPES: dict[str, type | tuple[type, ...]] = {
+    "name": str, "version": int, "command": str, "folder": (str, type(None)),
+    "sha256": str, "status": str, "report": str, "submitted": str}
+
+
 @dataclass(frozen=True)
 class Version:
     name: str
@@ -307,7 +312,7 @@ class ArenaDb:
     def versions(self) -> list[Version]:
         rows = self._db.execute("SELECT name, version, command, folder, sha256, status, "
                                 "report, submitted FROM versions ORDER BY name, version")
-        versions = [Version(*row) for row in rows]
+        versions = [self._version(row) for row in rows]
         for version in versions:
             if version.status not in _VERSION_STATUSES:  # an edited or damaged row
                 raise ConfigError(f"{self.folder / DB}: version {version.name} "
@@ -315,6 +320,22 @@ class ArenaDb:
                                   f"{printable(str(version.status))[:40]!r}, which is none "
                                   f"of {', '.join(sorted(_VERSION_STATUSES))}")
         return versions
+
+    def _version(self, row: tuple[object, ...]) -> Version:
+        """A versions row, its columns of the types they are written with; ConfigError
+        naming the row for another (an edited or damaged db: a command stored as bytes
+        ended `arena run` in a TypeError)."""
+        version = Version(*row)  # type: ignore[arg-type]  # checked below
+        wrong = [key for key, kind in _VERSION_TYPES.items()
+                 if not isinstance(getattr(version, key), kind)
+                 or isinstance(getattr(version, key), bool)]
+        if wrong:
+            values = ", ".join(f"{key} {printable(repr(getattr(version, key)))[:40]}"
+                               for key in wrong)
+            raise ConfigError(f"{self.folder / DB}: the row of version "
+                              f"{printable(str(row[0]))[:40]} v{printable(str(row[1]))[:20]}"
+                              f" is damaged (its {values}: not what `arena submit` writes)")
+        return version
 
     def active(self) -> list[Version]:
         return [version for version in self.versions() if version.status == ACTIVE]
@@ -342,8 +363,24 @@ class ArenaDb:
 
     def rounds(self) -> list[Round]:
         rows = self._db.execute("SELECT round, tables, status FROM rounds ORDER BY round")
-        return [Round(number, tuple(tuple(t) for t in json.loads(tables)), status)
+        return [Round(number, self._tables(number, tables), status)
                 for number, tables, status in rows]
+
+    def _tables(self, number: object, text: object) -> tuple[tuple[str, ...], ...]:
+        """A round's tables as plan() wrote them (JSON: lists of version labels);
+        ConfigError for anything else (text that was no JSON ended `arena run` and
+        `arena publish` in a JSONDecodeError)."""
+        try:
+            tables = json.loads(text)  # type: ignore[arg-type]  # checked by the except
+            if isinstance(tables, list) and all(
+                    isinstance(table, list) and all(isinstance(label, str) for label in table)
+                    for table in tables):
+                return tuple(tuple(table) for table in tables)
+        except (TypeError, ValueError, RecursionError):
+            pass
+        raise ConfigError(f"{self.folder / DB}: round {printable(str(number))[:20]} is "
+                          "damaged (its tables are no lists of version names: "
+                          f"{printable(repr(text))[:120]})")
 
     def plan(self, tables: Sequence[Sequence[str]]) -> Round:
         """Record the next round's tables, before any of its games is played."""

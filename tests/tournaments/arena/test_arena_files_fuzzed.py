@@ -10,7 +10,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
 
 from referee.errors import ConfigError
 from tests.cli_support import run_main
@@ -124,3 +124,50 @@ def test_any_counted_game_row_reads_as_a_game_or_one_config_error(tmp_path: Path
             assert "a game of round 1 is damaged" in str(error)
         else:
             assert len(games) == 1 and board == []
+
+
+SQL_VALUES = (st.none() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=False)
+              | st.text(max_size=12) | st.binary(max_size=8)
+              | JSON.map(json.dumps))
+VERSION_COLUMNS = ("name", "version", "command", "folder", "sha256", "status", "report",
+                   "submitted")
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(column=st.sampled_from(VERSION_COLUMNS), value=SQL_VALUES, tables=SQL_VALUES)
+# A command stored as bytes ended `arena run` in a TypeError, and a round's tables that
+# are no JSON ended `arena run` and `arena publish` in a JSONDecodeError.
+@example(column="command", value=b"\xff\x00", tables="[]")
+@example(column="name", value="a", tables="garbage")
+@example(column="name", value="a", tables="[[1, 2]]")
+def test_any_version_or_round_row_reads_as_such_or_one_config_error(
+        tmp_path: Path, column: str, value: object, tables: object) -> None:
+    assume(tables is not None and (value is not None or column == "folder"))  # NOT NULL
+    arena = tmp_path / "a"
+    if not (arena / DB).exists():
+        init(arena, Settings("rage", 3))
+    with closing(sqlite3.connect(arena / DB)) as db, db:
+        db.execute("DELETE FROM versions")
+        db.execute("DELETE FROM rounds")
+        db.execute("INSERT INTO versions VALUES ('a', 1, 'python bot.py', NULL, 'ab', "
+                   "'active', '', '2026-01-01 00:00:00 UTC')")
+        db.execute(f"UPDATE versions SET {column} = ?", (value,))
+        db.execute("INSERT INTO rounds VALUES (1, ?, 'planned', 'now')", (tables,))
+    with ArenaDb(arena) as opened:
+        try:
+            versions = opened.versions()
+        except ConfigError as error:
+            assert str(arena / DB) in str(error) and "version" in str(error)
+        else:
+            for version in versions:
+                assert type(version.version) is int and isinstance(version.command, str)
+                assert all(isinstance(getattr(version, key), str)
+                           for key in VERSION_COLUMNS if key not in ("version", "folder"))
+                assert version.folder is None or isinstance(version.folder, str)
+        try:
+            rounds = opened.rounds()
+        except ConfigError as error:
+            assert str(arena / DB) in str(error) and "round 1" in str(error)
+        else:
+            assert all(isinstance(label, str) for played in rounds
+                       for table in played.tables for label in table)

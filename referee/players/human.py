@@ -29,6 +29,10 @@ Idle = Callable[[float], None]  # told the time while the person thinks (Lineup.
 HUMAN = "human"  # the BOT word for a person's seat; `human=NAME` names the person
 CLEAR = "\x1b[H\x1b[2J"
 _CLOSING = ("END ", "ERROR ")  # lines after which the seat is asked nothing more
+# The most of a typed line that is read: no move is a tenth as long. Input without end (a
+# pipe from /dev/zero) is read no further, so it holds no memory and is never echoed.
+MAX_TYPED = 1000
+_SKIP_CHUNK = 1 << 16
 
 
 class Desk(Protocol):
@@ -86,8 +90,8 @@ class Console:
         self.output.flush()
 
     def read(self, deadline: float | None, idle: Idle | None = None) -> str | None:
-        """A line typed (without its newline); None at the deadline. HumanLeft at the end
-        of input. While the person thinks, `idle(now)` is called every KEEP_ALIVE_SLICE:
+        """A line typed (without its newline), at most MAX_TYPED + 1 characters of it (a
+        longer one is cut there); None at the deadline. HumanLeft at the end of input. While the person thinks, `idle(now)` is called every KEEP_ALIVE_SLICE:
         the bots' connections are read, so their heartbeats are answered."""
         while deadline is not None or idle is not None:
             now = time.monotonic()
@@ -99,10 +103,19 @@ class Console:
                 break
             if idle is not None:
                 idle(time.monotonic())
-        line = self.input.readline()
+        line = self.input.readline(MAX_TYPED + 1)
         if not line:
             raise HumanLeft("end of input")
+        if len(line) > MAX_TYPED:
+            self._skip_line()
         return line.rstrip("\r\n")
+
+    def _skip_line(self) -> None:
+        """The rest of a line too long to be a move, read and dropped chunk by chunk."""
+        while True:
+            rest = self.input.readline(_SKIP_CHUNK)
+            if not rest or rest.endswith("\n"):
+                return
 
 
 class HumanPlayer(Player):
@@ -148,6 +161,10 @@ class HumanPlayer(Player):
             typed = self.console.read(deadline, self.idle)
             if typed is None:
                 raise BotTimeout(f"no move within {self.move_time:g} s (--human-time)")
+            if len(typed) > MAX_TYPED:
+                why = f"Not a move: a line longer than {MAX_TYPED} characters."
+                self._again(line, why, footer, lambda: [why])
+                continue
             if typed.strip().lower() in ("?", "help"):
                 self._again(line, _HELP, None, lambda: self.desk.screen(line)[-3:] + [_HELP])
                 continue

@@ -17,8 +17,8 @@ from referee.errors import BotCrashed, BotTimeout
 from referee.transport.channel import Channel, KeepAlive, encode_lines
 from referee.transport.remote_hall import RemoteHall, Seat
 
-# A wait for a remote line sleeps at most this long between looks: the ROUTER's fd is
-# edge-triggered, and a disconnection is noted by another thread.
+# A wait for a remote line sleeps at most this long between looks: it is woken when the
+# hall's drain thread takes a message, and a disconnection is noted by another thread.
 PUMP_SLICE = 0.02
 
 
@@ -48,7 +48,8 @@ class RemoteChannel(Channel):
     def _wait_line(self, deadline: float) -> str:
         seat, hall, inbox = self._seat, self._hall, self._inbox
         while True:
-            line = inbox.take()
+            seen = hall.generation
+            line = hall.take(inbox)
             if line is not None:
                 return line
             if seat.gone:
@@ -58,12 +59,12 @@ class RemoteChannel(Channel):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 hall.pump(0)  # one last look: the deadline hides no line already there
-                line = inbox.take()
+                line = hall.take(inbox)
                 if line is not None:
                     return line
                 raise BotTimeout("no line from the remote bot before the deadline")
             self.serve_others()
-            hall.pump(min(remaining, PUMP_SLICE))
+            hall.pump(min(remaining, PUMP_SLICE), seen)
 
     def missed_start(self) -> str:
         """The start-up ended without a HELLO: why it may not have come, for its fault

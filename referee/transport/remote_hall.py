@@ -9,14 +9,24 @@ that slipped past (both at once) is refused at its first message. Every refusal 
 line for the organiser (`log`), ten in ten seconds at most and the rest counted
 (RefusalLog), and touches no seat.
 
-Threads: the main thread alone uses the ROUTER; the ZAP thread only reads which seats are
+Threads: the main thread sends on the ROUTER, and a drain thread (_Drain) reads it all the
+time, each under the ROUTER's own lock; the ZAP thread only reads which seats are
 connected; a monitor thread notes disconnections (ZMTP heartbeats notice a peer that went
-silent within `heartbeat` seconds) and failed handshakes. The seats' shared state is
-guarded by one lock.
+silent within `heartbeat` seconds) and failed handshakes. The seats' shared state (and
+their inboxes) is guarded by one lock.
+
+Why a drain, and no bound on the ROUTER's queue (RCVHWM 0): libzmq (4.3.5) aborts its
+whole process (`Assertion failed: !_io_error (src/stream_engine_base.cpp:310)`) when a
+connection whose reading had stopped on a full queue ends, its heartbeats running. A
+contestant who flooded the referee while it read nothing of theirs (their session over,
+the others' turns) and hung up killed the referee, and every seat's game. With no bound
+the reading never stops; the drain keeps the queue short, as every line is read at once
+and the lines of a seat with no session, or a flooded inbox, are dropped.
 """
 
 from __future__ import annotations
 
+import select
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -39,7 +49,11 @@ from referee.transport.inbox import Inbox
 DISCONNECTED = "remote bot disconnected"  # a crash fault's detail starts so
 HANDSHAKE_LIMIT_MS = 3000  # a connection that has not finished its handshake by then goes
 GOODBYE_S = 3.0  # the longest the referee waits, when it is done, for relays to hang up
-READS_PER_PUMP = 256  # messages one pump takes at most: a flood cannot keep it here
+READS_PER_PUMP = 256  # messages one read takes at most: a flood cannot keep it there
+DRAIN_SLICE = 0.005  # the drain thread looks at the ROUTER at least this often
+# Between two full reads: a lock is not fair, and the drain would hold the ROUTER's for as
+# long as a peer floods, the sends to the other seats waiting (their time running).
+FLOOD_PAUSE = 0.0002
 _FAILED: dict[int, str] = {zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL: "its handshake failed",
            zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL: "its CurveZMQ handshake failed (plain "
                                                 "ZeroMQ, a wrong --server-key, or a public "
@@ -88,6 +102,9 @@ class RemoteHall:
         self._log = log
         self._refusals = RefusalLog(log)  # a flood of strangers: a few lines, then a count
         self._shared = _Shared()
+        self._io = threading.RLock()  # the ROUTER: the main thread's sends, the drain's reads
+        self._arrived = threading.Condition(self._shared.lock)  # told by each dispatch
+        self._generation = 0  # messages dispatched so far (under the shared lock)
         for name, key in seats.items():
             if key in self._shared.by_key:
                 raise ConfigError(f"remote seats {self._shared.by_key[key].name} and "
@@ -97,6 +114,7 @@ class RemoteHall:
         self._refused: set[bytes] = set()  # routing ids told REFUSED: told once
         self._closed = False
         self._monitor: _Monitor | None = None
+        self._drain: _Drain | None = None
         self._context = zmq.Context()
         self._auth = _SeatAuthenticator(self._context, self._shared, self._refusals)
         self._auth.start()
@@ -106,6 +124,9 @@ class RemoteHall:
         self._monitor = _Monitor(self._router.get_monitor_socket(), self._shared, log,
                                  self._refusals)
         self._monitor.start()
+        self._fd = int(self._router.getsockopt(zmq.FD))
+        self._drain = _Drain(self)
+        self._drain.start()
 
     def _bind(self, address: TcpAddress, keys: KeyPair, heartbeat: float) -> str:
         router = self._router
@@ -113,6 +134,7 @@ class RemoteHall:
         router.curve_secretkey = keys.secret
         router.curve_publickey = keys.public
         router.linger = 0
+        router.rcvhwm = 0  # never a full queue: see the module's docstring
         router.setsockopt(zmq.MAXMSGSIZE, 4 * MAX_LINE_BYTES)  # bigger: libzmq drops it
         router.setsockopt(zmq.HANDSHAKE_IVL, HANDSHAKE_LIMIT_MS)
         ms = max(1, round(heartbeat * 1000))
@@ -133,7 +155,7 @@ class RemoteHall:
     @property
     def fd(self) -> int:
         """Readable (edge-triggered) when the ROUTER may have messages: see pump()."""
-        return int(self._router.getsockopt(zmq.FD))
+        return self._fd
 
     def seat(self, name: str) -> Seat:
         return self._by_name[name]
@@ -144,7 +166,8 @@ class RemoteHall:
         seat = self._by_name[name]
         with self._shared.lock:
             seat.inbox, seat.gone = Inbox(), ""
-            self._send_note(seat.routing_id, START)
+            routing_id = seat.routing_id
+        self._send_note(routing_id, START)
         return seat
 
     def absent_since(self, name: str) -> str:
@@ -179,25 +202,54 @@ class RemoteHall:
         if routing_id is None:
             return
         try:
-            self._router.send_multipart([routing_id, data], zmq.NOBLOCK)
+            with self._io:
+                self._router.send_multipart([routing_id, data], zmq.NOBLOCK)
         except zmq.ZMQError:
             pass  # its queue is full or it is gone: the wait for its reply says so
 
-    def pump(self, timeout: float) -> None:
-        """Take what has come (waiting up to `timeout` seconds for something), each
-        message to its seat; at most READS_PER_PUMP messages."""
-        router = self._router
+    @property
+    def generation(self) -> int:
+        """How many messages have been taken so far: give it to pump() as `seen`."""
+        return self._generation
+
+    def take(self, inbox: Inbox) -> str | None:
+        """The next line of `inbox` (Inbox.take), which the drain thread fills."""
+        with self._shared.lock:
+            return inbox.take()
+
+    def pump(self, timeout: float, seen: int | None = None) -> None:
+        """Take what has come, each message to its seat (at most READS_PER_PUMP), and if
+        nothing has come since `generation` was `seen` (None: now), wait up to `timeout`
+        seconds for the drain thread to take something."""
         if self._closed:
             time.sleep(max(0.0, timeout))
             return
-        if not router.poll(max(0, round(timeout * 1000)), zmq.POLLIN):
-            return
-        for _ in range(READS_PER_PUMP):
-            try:
-                parts = router.recv_multipart(zmq.NOBLOCK, copy=False)
-            except zmq.Again:
-                return
-            self._dispatch(parts)
+        if seen is None:
+            seen = self._generation
+        self.read()
+        if timeout > 0:
+            with self._arrived:
+                self._arrived.wait_for(lambda: self._generation != seen, timeout)
+
+    def read(self) -> int:
+        """Take what the ROUTER holds, at most READS_PER_PUMP messages: how many."""
+        taken = 0
+        with self._io:
+            if self._closed:
+                return 0
+            router = self._router
+            while taken < READS_PER_PUMP:
+                try:
+                    parts = router.recv_multipart(zmq.NOBLOCK, copy=False)
+                except zmq.Again:
+                    break
+                taken += 1
+                self._dispatch(parts)
+        if taken:
+            with self._arrived:
+                self._generation += taken
+                self._arrived.notify_all()
+        return taken
 
     def _dispatch(self, parts: list[zmq.Frame]) -> None:
         routing_id, body = parts[0].bytes, parts[1:]
@@ -243,10 +295,13 @@ class RemoteHall:
             seat.inbox.push_raw(parts[0])
 
     def _send_note(self, routing_id: bytes | None, word: str, text: str = "") -> None:
+        """A relay note to a connection; from the drain thread too (the answers to
+        JOIN): the ROUTER's lock is taken, and may be held already by this thread."""
         if routing_id is None:
             return
         try:
-            self._router.send_multipart([routing_id, *note(word, text)], zmq.NOBLOCK)
+            with self._io:
+                self._router.send_multipart([routing_id, *note(word, text)], zmq.NOBLOCK)
         except zmq.ZMQError:
             pass
 
@@ -254,13 +309,17 @@ class RemoteHall:
         """Tell every connected relay the event is over, and stop listening. Idempotent."""
         if self._closed:
             return
-        self._closed = True
         with self._shared.lock:
             self._shared.closing = True
-            for seat in self._by_name.values():
-                self._send_note(seat.routing_id, END)
-        self._await_goodbyes()
-        self._router.setsockopt(zmq.LINGER, 200)
+            goodbyes = [seat.routing_id for seat in self._by_name.values()]
+        for routing_id in goodbyes:
+            self._send_note(routing_id, END)
+        self._await_goodbyes()  # the drain reads meanwhile
+        if self._drain is not None:
+            self._drain.stop()
+        with self._io:
+            self._closed = True
+            self._router.setsockopt(zmq.LINGER, 200)
         if self._monitor is not None:
             self._monitor.stop()
         self._router.close()
@@ -278,6 +337,30 @@ class RemoteHall:
                 if all(seat.routing_id is None for seat in self._by_name.values()):
                     return
             time.sleep(0.01)
+
+
+class _Drain(threading.Thread):
+    """Reads the hall's ROUTER all the time, whatever the main thread does: its queue
+    stays short and its reading never stops (the module's docstring says why)."""
+
+    def __init__(self, hall: RemoteHall) -> None:
+        super().__init__(daemon=True, name="remote-seats-drain")
+        self._hall = hall
+        self._halt = threading.Event()
+
+    def run(self) -> None:
+        poller = select.poll()
+        poller.register(self._hall.fd, select.POLLIN)
+        while not self._halt.is_set():
+            if self._hall.read() < READS_PER_PUMP:
+                # Edge-triggered: an edge the main thread took is found a slice later.
+                poller.poll(round(DRAIN_SLICE * 1000))
+            else:  # more is waiting (a flood): a pause lets the main thread send meanwhile
+                time.sleep(FLOOD_PAUSE)
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join(2.0)
 
 
 class RefusalLog:

@@ -37,12 +37,14 @@ def free_port() -> int:
 
 
 class Running:
-    """A `referee` process whose stderr lines are collected as they come."""
+    """A `referee` process (or a python `script`'s) whose stderr lines are collected as
+    they come."""
 
-    def __init__(self, args: Sequence[str], cwd: Path, env: dict[str, str] | None = None
-                 ) -> None:
+    def __init__(self, args: Sequence[str], cwd: Path, env: dict[str, str] | None = None,
+                 script: Path | None = None) -> None:
+        program = ["-m", "referee"] if script is None else [str(script)]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "referee", *args], cwd=cwd, text=True,
+            [sys.executable, *program, *args], cwd=cwd, text=True,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
             env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
         self.lines: list[str] = []

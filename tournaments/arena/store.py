@@ -68,6 +68,11 @@ class Settings:
     resource_limits: ResourceLimits = ResourceLimits()
 
 
+_VERSION_TYPES: dict[str, type | tuple[type, ...]] = {
+    "name": str, "version": int, "command": str, "folder": (str, type(None)),
+    "sha256": str, "status": str, "report": str, "submitted": str}
+
+
 @dataclass(frozen=True)
 class Version:
     name: str
@@ -118,13 +123,7 @@ class Round:
 
 def init(folder: Path, settings: Settings) -> None:
     """Make a new arena in `folder`; ConfigError for an existing one or bad settings."""
-    game = lookup(settings.game)
-    if game.contest is not Contest.COMPETITIVE:
-        raise ConfigError(f"{game.title} is {game.contest}: an arena ranks competitive "
-                          "games only")
-    game.check_players(settings.table_size)
-    if settings.placement < 0:
-        raise ConfigError(f"--placement must be 0 or more, not {settings.placement}")
+    _check_table(settings, "", "--placement")
     if (folder / SETTINGS).exists() or (folder / DB).exists():
         raise ConfigError(f"{folder} holds an arena already")
     (folder / SUBMISSIONS).mkdir(parents=True, exist_ok=True)
@@ -132,6 +131,24 @@ def init(folder: Path, settings: Settings) -> None:
     (folder / SETTINGS).write_text(settings_toml(settings))
     with closing(sqlite3.connect(folder / DB)) as db, db:
         db.executescript(_SCHEMA)
+
+
+def _check_table(settings: Settings, table_size: str, placement: str) -> None:
+    """ConfigError for settings `arena init` refuses: a game that ranks nobody, a table
+    its game cannot seat (said after `table_size`, if any), a negative `placement`
+    (named so)."""
+    game = lookup(settings.game)
+    if game.contest is not Contest.COMPETITIVE:
+        raise ConfigError(f"{game.title} is {game.contest}: an arena ranks competitive "
+                          "games only")
+    try:
+        game.check_players(settings.table_size)
+    except ConfigError as error:
+        if not table_size:
+            raise
+        raise ConfigError(f"{table_size}: {error}") from None
+    if settings.placement < 0:
+        raise ConfigError(f"{placement} must be 0 or more, not {settings.placement}")
 
 
 def settings_toml(settings: Settings) -> str:
@@ -167,15 +184,32 @@ def load(folder: Path) -> Settings:
         data = tomllib.loads((folder / SETTINGS).read_text())
         limits = _limits(data.get("limits", {}))
         game = str(data["game"])
-        return Settings(game, int(data["table_size"]),
-                        int(data.get("placement", DEFAULT_PLACEMENT)), limits,
-                        _options(game, data.get("options", {})),
-                        _resources(data.get("resources", {})))
+        settings = Settings(game, _whole(data, "table_size", None),
+                            _whole(data, "placement", DEFAULT_PLACEMENT), limits,
+                            _options(game, data.get("options", {})),
+                            _resources(data.get("resources", {})))
     except OptionError as error:  # a game's words for its options, as a check says them
         raise ConfigError(f"the arena's settings ({SETTINGS}): {error}") from None
+    except KeyError as error:
+        raise ConfigError(f"{folder} is no arena (its {SETTINGS} has no "
+                          f"{error.args[0]})") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, ValueError,
             TypeError, AttributeError, ConfigError) as error:
         raise ConfigError(f"{folder} is no arena (its {SETTINGS}: {error})") from None
+    try:  # what init would refuse, as an organiser's edit may have written it
+        _check_table(settings, f"table_size = {settings.table_size}", "placement")
+    except ConfigError as error:
+        raise ConfigError(f"the arena's settings ({SETTINGS}): {error}") from None
+    return settings
+
+
+def _whole(data: dict[str, Any], key: str, default: int | None) -> int:
+    """A whole-number setting, taken as written: 2.5, 1e400 or true is no table size
+    (int() read them as 2, an OverflowError and 1). KeyError if missing, with no default."""
+    value = data[key] if default is None else data.get(key, default)
+    if type(value) is not int:
+        raise ValueError(f"{key} must be a whole number, not {printable(repr(value))}")
+    return value
 
 
 def _options(game: str, table: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
@@ -278,7 +312,7 @@ class ArenaDb:
     def versions(self) -> list[Version]:
         rows = self._db.execute("SELECT name, version, command, folder, sha256, status, "
                                 "report, submitted FROM versions ORDER BY name, version")
-        versions = [Version(*row) for row in rows]
+        versions = [self._version(row) for row in rows]
         for version in versions:
             if version.status not in _VERSION_STATUSES:  # an edited or damaged row
                 raise ConfigError(f"{self.folder / DB}: version {version.name} "
@@ -286,6 +320,22 @@ class ArenaDb:
                                   f"{printable(str(version.status))[:40]!r}, which is none "
                                   f"of {', '.join(sorted(_VERSION_STATUSES))}")
         return versions
+
+    def _version(self, row: tuple[object, ...]) -> Version:
+        """A versions row, its columns of the types they are written with; ConfigError
+        naming the row for another (an edited or damaged db: a command stored as bytes
+        ended `arena run` in a TypeError)."""
+        version = Version(*row)  # type: ignore[arg-type]  # checked below
+        wrong = [key for key, kind in _VERSION_TYPES.items()
+                 if not isinstance(getattr(version, key), kind)
+                 or isinstance(getattr(version, key), bool)]
+        if wrong:
+            values = ", ".join(f"{key} {printable(repr(getattr(version, key)))[:40]}"
+                               for key in wrong)
+            raise ConfigError(f"{self.folder / DB}: the row of version "
+                              f"{printable(str(row[0]))[:40]} v{printable(str(row[1]))[:20]}"
+                              f" is damaged (its {values}: not what `arena submit` writes)")
+        return version
 
     def active(self) -> list[Version]:
         return [version for version in self.versions() if version.status == ACTIVE]
@@ -313,8 +363,24 @@ class ArenaDb:
 
     def rounds(self) -> list[Round]:
         rows = self._db.execute("SELECT round, tables, status FROM rounds ORDER BY round")
-        return [Round(number, tuple(tuple(t) for t in json.loads(tables)), status)
+        return [Round(number, self._tables(number, tables), status)
                 for number, tables, status in rows]
+
+    def _tables(self, number: object, text: object) -> tuple[tuple[str, ...], ...]:
+        """A round's tables as plan() wrote them (JSON: lists of version labels);
+        ConfigError for anything else (text that was no JSON ended `arena run` and
+        `arena publish` in a JSONDecodeError)."""
+        try:
+            tables = json.loads(text)  # type: ignore[arg-type]  # checked by the except
+            if isinstance(tables, list) and all(
+                    isinstance(table, list) and all(isinstance(label, str) for label in table)
+                    for table in tables):
+                return tuple(tuple(table) for table in tables)
+        except (TypeError, ValueError, RecursionError):
+            pass
+        raise ConfigError(f"{self.folder / DB}: round {printable(str(number))[:20]} is "
+                          "damaged (its tables are no lists of version names: "
+                          f"{printable(repr(text))[:120]})")
 
     def plan(self, tables: Sequence[Sequence[str]]) -> Round:
         """Record the next round's tables, before any of its games is played."""

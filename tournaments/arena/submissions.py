@@ -94,6 +94,7 @@ def submit(arena: Path, name: str, command: str | None, folder: Path | None) -> 
         if folder is not None:
             if not folder.is_dir():
                 raise ConfigError(f"{folder} is not a folder")
+            _check_own(folder, arena)
             command = command or _default_command(folder)
             target = arena / SUBMISSIONS / name / f"v{version}"
             _remove(target)  # a killed submit's: no row holds vN
@@ -152,6 +153,27 @@ def _default_command(folder: Path) -> str:
         raise ConfigError(f"{folder}: give --cmd (it holds {len(found)} executable files, "
                           "not one)")
     return f"./{found[0]}"
+
+
+def _check_own(folder: Path, arena: Path) -> None:
+    """ConfigError unless `folder` is a bot's own: not one the arena is in (its copy
+    would copy the arena into itself, or `/` the whole machine), and without links out of
+    it (its copy follows them: a link to the organiser's key or db would hand that file
+    to the bot, in its own folder)."""
+    root = folder.resolve()
+    if arena.resolve().is_relative_to(root):
+        raise ConfigError(f"--dir {folder}: it holds the arena {arena} itself: give the "
+                          "bot's own folder")
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink() and path.exists():  # a dangling one: the copy names it
+            try:
+                inside = path.resolve().is_relative_to(root)
+            except (OSError, RuntimeError):  # a loop: the copy names it
+                continue
+            if not inside:
+                raise ConfigError(f"--dir {folder}: {path} links out of the folder (to "
+                                  f"{path.resolve()}): only the folder's own files are "
+                                  "submitted")
 
 
 def _freeze(root: Path) -> None:

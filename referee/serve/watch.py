@@ -34,6 +34,8 @@ class Watch:
         self._lock = threading.Lock()
         self._seen: tuple[tuple[int, int], ...] | None = None
         self._tables = ""
+        self._stderr_seen: tuple[tuple[int, int], ...] | None = None
+        self._stderr: dict[str, dict[int, tuple[str, ...]]] = {}  # by log name
 
     def tables(self) -> str:
         """The results page as the db is now, made again only when the db's files
@@ -75,15 +77,21 @@ class Watch:
         or a db that cannot be read now."""
         if self.public:
             return {}
-        name = key + LOG_SUFFIX
-        try:
-            with ResultStore.open_existing(self.db_path) as store:
-                records = store.records()
-        except _UNREADABLE:
-            return {}
-        return next((record.fault_stderr() for record in records
-                     if record.log_path is not None and Path(record.log_path).name == name),
-                    {})
+        with self._lock:
+            seen = self.signature()
+            if seen != self._stderr_seen:
+                try:
+                    with ResultStore.open_existing(self.db_path) as store:
+                        records = store.records()
+                except _UNREADABLE:
+                    return {}
+                # Every game's at once, once per change of the db: a page, and each of
+                # its event streams, asks again; decoding each record is the cost.
+                self._stderr = {Path(record.log_path).name: record.fault_stderr()
+                                for record in records
+                                if record.log_path is not None and record.faults}
+                self._stderr_seen = seen
+            return self._stderr.get(key + LOG_SUFFIX, {})
 
     def finished_log(self, key: str) -> Path | None:
         """The log of a game that ended, if there is one by that name."""

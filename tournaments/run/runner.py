@@ -13,6 +13,7 @@ from referee.errors import ConfigError
 from referee.processes.live_bots import REGISTRY
 from tournaments.run.disqualify import Disqualification
 from tournaments.spec.definition import TournamentSpec
+from tournaments.run.held_stops import stops_held
 from tournaments.run.pinned_pool import end_running_games
 from tournaments.run.progress import Progress
 from tournaments.store.records import GameRecord
@@ -163,7 +164,9 @@ def _drain(executor: Executor, queue: deque[Fixture], store: ResultStore,
         while failure is None and not lost and len(running) < window and queue:
             fixture = disqualification.seat(queue.popleft())
             try:
-                running[executor.submit(play, fixture, context)] = fixture
+                with stops_held():  # the first submit forks the pool's workers
+                    future = executor.submit(play, fixture, context)
+                running[future] = fixture
             except BrokenExecutor:
                 lost.append(fixture)
         if not running:

@@ -35,8 +35,11 @@ def paired_ratio(tree: Path, games: int, cpu: int) -> float:
     """One run of the commit's own paired bench, pinned to `cpu`: log on over log off."""
     done = subprocess.run(
         [sys.executable, "bench/rage_referee.py", str(games), "--worker", "--paired"],
-        cwd=tree, capture_output=True, text=True, check=True,
+        cwd=tree, capture_output=True, text=True,
         preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+    if done.returncode != 0:  # a commit older than the paired bench, say
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise SystemExit(f"log_cpu_across_commits: {tree.name}'s bench failed: {last}")
     on, off = map(float, done.stdout.split()[-2:])
     return on / off
 
@@ -49,6 +52,9 @@ def main() -> None:
     parser.add_argument("--cpu", type=int, default=max(os.sched_getaffinity(0)))
     args = parser.parse_args()
     hashes = [git("rev-parse", "--short", commit) for commit in args.commits]
+    if len(set(hashes)) < len(hashes):
+        sys.exit("log_cpu_across_commits: two of the commits are the same: "
+                 + " ".join(f"{c}={h}" for c, h in zip(args.commits, hashes)))
     ratios: dict[str, list[float]] = {commit: [] for commit in args.commits}
     with tempfile.TemporaryDirectory(prefix="log-cpu-") as scratch:
         trees = {commit: Path(scratch) / short for commit, short in zip(args.commits, hashes)}

@@ -5,7 +5,11 @@
 (function () {
   const data = JSON.parse(document.getElementById("game-data").textContent);
   const steps = data.steps, states = data.states;
-  const names = data.players.map((p) => p.name);
+  const given = data.players.map((p) => p.name);
+  // One bot at two seats (a gauntlet's references, three bots at tables of four): each
+  // is named with its seat, or "Trick 9 won by random" would not say which.
+  const names = given.map((name, seat) =>
+    given.indexOf(name) === given.lastIndexOf(name) ? name : name + " (" + seat + ")");
   const board = window.RefereeBoard || null;
 
   function h(tag, cls, text) {
@@ -19,7 +23,7 @@
     return parent;
   }
   function seatName(seat) {
-    return "seat " + seat + " " + (names[seat] === undefined ? "" : names[seat]);
+    return "seat " + seat + " " + (given[seat] === undefined ? "" : given[seat]);
   }
   function seconds(value) {
     return value === 0 ? "0 s" : value < 0.001 ? (value * 1e6).toFixed(0) + " µs" :

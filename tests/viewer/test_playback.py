@@ -14,7 +14,8 @@ from referee.games.thegame.codec import parse_turn
 from referee.games.thegame.definition import THEGAME
 from referee.games.thegame.rules import TheGameState
 from referee.registry.game_logs import read_log
-from tests.viewer.logs import page_data, view
+from tests.cli_support import run_main
+from tests.viewer.logs import HEURISTIC, RANDOM, page_data, view
 
 RAGE_DOM = """() => ({
   step: Number(document.body.dataset.step),
@@ -196,4 +197,20 @@ def test_markup_from_bots_is_shown_as_text(browser: Any, logs: dict[str, Path],
     assert "<script>document.title='pwned'</script><b>bold</b> & <img src=x>" in step_text
     assert "<i>x</i>" in tab.text_content(".fault")
     assert "<b>bold</b><script>document.title=1</script>" in tab.text_content(".players")
+    assert not tab.errors
+
+
+def test_one_bot_at_two_seats_is_named_with_each_seat(browser: Any, tmp_path: Path) -> None:
+    """The same bot at seats 0 and 1 (a gauntlet's references; three bots at tables of
+    four): the board names each with its seat, so 'won by' and the table say which."""
+    code, _, err = run_main(["tournament", "rage", "--deals", "1", "--table-size", "4",
+                             "--sandbox", "off", "--db", str(tmp_path / "d.sqlite"),
+                             f"twin={RANDOM}", f"other={HEURISTIC}", f"third={RANDOM}"])
+    assert code == 0, err
+    log = tmp_path / "d-logs" / "rage_d01_t01_r0.jsonl.gz"  # twin at seats 0 and 1
+    assert [p["name"] for p in read_log(log)[0]["players"]][:2] == ["twin", "twin"]
+    tab = open_page(browser, view(log, tmp_path / "dup.html"), step=40)
+    board = tab.locator("#board").inner_text()
+    assert "twin (0)" in board and "twin (1)" in board and "third (" not in board
+    tab.keyboard.press("End")
     assert not tab.errors

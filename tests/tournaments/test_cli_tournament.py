@@ -439,6 +439,15 @@ def test_rerun_says_when_a_game_differs(tmp_path: Path) -> None:
     verdicts = [run_main(["rerun", str(db), f"rage/d01/t01/r{r}"]) for r in range(3)]
     # three chance-played games of 10 rounds: at least one comes out otherwise
     assert any(code == 1 and "differs" in out for code, out, _ in verdicts), verdicts
+    assert not any("changed since" in out for _, out, _ in verdicts)
+    # The script edited since: rerun says so, naming each seat it plays (a new user's
+    # trial: a teacher reran a student's game after the student's fix and saw "differs").
+    before = coin.read_bytes()
+    coin.write_bytes(before + b"# fixed\n")
+    code, out, err = run_main(["rerun", str(db), "rage/d01/t01/r0"])
+    note = out.splitlines()[-1]
+    assert note.startswith("note: changed since the stored game: seat 0 "), out + err
+    assert note.count("'s script (sha256 ") == 3 and note.endswith(" now)"), note
 
 
 @pytest.mark.parametrize("flag, code", [([], 0), (["--fail-on-fault"], 1)])

@@ -5,6 +5,7 @@ log goes to a folder of its own beside the db."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from referee.processes.sandbox import SandboxSettings
 from tournaments.output.tables import NoScore
 from tournaments.run.disqualify import disqualified_bots
 from tournaments.run.fixture_play import close_worker_pool, play_context, play_fixture
+from tournaments.store.provenance import BotProvenance, bots_provenance, short_hash
 from tournaments.store.records import GameRecord
 from tournaments.schedule.fixtures import fixtures_for
 from tournaments.store.results_db import ResultStore
@@ -22,6 +24,7 @@ class Rerun:
     stored: GameRecord
     replayed: GameRecord
     log: Path
+    changed: tuple[str, ...] = ()  # the seats whose bot's files changed since, in words
 
     @property
     def reproduced(self) -> bool:
@@ -29,10 +32,14 @@ class Rerun:
 
     def verdict(self) -> str:
         if self.reproduced:
-            return (f"{self.stored.fixture_id}: reproduced (scores {_scores(self.stored)}, "
+            said = (f"{self.stored.fixture_id}: reproduced (scores {_scores(self.stored)}, "
                     f"places {list(self.stored.places)}); log: {self.log}")
-        return (f"{self.stored.fixture_id}: differs: stored {_words(self.stored)}, now "
-                f"{_words(self.replayed)}; log: {self.log}")
+        else:
+            said = (f"{self.stored.fixture_id}: differs: stored {_words(self.stored)}, now "
+                    f"{_words(self.replayed)}; log: {self.log}")
+        if self.changed:
+            said += "\nnote: changed since the stored game: " + "; ".join(self.changed)
+        return said
 
 
 def rerun(db_path: Path, fixture_id: str, sandbox: SandboxSettings) -> Rerun:
@@ -45,13 +52,35 @@ def rerun(db_path: Path, fixture_id: str, sandbox: SandboxSettings) -> Rerun:
     # A bot disqualified then is seated so again: no process of it played that game.
     fixture = replace(fixture, disqualified=disqualified_bots(stored, spec.bot_names))
     context = play_context(spec, db_path, sandbox=sandbox)
+    changed = _changed(stored, bots_provenance(spec.bots, context.bots))
     logs = context.logs.with_name(context.logs.name + "-rerun")
     context = replace(context, logs=logs, secrets=(logs, *context.secrets))
     try:
         replayed = play_fixture(fixture, context)
     finally:
         close_worker_pool()
-    return Rerun(stored, replayed, db_path.resolve().parent / (replayed.log_path or ""))
+    return Rerun(stored, replayed, db_path.resolve().parent / (replayed.log_path or ""),
+                 changed)
+
+
+def _changed(stored: GameRecord, now: Sequence[BotProvenance]) -> tuple[str, ...]:
+    """Each seat whose bot's files are not those the stored game recorded: "seat 2
+    carol's script (sha256 1a2b3c4d5e6f then, 7a8b9c0d1e2f now)". A difference of
+    result then points at them, not at chance."""
+    if stored.hashes is None:  # a record older than the bots' files were kept
+        return ()
+    current = {bot.name: bot.hashes for bot in now}
+    said = []
+    for seat, (name, then) in enumerate(zip(stored.bots, stored.hashes)):
+        hashes = current.get(name)
+        if hashes is None:
+            continue
+        for part in ("executable", "script"):
+            old, new = getattr(then, part), getattr(hashes, part)
+            if old != new:
+                said.append(f"seat {seat} {name}'s {part} (sha256 {short_hash(old)} then, "
+                            f"{short_hash(new)} now)")
+    return tuple(said)
 
 
 def _result(record: GameRecord) -> tuple[object, ...]:

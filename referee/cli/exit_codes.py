@@ -69,8 +69,11 @@ EXIT_CODES = (
                                   "SIGTERM, its output closed): it reads up to there, and "
                                   "there is no result to reproduce"),
     ExitCode(INTERRUPTED, "play, tournament, check, gate, rerun, connect, serve, arena run",
-             "interrupted by Ctrl-C (SIGINT), every bot stopped; a tournament says how many "
-             "games it kept, and the same command again resumes (an arena run too); a gate prints its results "
+             "interrupted by Ctrl-C (SIGINT), every bot stopped; a tournament ends its "
+             "workers' games in flight at once (they are not kept, and leave no file; on a "
+             "`--cluster` a game already running plays to its end on its worker, unkept) and "
+             "says how many games it kept, and the same command again resumes (an arena run "
+             "too); a gate prints its results "
              "so far; play's game log ends where the game stopped, marked interrupted; play "
              "also when a human seat's input ends (Ctrl-D); serve: the server stopped (how "
              "it always ends), the tournament it watched plays on"),

@@ -27,13 +27,15 @@ def test_a_peer_that_floods_then_hangs_up_is_its_seats_fault(tmp_path: Path,
     (hall / "bob.pub").write_bytes((tmp_path / "bob" / "bob.pub").read_bytes())
     game = Running(["play", "rage", "remote:alice=alice.pub", "remote:bob=bob.pub", RANDOM,
                     "--listen", f"tcp://127.0.0.1:{port}", "--sandbox", "off",
-                    "--seed", "7", "--log", "game.jsonl", "--move-time", "0.3"], hall)
+                    "--seed", "7", "--log", "game.jsonl", "--move-time", "2"], hall)
     bob = connect(tmp_path / "bob", port, "bob", RANDOM, hall / "referee.pub")
     peer = Running([str(port), "alice.key", "referee.pub", message], hall,
                    script=FLOOD_PEER)
     try:
         assert game.finish() == 0, game.err
-        assert peer.finish() == 0 and "the referee is done" in peer.err, peer.err
+        # It ends either way: told END, or after its own limit. Whether the END reached
+        # a peer busy flooding is not the point (a loaded CI once saw it miss it).
+        assert peer.finish() == 0 and "flooded" in peer.err, peer.err
         assert bob.finish() == 0, bob.err
     finally:
         for process in (game, bob, peer):

@@ -25,13 +25,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_a_stop_inside_the_block_is_acted_on_after_it() -> None:
     reached_the_end = False
-    with pytest.raises(KeyboardInterrupt):
-        with stops_held():
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.05)  # Python would have run the handler by now
-            reached_the_end = True
-    assert reached_the_end
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with stops_held():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)  # Python would have run the handler by now
+                reached_the_end = True
+        assert reached_the_end
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def test_an_ignored_stop_stays_ignored() -> None:

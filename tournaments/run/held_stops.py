@@ -5,7 +5,12 @@ that moment was lost or worse: Python runs a signal's handler at its next chance
 may be inside a fork's handlers, and there it prints the KeyboardInterrupt and ignores
 it (the run went on to its end, exit 0); a child just forked still has the referee's
 handlers until its initializer runs, and one hung the referee's exit, joined for ever.
-Blocking the signals in one thread would not do: the kernel gives them to another."""
+Blocking the signals in one thread would not do: the kernel gives them to another.
+
+A child forked during the hold must not keep its noting handler: a SIGTERM (the pool's,
+or end_running_games') would be noted and lost, and the worker, alive, would wait for
+ever on the call queue's lock that a sibling killed there held. Until its initializer
+puts its own, it ignores Ctrl-C and dies at once of SIGTERM: it holds nothing yet."""
 
 from __future__ import annotations
 
@@ -17,6 +22,18 @@ from types import FrameType
 from typing import Any
 
 _STOPS = (signal.SIGINT, signal.SIGTERM)
+_holding = False  # in this process, now
+
+
+def _forked_while_held() -> None:
+    global _holding
+    if _holding:  # the child holds nothing: not the parent's hold either
+        _holding = False
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+os.register_at_fork(after_in_child=_forked_while_held)
 
 
 @contextmanager
@@ -29,12 +46,15 @@ def stops_held() -> Iterator[None]:
     def note(signum: int, frame: FrameType | None) -> None:
         noted.append(signum)
 
+    global _holding
     for signum, handler in before.items():
         if handler is not signal.SIG_IGN:
             signal.signal(signum, note)
+    _holding = True
     try:
         yield
     finally:
+        _holding = False
         for signum in _STOPS:
             signal.signal(signum, before[signum])
         if noted:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.cli.exit_codes import BAD_USAGE, INTERRUPTED
-from referee.logs.live import WATCHING
+from referee.logs.live import WATCHING, watched
 from referee.serve.pages import GOES_ON
 from tests.cli_support import run_main
 from tests.serve.conftest import Tournament, referee, stop, wait_for
@@ -89,7 +89,9 @@ def test_live_results_and_a_game_in_progress(
     wait_for(lambda: "over" in rail.locator("#live-status").inner_text(), timeout=30,
              what="the game's end at the rail")
     assert newest_step(rail) == ("End", "the game is over")  # not "So far"
-    stop(public)
+    stop(public)  # it removes the marker the two servers share (it wrote it last)...
+    logs = tournament.db.with_name("t-logs")
+    wait_for(lambda: watched(logs), timeout=10, what="the organiser's server's marker")
     # The tournament stopped and run again to resume: the same page follows it to its end.
     done = games_played(page)
     assert done < 3

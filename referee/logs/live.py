@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.logs import unfinished
-from referee.logs.budget import LOG_BUDGET, SeatBudget, stderr_kept
+from referee.logs.budget import LOG_BUDGET, SeatBudget
 from referee.logs.file import LogFile
 from referee.logs.writer import _ENCODER, FAULT_STDERR, GameLog, SeatLog, _found
 
@@ -146,15 +146,15 @@ class LiveGameLog(GameLog):
         super()._add(record)
         self._live.write(self._lines[-1])
 
-    def fault_stderr(self, seat: int, lines: Sequence[str]) -> None:
+    def fault_stderr(self, seat: int, lines: Sequence[str]) -> list[str]:
         """As the log's, and the same lines in the live file at once (LIVE_STDERR), where
         the seat's fault record is already: also where a LOG flood had the log written
         before them, as the results db keeps them then too."""
-        super().fault_stderr(seat, lines)
-        kept = stderr_kept(lines)
+        kept = super().fault_stderr(seat, lines)
         if kept and not self._ended:
             self._live.write(_ENCODER.encode(
                 {"type": LIVE_STDERR, "seat": seat, FAULT_STDERR: kept}))
+        return kept
 
     def close(self) -> None:
         try:

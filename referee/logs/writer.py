@@ -170,20 +170,20 @@ class GameLog:
         if len(self._lines) > written:
             self._unwritten_faults[fault.seat] = (len(self._lines) - 1, record)
 
-    def fault_stderr(self, seat: int, lines: Sequence[str]) -> None:
+    def fault_stderr(self, seat: int, lines: Sequence[str]) -> list[str]:
         """The last lines of the faulted seat's stderr (escaped, bounded: stderr_tail),
         added to its fault's record: they are known only once the bot is closed, after
         the record and its ERROR line. Left out if the record is written already (a LOG
         flood in between wrote the log so far; a live view's file gets them in a record
         of their own: live.py) or there are none. The last of them that fit in
-        STDERR_BUDGET as written: a hostile bot's stderr adds at most that to its log."""
+        STDERR_BUDGET as written, returned: a hostile bot's stderr adds at most that."""
         held = self._unwritten_faults.pop(seat, None)
         kept = stderr_kept(lines)
-        if held is None or not kept:
-            return
-        index, record = held
-        record[FAULT_STDERR] = kept
-        self._lines[index] = _ENCODER.encode(record)
+        if held is not None and kept:
+            index, record = held
+            record[FAULT_STDERR] = kept
+            self._lines[index] = _ENCODER.encode(record)
+        return kept
 
     def result(self, result: dict[str, Any]) -> None:
         """The result; a log that derives the lines out holds their digest too, which

@@ -84,9 +84,9 @@ class TeeLog(GameLog):
         self.counted.fault(fault)
         self.written.fault(fault)
 
-    def fault_stderr(self, seat: int, lines: Sequence[str]) -> None:
+    def fault_stderr(self, seat: int, lines: Sequence[str]) -> list[str]:
         self.counted.fault_stderr(seat, lines)
-        self.written.fault_stderr(seat, lines)
+        return self.written.fault_stderr(seat, lines)
 
     def result(self, result: dict[str, Any]) -> None:
         self.counted.result(result)

@@ -169,25 +169,17 @@ def _clusters(faults: Sequence[Fault], shown: int = 3) -> str:
     ("round 4 (6)", at different tricks); "n/a" for records made before places were kept.
     The round is the fault's own field (round_no): in a game without rounds the words are
     the place ("turn 14")."""
-    places: dict[tuple[str, object], list[str]] = {}
+    places: dict[int | str, list[str]] = {}  # by round, or by words where none is known
     for fault in faults:
         said = fault.where or "n/a"
-        key: tuple[str, object] = (("round", fault.round_no) if fault.round_no is not None
-                                   else ("words", said))
-        places.setdefault(key, []).append(said)
+        places.setdefault(said if fault.round_no is None else fault.round_no, []).append(said)
     counted: Counter[str] = Counter()
-    for key, all_said in places.items():
-        counted[_place_name(key, all_said)] += len(all_said)
+    for place, all_said in places.items():  # words shared, else the round
+        counted[all_said[0] if len(set(all_said)) == 1 else f"round {place}"] += len(all_said)
     parts = [f"{where} ({count})" for where, count in counted.most_common(shown)]
     if len(counted) > shown:
         parts.append(f"{len(counted) - shown} more")
     return "; ".join(parts)
-
-
-def _place_name(key: tuple[str, object], words: Sequence[str]) -> str:
-    """A place's name: its faults' words where they all share them, else its round."""
-    kind, value = key
-    return words[0] if kind == "words" or len(set(words)) == 1 else f"round {value}"
 
 
 def _game_row(record: GameRecord, seat: int, folder: Path, contest: Contest,

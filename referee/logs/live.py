@@ -4,8 +4,10 @@ The log is written in one go when its game ends (file.py), and its cost per deci
 two appends (writer.py). A live view must not add to that when nobody watches, so the
 watcher announces itself: `referee serve` puts a marker file, WATCHING, in the folder
 `live/` of the tournament's logs folder (beside the db, hidden from every sandbox), and
-a tournament looks for it once per game, when it opens the game's log (open_log). Only
-then is the game's log a LiveGameLog: the same log, whose records and whose stream so
+a tournament looks for it when it opens a game's log (open_log), at most once a second
+(LOOK_EVERY): a look is a path lookup that fails, which on a CPU the bots have just
+left costs about 0.1 ms, a tenth of the log's own cost per game of the bench's games.
+Only where the marker is there is the game's log a LiveGameLog: the same log, whose records and whose stream so
 far are also appended, at each reply, to a file of its own, `live/<log>.<pid>.live`
 (uncompressed format 5: a log cut short). The file is removed when the game's log is
 closed, its result written: the game is then the log's and the db's.
@@ -24,6 +26,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from time import monotonic
 from typing import Any
 
 from referee.logs import unfinished
@@ -37,6 +40,11 @@ LIVE_SUFFIX = ".live"  # <log name>.<writer pid>.live
 LIVE_STDERR = "fault stderr"  # a live file's record: {"type", "seat", "stderr"}, its seat's
 # fault's stderr lines (FAULT_STDERR's, bounded as the log's); in no game log
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_CLOEXEC
+# Seconds a look for the marker holds: a watcher that comes sees the games that start a
+# second later at most (and one that went is streamed for a second more, for nobody:
+# its files are removed as their games end).
+LOOK_EVERY = 1.0
+_looks: dict[Path, tuple[float, bool]] = {}  # per logs folder: when looked, and whether
 
 
 def live_folder(logs: Path) -> Path:
@@ -65,10 +73,21 @@ def pid_alive(text: str) -> bool:
     return True
 
 
+def watched_lately(logs: Path) -> bool:
+    """watched(logs), as looked within the last LOOK_EVERY seconds."""
+    now = monotonic()
+    looked = _looks.get(logs)
+    if looked is not None and now - looked[0] < LOOK_EVERY:
+        return looked[1]
+    found = watched(logs)
+    _looks[logs] = (now, found)
+    return found
+
+
 def open_log(path: Path, timestamps: bool, logs: Path) -> GameLog:
     """The game's log at `path` (GameLog.open), streamed live into `logs`' live folder
-    if a watcher is there now."""
-    if not watched(logs):
+    if a watcher was there lately (watched_lately)."""
+    if not watched_lately(logs):
         return GameLog.open(path, timestamps)
     live = live_folder(logs) / f"{path.name}.{os.getpid()}{LIVE_SUFFIX}"
     return LiveGameLog(LogFile(path), LiveFile(live), timestamps,

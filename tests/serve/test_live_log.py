@@ -10,13 +10,16 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, strategies as st
 
 from protocols.faults import FaultKind
 from referee.errors import Fault
+from referee.logs import live
 from referee.logs.live import (
     LIVE_STDERR, LIVE_SUFFIX, WATCHING, LiveGameLog, live_folder, open_log, watched,
 )
@@ -66,7 +69,9 @@ def test_a_watched_log_is_the_same_and_its_live_file_grows_then_goes(tmp_path: P
     assert stream == logged[1][:len(stream)]
 
 
-def test_only_a_running_watcher_is_watching(tmp_path: Path) -> None:
+def test_only_a_running_watcher_is_watching(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(live, "LOOK_EVERY", 0.0)  # every game looks
     assert not watched(tmp_path)
     live_folder(tmp_path).mkdir()
     marker = live_folder(tmp_path) / WATCHING
@@ -78,6 +83,30 @@ def test_only_a_running_watcher_is_watching(tmp_path: Path) -> None:
         log = open_log(tmp_path / "g.jsonl", False, tmp_path)
         assert isinstance(log, LiveGameLog) is expected
         log.close()
+
+
+def test_a_tournament_looks_for_a_watcher_once_a_second_at_most(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A look is a failed path lookup per game; games of 10 ms paid 0.1 ms a game for it.
+    A watcher who comes is seen by the games that start LOOK_EVERY seconds later."""
+    monkeypatch.setattr(live, "LOOK_EVERY", 0.5)
+    opened = []
+
+    def game(name: str) -> bool:
+        log = open_log(tmp_path / name, False, tmp_path)
+        opened.append(log)
+        log.close()
+        return isinstance(log, LiveGameLog)
+
+    looked = time.monotonic()
+    assert not game("g0.jsonl")
+    live_folder(tmp_path).mkdir()
+    (live_folder(tmp_path) / WATCHING).write_text(f"{os.getpid()}")
+    while time.monotonic() - looked < 0.4:  # within the look's second: not looked again
+        assert not game("g1.jsonl")
+    time.sleep(max(0.0, looked + 0.5 - time.monotonic()))
+    assert game("g2.jsonl")  # looked again: streamed from now on
+    assert len(opened) > 2
 
 
 def test_a_faults_stderr_reaches_the_live_file_at_once_and_the_log_as_unwatched(

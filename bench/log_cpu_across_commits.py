@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """The log's CPU ratio of several commits, before against after in one run.
 
-    python bench/log_cpu_across_commits.py [--repeats R] [--games G] [--cpu C] COMMIT...
+    python bench/log_cpu_across_commits.py [--repeats R] [--games G] [--cpu C]
+        [--bench-of COMMIT] COMMIT...
 
 Each COMMIT (any name git takes: a hash, HEAD, main~5) is checked out in a temporary
 worktree, and its own bench/rage_referee.py measures `log_cpu_per_game` there (`--worker
 --paired`: one pinned process plays each seed with the log and without, and divides the
-referee's CPU per game). The commits take turns, R rounds of one run each, so that every
-commit meets the same spells of a shared machine: compare figures within one run only.
+referee's CPU per game); with --bench-of, that commit's bench measures every commit's
+code, so that a change to the bench itself does not count as one to the code. The commits
+take turns, R rounds of one run each, so that every commit meets the same spells of a
+shared machine: compare figures within one run only. A bench that takes --logs writes
+every run's logs into one folder in bench/, removed at the end (rage_referee.py says why).
 
 Prints each commit's median and range, and a `ratio log_cpu_per_game@COMMIT VALUE` line
 for each. The worktrees are removed at the end, also on Ctrl-C.
@@ -24,6 +28,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+BENCH = "bench/rage_referee.py"
 
 
 def git(*args: str) -> str:
@@ -31,10 +36,10 @@ def git(*args: str) -> str:
                           text=True).stdout.strip()
 
 
-def paired_ratio(tree: Path, games: int, cpu: int) -> float:
-    """One run of the commit's own paired bench, pinned to `cpu`: log on over log off."""
+def paired_ratio(tree: Path, games: int, cpu: int, logs: list[str]) -> float:
+    """One run of the tree's paired bench, pinned to `cpu`: log on over log off."""
     done = subprocess.run(
-        [sys.executable, "bench/rage_referee.py", str(games), "--worker", "--paired"],
+        [sys.executable, "bench/rage_referee.py", str(games), "--worker", "--paired", *logs],
         cwd=tree, capture_output=True, text=True,
         preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
     if done.returncode != 0:  # a commit older than the paired bench, say
@@ -50,20 +55,28 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=4)
     parser.add_argument("--games", type=int, default=60)
     parser.add_argument("--cpu", type=int, default=max(os.sched_getaffinity(0)))
+    parser.add_argument("--bench-of", default=None,
+                        help="the commit whose bench/rage_referee.py measures every commit")
     args = parser.parse_args()
     hashes = [git("rev-parse", "--short", commit) for commit in args.commits]
     if len(set(hashes)) < len(hashes):
         sys.exit("log_cpu_across_commits: two of the commits are the same: "
                  + " ".join(f"{c}={h}" for c, h in zip(args.commits, hashes)))
     ratios: dict[str, list[float]] = {commit: [] for commit in args.commits}
-    with tempfile.TemporaryDirectory(prefix="log-cpu-") as scratch:
+    bench = None if args.bench_of is None else git("show", f"{args.bench_of}:{BENCH}")
+    with tempfile.TemporaryDirectory(prefix="log-cpu-") as scratch, \
+            tempfile.TemporaryDirectory(prefix=".logs-", dir=ROOT / "bench") as logs:
         trees = {commit: Path(scratch) / short for commit, short in zip(args.commits, hashes)}
         try:
             for commit, tree in trees.items():
                 git("worktree", "add", "--detach", str(tree), commit)
+                if bench is not None:
+                    (tree / BENCH).write_text(bench + "\n")
             for _ in range(args.repeats):
                 for commit, tree in trees.items():
-                    ratios[commit].append(paired_ratio(tree, args.games, args.cpu))
+                    takes_logs = '"--logs"' in (tree / BENCH).read_text()
+                    ratios[commit].append(paired_ratio(tree, args.games, args.cpu,
+                                                       ["--logs", logs] if takes_logs else []))
         finally:
             for tree in trees.values():
                 if tree.exists():

@@ -45,12 +45,22 @@ rage_decision_one_cpu_vs_zmq_roundtrip` (one CPU, sample bots, log on, against t
 anchor), `ratio rage_decision_first_bots_one_cpu_vs_4seat_roundtrip` (one CPU, log on,
 first-option bots against the four-seat anchor; issue 14's target is 1.5), and
 `ratio log_cpu_per_game VALUE` (one CPU, paired: referee CPU per game, log on over log
-off; issue 14's target is 1.15).
+off; issue 14's target is 1.15, issue 27's 1.10).
+
+The logs are written where a tournament writes them, in a folder of their own that grows
+while the games run (`--logs DIR`: made by the bench's first process in bench/, for all
+its runs, and removed at the end), not in the system's temporary folder. Making a file
+costs what the file system makes it cost, and on an ext4 without a journal (this project's
+VMs) making one scans past every inode freed in the last minute or more, in its folder's
+block group: in /tmp, where every test run makes and removes thousands of files, that was
+0.4 to 1 ms a game against 0.2 ms in a folder of our own, half the log's cost
+(docs/game-log.md). The folder and its file system are printed.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import statistics
@@ -60,7 +70,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -98,13 +108,42 @@ def referee_figures(games: int, logged: bool, busy_wait: float | None = None,
     launch = LaunchSettings(busy_wait=busy_wait)
     elapsed = cpu = 0.0
     size = 0
-    with Lineup(launch) as lineup, tempfile.TemporaryDirectory() as logs:
-        play = game_player(lineup, launch, bot, Path(logs))
+    with Lineup(launch) as lineup, logs_folder() as logs:
+        play = game_player(lineup, launch, bot, logs)
         for seed in range(games):
             wall, used, written = play(seed, logged)
             elapsed, cpu, size = elapsed + wall, cpu + used, size + written
     return Figures(elapsed / (games * DECISIONS_PER_GAME) * 1e6, cpu / games * 1e3,
                    size / games)
+
+
+LOGS_HOME: Path | None = None  # --logs: the folder of all this bench's runs
+
+
+@contextlib.contextmanager
+def logs_folder() -> Iterator[Path]:
+    """This process's logs: a folder of its own in LOGS_HOME, left for the bench's first
+    process to remove (a folder removed here would make the next run's files slower to
+    make: see the docstring); without --logs, a temporary one in bench/."""
+    if LOGS_HOME is None:
+        with tempfile.TemporaryDirectory(prefix=".logs-", dir=ROOT / "bench") as made:
+            yield Path(made)
+        return
+    own = LOGS_HOME / str(os.getpid())
+    own.mkdir()
+    yield own
+
+
+def file_system(folder: Path) -> str:
+    """The type of the file system `folder` is on (from /proc/mounts), or "unknown"."""
+    try:
+        mounts = [line.split() for line in Path("/proc/mounts").read_text().splitlines()]
+    except OSError:
+        return "unknown"
+    folder = folder.resolve()
+    found = [(len(fields[1]), fields[2]) for fields in mounts
+             if len(fields) > 2 and folder.is_relative_to(fields[1])]
+    return max(found)[1] if found else "unknown"
 
 
 def game_player(lineup: Lineup, launch: LaunchSettings, bot: str, logs: Path
@@ -135,8 +174,8 @@ def paired_log_cpu(games: int) -> tuple[float, float]:
     row in this process (which way first alternates), after a game of each."""
     launch = LaunchSettings()
     cpu = {True: 0.0, False: 0.0}
-    with Lineup(launch) as lineup, tempfile.TemporaryDirectory() as logs:
-        play = game_player(lineup, launch, "random", Path(logs))
+    with Lineup(launch) as lineup, logs_folder() as logs:
+        play = game_player(lineup, launch, "random", logs)
         play(games, True)
         play(games, False)
         for seed in range(games):
@@ -147,7 +186,8 @@ def paired_log_cpu(games: int) -> tuple[float, float]:
 
 def run_paired(games: int, cpu: int) -> tuple[float, float]:
     """paired_log_cpu in a fresh process pinned to `cpu`."""
-    done = subprocess.run([sys.executable, __file__, str(games), "--worker", "--paired"],
+    done = subprocess.run([sys.executable, __file__, str(games), "--worker", "--paired",
+                           *logs_option()],
                           capture_output=True, text=True, check=True,
                           preexec_fn=pinned_to(cpu))
     on, off = map(float, done.stdout.split()[-2:])
@@ -164,6 +204,10 @@ def paired(games: int, repeats: int, cpu: int) -> float:
     return statistics.median(ratios)
 
 
+def logs_option() -> list[str]:
+    return [] if LOGS_HOME is None else ["--logs", str(LOGS_HOME)]
+
+
 def pinned_to(cpu: int | None) -> Callable[[], None] | None:
     """A preexec_fn putting the child (and all it starts) on one CPU, or None."""
     if cpu is None:
@@ -177,7 +221,7 @@ def run_ours(games: int, cpu: int | None, variant: Variant) -> Figures:
                                                        str(variant.busy_wait_us)]
     log = [] if variant.logged else ["--no-log"]
     done = subprocess.run([sys.executable, __file__, str(games), "--worker", *log, *polling,
-                           "--bot", variant.bot],
+                           "--bot", variant.bot, *logs_option()],
                           capture_output=True, text=True, check=True,
                           preexec_fn=pinned_to(cpu))
     return Figures(*map(float, done.stdout.split()[-3:]))
@@ -258,16 +302,34 @@ def main() -> None:
     parser.add_argument("--busy-wait-us", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--bot", choices=sorted(BOTS), default="random", help=argparse.SUPPRESS)
     parser.add_argument("--paired", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--logs", type=Path, default=None,
+                        help="the folder the logs go in (default: a new one in bench/)")
     args = parser.parse_args()
-    if args.worker and args.paired:
+    global LOGS_HOME
+    if args.worker:
+        LOGS_HOME = args.logs
+        work(args)
+        return
+    with contextlib.ExitStack() as stack:
+        LOGS_HOME = args.logs or Path(stack.enter_context(
+            tempfile.TemporaryDirectory(prefix=".logs-", dir=ROOT / "bench")))
+        print(f"logs in {LOGS_HOME} ({file_system(LOGS_HOME)})")
+        measure(args)
+
+
+def work(args: argparse.Namespace) -> None:
+    """One worker process's figures, on its last line."""
+    if args.paired:
         print("paired {:.4f} {:.4f}".format(*paired_log_cpu(args.games)))
         return
-    if args.worker:
-        polling = None if args.busy_wait_us is None else args.busy_wait_us / 1e6
-        figures = referee_figures(args.games, not args.no_log, polling, args.bot)
-        print(f"figures {figures.us_per_decision:.3f} {figures.cpu_ms_per_game:.3f} "
-              f"{figures.log_bytes_per_game:.1f}")
-        return
+    polling = None if args.busy_wait_us is None else args.busy_wait_us / 1e6
+    figures = referee_figures(args.games, not args.no_log, polling, args.bot)
+    print(f"figures {figures.us_per_decision:.3f} {figures.cpu_ms_per_game:.3f} "
+          f"{figures.log_bytes_per_game:.1f}")
+
+
+def measure(args: argparse.Namespace) -> None:
+    """Every comparison, each run in fresh worker processes; the ratio lines."""
     if not (Path(ANCHOR_PYTHON).exists() and ANCHOR.exists()):
         print(f"anchor skipped: needs {ANCHOR_PYTHON} with pyzmq and {ANCHOR}")
     logged, unlogged = Variant("log on"), Variant("no log", logged=False)

@@ -187,20 +187,8 @@ class LiveSeatLog(SeatLog):
 
     __slots__ = ()
 
-    def __init__(self, log: LiveGameLog, seat: int, stream: list[object],
-                 budget: SeatBudget) -> None:
-        super().__init__(log, seat, stream, budget)
-        self.exchanged = self._exchanged
-
     def replied(self, line: str, at: float) -> None:
         super().replied(line, at)
-        self._stream_live()
-
-    def _exchanged(self, exchange: tuple[float, str, float]) -> None:
-        self._log._stream.extend(exchange)
-        self._stream_live()
-
-    def _stream_live(self) -> None:
         log = self._log
         assert isinstance(log, LiveGameLog)
         log.stream_live()

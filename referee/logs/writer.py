@@ -32,7 +32,7 @@ import signal
 import zlib
 from pathlib import Path
 from time import monotonic
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from protocols.wire import is_log
 from referee import __version__
@@ -163,7 +163,7 @@ class GameLog:
     def fault(self, fault: Fault) -> None:
         """A bot's fault: what its seat is sent from now on (the ERROR line) is written
         out, as no replay of the game sends it."""
-        self._seat_log(fault.seat).write_out()
+        self._seat_log(fault.seat).stream = None
         record = {"type": "fault", **fault.to_json()}
         written = len(self._lines)
         self._add(record)
@@ -323,7 +323,7 @@ class SeatLog:
     batches are derived, None once they are written out (after its fault, or in a log
     that derives nothing)."""
 
-    __slots__ = ("_log", "_seat", "stream", "budget", "exchanged")
+    __slots__ = ("_log", "_seat", "stream", "budget")
 
     def __init__(self, log: GameLog, seat: int, stream: list[object] | None,
                  budget: SeatBudget) -> None:
@@ -331,16 +331,6 @@ class SeatLog:
         self._seat = seat
         self.stream = stream
         self.budget = budget  # for its LOG lines and lines found, not its replies
-        # A request and its reply, (sent_at, reply, replied_at), are the stream's next
-        # items as sent() and replied() put them: the player's one call a decision is a
-        # list's extend (LineListener.exchanged). None where batches are written out.
-        self.exchanged: Callable[[tuple[float, str, float]], object] | None = \
-            None if stream is None else stream.extend
-
-    def write_out(self) -> None:
-        """From now on, write out what the seat is sent (after its fault)."""
-        self.stream = None
-        self.exchanged = None
 
     def sent(self, lines: Sequence[str], at: float) -> None:
         """Lines sent to the seat in one batch: when, or the lines themselves."""

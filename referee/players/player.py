@@ -17,15 +17,7 @@ class LineListener(Protocol):
     """Told of every line a player sends and hears, and when (time.monotonic()): the
     single choke point the game log hangs on. What it keeps, and in what form, is the
     listener's business; a player only says what happened. Lines sent together come as
-    one batch.
-
-    `exchanged`, where a listener has one, takes a request whose reply came with nothing
-    heard before it in one call, `(sent_at, reply, replied_at)`, instead of sent() and
-    replied(): the call a decision costs, which the game log makes a list's own extend
-    (no Python frame: on a CPU the bots have just left, two frames a decision were a
-    third of the log's CPU). A player may always use sent() and replied() instead."""
-
-    exchanged: Callable[[tuple[float, str, float]], object] | None
+    one batch."""
 
     def sent(self, lines: Sequence[str], at: float) -> None:
         """A batch of lines sent to the bot at `at`."""

@@ -63,9 +63,6 @@ class RemotePlayer(Player):
         self._cpu_clock = times.clock is Clock.CPU  # asked once: an enum's attribute is slow
         self._bank = times.bank
         self._logs = 0  # LOG lines since the last reply
-        # The batch of the request awaited and when it went, while the listener is not
-        # yet told of them: it is told once, with the reply (LineListener.exchanged).
-        self._unmarked: tuple[Sequence[str], float] | None = None
         self._greeted = False
         self._bye_sent = False
         self._closed = False
@@ -278,38 +275,18 @@ class RemotePlayer(Player):
         # calls): one wait, until move + bank + tolerance seconds have passed.
         times, listener = self._times, self.listener
         start = time.monotonic()
-        exchanged = None if listener is None else listener.exchanged
-        if exchanged is None:
-            if listener is not None:
-                listener.sent(batch, start)
-        else:  # told with the reply, unless a LOG line or a fault comes first (_mark)
-            self._unmarked = (batch, start)
+        if listener is not None:
+            listener.sent(batch, start)
         deadline = start + times.move + self._bank + times.tolerance
-        try:
-            channel.send_lines(batch, deadline)
-            reply = self._next_line(deadline)
-        except BaseException:
-            self._mark()
-            raise
+        channel.send_lines(batch, deadline)
+        reply = self._next_line(deadline)
         if reply is None:
-            self._mark()
             raise self._timed_out(line, wall_missed)
         now = time.monotonic()
-        if exchanged is not None and self._unmarked is not None:
-            self._unmarked = None
-            exchanged((start, reply, now))
-        elif listener is not None:
+        if listener is not None:
             listener.replied(reply, now)
         self._spend(now - start - times.move)
         return reply
-
-    def _mark(self) -> None:
-        """Tell the listener of the batch not yet told (ask's), before anything else it
-        is told of this request: a LOG line, or the fault that follows."""
-        unmarked = self._unmarked
-        if unmarked is not None and self.listener is not None:
-            self._unmarked = None
-            self.listener.sent(*unmarked)
 
     def _ask_by_cpu(self, line: str, batch: Sequence[str]) -> str:
         """ask() by --clock cpu: the reply is waited for slice by slice, each slice ending
@@ -386,7 +363,6 @@ class RemotePlayer(Player):
                 self._logs = 0
                 return line
             if self.listener is not None:
-                self._mark()
                 self.listener.heard(line)
             self._count_log(line)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -38,9 +38,6 @@ FAST = LaunchSettings(TimeLimits(startup=3.0, move=1.0, bank=0.0),
 
 class TeeSeat:
     """A seat's listener that tells both logs."""
-
-    # each log's own sent() and replied(): one writes the lines out
-    exchanged: Callable[[tuple[float, str, float]], object] | None = None
 
     def __init__(self, *seats: Any) -> None:
         self._seats = seats

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -31,9 +31,6 @@ def heard() -> list[tuple[str, str]]:
 
 class Heard:
     """A LineListener keeping every line as (direction, line)."""
-
-    # every batch's lines: told by sent(), not with the reply
-    exchanged: Callable[[tuple[float, str, float]], object] | None = None
 
     def __init__(self, lines: list[tuple[str, str]]) -> None:
         self.lines = lines

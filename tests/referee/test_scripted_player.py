@@ -5,21 +5,14 @@ test_faults.py."""
 
 from __future__ import annotations
 
-import io
 import re
-from typing import Callable
 from unittest.mock import Mock
 
 import pytest
 
 from protocols.wire import MAX_LINE_BYTES, PROTOCOL_VERSION
-from referee.errors import (
-    BotCrashed, BotFault, BotTimeout, Fault, OutputFlood, ProtocolError,
-)
-from referee.logs import writer
-from referee.logs.writer import GameLog
-from referee.players.player import LineListener
 from referee.players.remote_player import RemotePlayer
+from referee.errors import BotCrashed, BotTimeout, OutputFlood, ProtocolError
 from referee.settings import TimeLimits
 from referee.transport.inbox import MAX_QUEUED_BYTES, MAX_QUEUED_LINES
 from tests.referee.scripted_channel import START, TOKEN, Exit, Scripted, ScriptedChannel
@@ -30,11 +23,8 @@ OTHER_TOKEN = "ab" * 16
 
 
 def recorder() -> Mock:
-    """A LineListener that keeps its calls, with their virtual times (sent() and
-    replied() each time: it has no `exchanged`)."""
-    listener = Mock(spec=["sent", "heard", "replied", "found", "exchanged"])
-    listener.exchanged = None
-    return listener
+    """A LineListener that keeps its calls, with their virtual times."""
+    return Mock(spec=["sent", "heard", "replied", "found"])
 
 
 def told(listener: Mock) -> list[tuple[str, str]]:
@@ -46,8 +36,7 @@ def told(listener: Mock) -> list[tuple[str, str]]:
     return events
 
 
-def greeted(scripted: Scripted, times: TimeLimits = TIMES,
-            listener: LineListener | None = None
+def greeted(scripted: Scripted, times: TimeLimits = TIMES, listener: Mock | None = None
             ) -> tuple[ScriptedChannel, RemotePlayer]:
     """A channel whose bot says HELLO at once, and its greeted player."""
     channel = scripted.channel().says(ScriptedChannel.hello)
@@ -334,71 +323,3 @@ def test_close_says_bye_to_a_live_bot_and_nothing_to_a_gone_one(scripted: Script
     assert live.process.exit_code == 0  # it left on BYE, before the kill
     assert gone.lines_sent() == []
     assert live.closed and gone.closed and gone.process.killed
-
-
-# The log's one call a decision (LineListener.exchanged).
-
-def _answers(channel: ScriptedChannel) -> None:
-    channel.expect("PLAY? a", "a", after=0.3)
-
-
-def _thinks_aloud(channel: ScriptedChannel) -> None:
-    channel.expect("PLAY? a", "LOG hmm", "LOG so", after=0.2)
-    channel.says("a", after=0.5)
-
-
-def _is_slow(channel: ScriptedChannel) -> None:
-    channel.expect("PLAY? a", "a", after=2.0)
-
-
-def _floods(channel: ScriptedChannel) -> None:
-    channel.expect("PLAY? a", *[f"LOG {i}" for i in range(17)], "a", after=0.1)
-
-
-def _leaves(channel: ScriptedChannel) -> None:
-    channel.expect("PLAY? a", "LOG bye", Exit(1), after=0.4)
-
-
-def _crashes(channel: ScriptedChannel) -> None:
-    channel.expect("PLAY? a", Exit(1), after=0.4)
-
-
-def _babbles(channel: ScriptedChannel) -> None:
-    channel.expect("PLAY? a", b"a \xff", after=0.1)
-
-
-@pytest.mark.parametrize("script", [_answers, _thinks_aloud, _is_slow, _floods, _leaves,
-                                    _crashes, _babbles])
-def test_a_log_told_each_exchange_at_once_is_the_log_told_line_by_line(
-        scripted: Scripted, monkeypatch: pytest.MonkeyPatch,
-        script: Callable[[ScriptedChannel], None]) -> None:
-    """The player tells a game log's seat of a request and its reply in one call, and
-    of the batch first where a LOG line or a fault comes before the reply: the log's
-    bytes are those of a seat told by sent() and replied()."""
-    monkeypatch.setattr(writer, "monotonic", scripted.clock.monotonic)
-    logs = []
-    for at_once in (True, False):
-        sink = io.BytesIO()
-        log = GameLog(sink, timestamps=True)
-        log.header("scripted", 1, {}, [])
-        listener = log.seat(0)
-        assert listener.exchanged is not None
-        if not at_once:
-            listener.exchanged = None
-        channel, player = greeted(scripted, listener=listener)
-        channel.expect("PLAY? b", "b", after=0.1)
-        assert player.ask("PLAY? b", ("TOLD x",)) == "b"
-        script(channel)
-        try:
-            reply = player.ask("PLAY? a", ("TOLD y", "TOLD z"))
-        except BotFault as error:
-            log.fault(Fault.from_error(0, "bot", error))
-        else:
-            assert reply == "a"
-        log.result({"totals": [0]})
-        log.close()
-        logs.append(sink.getvalue())
-        player.close()
-    fast, slow = logs
-    assert fast == slow
-    assert b"TOLD" not in fast  # derived: the batches are marks, not lines

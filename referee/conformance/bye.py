@@ -29,6 +29,11 @@ ROW_CHECK = "games in a row"
 BYE_CHECK = "BYE: exit code 0 in time"
 LEFTOVER_CHECK = "nothing left running after BYE"
 PROBE_MARGIN = 2.0  # seconds past the grace for the probe itself to report, on a loaded machine
+# Seconds past the grace in which a clean exit warns rather than fails: on a loaded
+# machine (a CI runner, an arena's server) a bot that exits at once can be seen 0.2-0.4 s
+# after BYE, and `arena submit` refused such bots. A game kills a bot at the grace, at no
+# cost to it; a bot that works after BYE on a quiet machine takes longer than this.
+EXIT_SLACK = 0.3
 
 
 @dataclass(frozen=True)
@@ -194,9 +199,15 @@ def exit_verdict(report: ProbeReport | None, sent: float) -> Verdict:
     if report.code != 0:
         return Verdict(BYE_CHECK, Status.FAIL, f"{how} after BYE (expected code 0)", took,
                        figures=figures)
-    if took > BYE_GRACE:
+    if took > BYE_GRACE + EXIT_SLACK:
         return Verdict(BYE_CHECK, Status.FAIL, f"{how}, but {took:.3f} s after BYE (grace "
                                                f"{BYE_GRACE:g} s)", took, figures=figures)
+    if took > BYE_GRACE:
+        return Verdict(BYE_CHECK, Status.WARN,
+                       f"{how}, but {took:.3f} s after BYE (grace {BYE_GRACE:g} s): a game "
+                       f"kills the bot at the grace, at no cost to it; on a loaded machine "
+                       f"the delay may be the machine's (it fails past "
+                       f"{BYE_GRACE + EXIT_SLACK:g} s)", took, figures=figures)
     return Verdict(BYE_CHECK, Status.PASS, f"{how} {took:.3f} s after BYE (grace "
                                            f"{BYE_GRACE:g} s)", took, figures=figures)
 

@@ -22,11 +22,23 @@ contestant who flooded the referee while it read nothing of theirs (their sessio
 the others' turns) and hung up killed the referee, and every seat's game. With no bound
 the reading never stops; the drain keeps the queue short, as every line is read at once
 and the lines of a seat with no session, or a flooded inbox, are dropped.
+
+A drain reads a few hundred thousand messages a second, and a peer can send more: what
+it cannot read waits in libzmq's queue, which no bound holds (a raw peer flooding through
+a 7.8 s game took the referee to 301-316 MB: bench/remote_flood_memory.py). So a connection
+that sends UNWANTED_LIMIT messages its game would not read (relay notes, lines while its
+seat has no session, its game over or faulted, or lines past a full inbox) is cut off, a
+flood fault of its seat's game if one is open: its TCP socket is shut down, which ends
+libzmq's reading of it, and what it had sent is dropped unread. Its seat may connect
+again at once (a relay reconnects by itself), but until its next session such a
+connection is cut after RECUT_LIMIT; the organiser is told once a session.
 """
 
 from __future__ import annotations
 
+import os
 import select
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -40,7 +52,7 @@ from protocols.remote_relay import (
     END, EXIT, JOIN, REFUSED, SEATED, START, note, read_note,
 )
 from protocols.wire import MAX_LINE_BYTES
-from referee.errors import ConfigError
+from referee.errors import ConfigError, OutputFlood
 from referee.printable import printable
 from referee.transport.curve_keys import KeyPair
 from referee.transport.endpoints import TcpAddress
@@ -54,6 +66,13 @@ DRAIN_SLICE = 0.005  # the drain thread looks at the ROUTER at least this often
 # Between two full reads: a lock is not fair, and the drain would hold the ROUTER's for as
 # long as a peer floods, the sends to the other seats waiting (their time running).
 FLOOD_PAUSE = 0.0002
+# Messages a seat may send with no session open before it is cut off: twenty times what
+# its inbox holds. A relay sends a few after its game ends (lines in flight); more is a
+# flood that would wait, unread, in libzmq's unbounded queue.
+UNWANTED_LIMIT = 10_000
+# The same for a connection of a seat cut off since its session opened: a relay's JOIN and
+# what little may follow it; a peer that floods again after it reconnected meets this.
+RECUT_LIMIT = 100
 _FAILED: dict[int, str] = {zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL: "its handshake failed",
            zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL: "its CurveZMQ handshake failed (plain "
                                                 "ZeroMQ, a wrong --server-key, or a public "
@@ -69,7 +88,10 @@ class Seat:
     key: bytes  # Z85
     routing_id: bytes | None = None
     fd: int = -1
+    peer: object = None  # the connection's getpeername(): its fd is checked to be it
     inbox: Inbox | None = None  # the active channel's
+    unwanted: int = 0  # messages of its connection that its game would not read
+    cut: bool = False  # cut off since its last session opened (the organiser was told)
     gone: str = ""  # why the active channel can get no more
     # Where no relay had come by the end of a start-up ("" while none was missed): until
     # one connects, later sessions fault at once rather than wait (RemoteHall.absent_since)
@@ -112,6 +134,7 @@ class RemoteHall:
             self._shared.by_key[key] = Seat(name, key)
         self._by_name = {seat.name: seat for seat in self._shared.by_key.values()}
         self._refused: set[bytes] = set()  # routing ids told REFUSED: told once
+        self._severed: set[bytes] = set()  # routing ids cut off: what they had sent is dropped
         self._closed = False
         self._monitor: _Monitor | None = None
         self._drain: _Drain | None = None
@@ -166,6 +189,7 @@ class RemoteHall:
         seat = self._by_name[name]
         with self._shared.lock:
             seat.inbox, seat.gone = Inbox(), ""
+            seat.unwanted, seat.cut = 0, False
             routing_id = seat.routing_id
         self._send_note(routing_id, START)
         return seat
@@ -253,6 +277,8 @@ class RemoteHall:
 
     def _dispatch(self, parts: list[zmq.Frame]) -> None:
         routing_id, body = parts[0].bytes, parts[1:]
+        if routing_id in self._severed:
+            return
         user = body[0].get("User-Id") if body else ""
         with self._shared.lock:
             seat = self._shared.by_key.get(str(user).encode("ascii", "replace"))
@@ -260,9 +286,11 @@ class RemoteHall:
                 return
             if seat.routing_id is None:
                 seat.routing_id, seat.fd = routing_id, int(body[0].get(zmq.SRCFD))
+                seat.peer, seat.unwanted = _peer_name(seat.fd), 0
                 seat.missed = ""  # it plays from its next session on
-                self._log(f"seat {seat.name}: connected from "
-                          f"{printable(str(body[0].get('Peer-Address')))}")
+                if not seat.cut:
+                    self._log(f"seat {seat.name}: connected from "
+                              f"{printable(str(body[0].get('Peer-Address')))}")
             elif seat.routing_id != routing_id:
                 if routing_id in self._refused or len(self._refused) > 4096:
                     return  # told already: its further messages are dropped unread
@@ -277,6 +305,10 @@ class RemoteHall:
 
     def _take(self, seat: Seat, parts: list[bytes]) -> None:
         relay = read_note(parts)
+        inbox = seat.inbox
+        # A relay sends a note or two a connection: a note counts as a line nothing reads.
+        if (relay is not None or inbox is None or inbox.flooded) and self._unwanted(seat):
+            return
         if relay is not None:
             word, text = relay
             if word == JOIN:
@@ -293,6 +325,30 @@ class RemoteHall:
             return
         if seat.inbox is not None:  # else late lines of a session that ended: dropped
             seat.inbox.push_raw(parts[0])
+
+    def _unwanted(self, seat: Seat) -> bool:
+        """Count a message of the seat's connection that its game would not read (a
+        relay note, no session open, a flooded inbox); past UNWANTED_LIMIT (RECUT_LIMIT
+        once cut off this session), cut the connection off, drop the message and say so
+        (True). The seat is free at once for a connection of its own again (a relay
+        reconnects by itself); the organiser is told once a session."""
+        seat.unwanted += 1
+        limit = RECUT_LIMIT if seat.cut else UNWANTED_LIMIT
+        if seat.unwanted <= limit or seat.routing_id is None:
+            return False
+        if len(self._severed) < 4096:
+            self._severed.add(seat.routing_id)
+        if not seat.cut:
+            seat.cut = True
+            if seat.inbox is not None:  # its game's fault (after a full inbox's, if any)
+                seat.inbox.push_fault(OutputFlood(
+                    f"sent more than {UNWANTED_LIMIT:,} messages that its game would not "
+                    "read (relay notes, or lines past a full inbox): cut off"))
+            self._log(f"seat {seat.name}: cut off: {UNWANTED_LIMIT:,} messages that no "
+                      "game of its own would read (a flood); it may connect again")
+        _shut_down(seat.fd, seat.peer)
+        seat.routing_id, seat.fd, seat.peer = None, -1, None
+        return True
 
     def _send_note(self, routing_id: bytes | None, word: str, text: str = "") -> None:
         """A relay note to a connection; from the drain thread too (the answers to
@@ -337,6 +393,29 @@ class RemoteHall:
                 if all(seat.routing_id is None for seat in self._by_name.values()):
                     return
             time.sleep(0.01)
+
+
+def _peer_name(fd: int) -> object:
+    """The peer address of the TCP socket `fd` (libzmq's), or None."""
+    try:
+        with socket.socket(fileno=os.dup(fd)) as connection:
+            return connection.getpeername()
+    except OSError:
+        return None
+
+
+def _shut_down(fd: int, peer: object) -> None:
+    """Shut down libzmq's TCP socket `fd`, if it is still the connection to `peer` (a
+    closed connection's fd number may be another's by now): libzmq's engine then ends the
+    connection, as if the peer had hung up, and reads no more of it."""
+    if fd < 0 or peer is None:
+        return
+    try:
+        with socket.socket(fileno=os.dup(fd)) as connection:
+            if connection.getpeername() == peer:
+                connection.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # gone already
 
 
 class _Drain(threading.Thread):
@@ -460,9 +539,9 @@ class _Monitor(threading.Thread):
             with self._shared.lock:
                 for seat in self._shared.by_key.values():
                     if seat.routing_id is not None and seat.fd == value:
-                        if not self._shared.closing:
+                        if not self._shared.closing and not seat.cut:
                             self._log(f"seat {seat.name}: disconnected")
-                        seat.routing_id, seat.fd = None, -1
+                        seat.routing_id, seat.fd, seat.peer = None, -1, None
                         seat.detach(DISCONNECTED)
         elif isinstance(kind, int) and kind in _FAILED:
             self._refusals(f"refused a connection: {_FAILED[kind]}")

@@ -14,6 +14,7 @@ from tests.remote.remote_support import RANDOM, Running, connect, free_port, mak
 from tests.remote.test_remote_games import _faults
 
 FLOOD_PEER = Path(__file__).resolve().parent / "bots" / "flood_peer.py"
+SLOW_FIRST = Path(__file__).resolve().parent / "bots" / "slow_first.sh"
 
 
 @pytest.mark.parametrize("message, cuts", [("LOG flood", 1), ("note", 1), ("LOG flood", 3)])
@@ -28,9 +29,12 @@ def test_a_peer_that_floods_then_hangs_up_is_its_seats_fault(tmp_path: Path, mes
     make_keys(hall, "referee", "alice")
     make_keys(tmp_path / "bob", "bob")
     (hall / "bob.pub").write_bytes((tmp_path / "bob" / "bob.pub").read_bytes())
-    game = Running(["play", "rage", "remote:alice=alice.pub", "remote:bob=bob.pub", RANDOM,
+    # Cut off again and again, the peer needs a game that lasts: a slowed local bot's.
+    local, slowed = (RANDOM, {}) if cuts == 1 else (f"stdio:{SLOW_FIRST}",
+                                                     {"SLOW_BOT_DELAY": "0.05"})
+    game = Running(["play", "rage", "remote:alice=alice.pub", "remote:bob=bob.pub", local,
                     "--listen", f"tcp://127.0.0.1:{port}", "--sandbox", "off",
-                    "--seed", "7", "--log", "game.jsonl", "--move-time", "2"], hall)
+                    "--seed", "7", "--log", "game.jsonl", "--move-time", "2"], hall, slowed)
     bob = connect(tmp_path / "bob", port, "bob", RANDOM, hall / "referee.pub")
     peer = Running([str(port), "alice.key", "referee.pub", message, str(cuts)], hall,
                    script=FLOOD_PEER)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -100,9 +101,10 @@ def test_serving_another_address_without_public_warns_in_one_line(tmp_path: Path
     assert serving.startswith("referee serve: http://0.0.0.0:")
 
 
-def test_the_public_results_page_shows_no_bots_stderr(tmp_path: Path) -> None:
+def test_the_public_results_page_shows_no_bots_stderr_or_paths(tmp_path: Path) -> None:
     """A bot's stderr is its own words, and may hold its cards: the public page keeps the
-    faults, without the lines."""
+    faults, without the lines. Nor does it show where the bots' files are on the
+    organiser's machine: their names, HELLO and files' sha256 say which code played."""
     student = Path(__file__).parents[1] / "referee" / "fault_bots" / "student.py"
     db = tmp_path / "t.sqlite"
     played = referee("tournament", "rage", "python bots/rage_random.py",
@@ -112,3 +114,8 @@ def test_the_public_results_page_shows_no_bots_stderr(tmp_path: Path) -> None:
     organisers, public = results_html(db), results_html(db, public=True)
     assert "KeyError" in organisers and "KeyError" not in public
     assert "crash" in public and "Faults by bot and cause" in public
+    for path in (str(student), "bots/rage_random.py", str(Path(sys.executable).resolve())):
+        assert path in organisers and path not in public
+    assert "rage_heuristic 1.0" in public  # its HELLO
+    hashes = re.findall(r"\b[0-9a-f]{12}\b", organisers)
+    assert hashes and all(digest in public for digest in hashes)

@@ -21,6 +21,11 @@ _COLUMNS = (Column("bot", "bot"), Column("role", "role"), Column("version", "ver
             Column("script sha256", "script_sha256"))
 
 
+# Where a bot's files are on the organiser's machine (its command, executable and script
+# paths): not for a public page (serve --public), whose readers get each bot's name, its
+# HELLO and its files' sha256, enough to tell which code played.
+_PRIVATE = ("command", "executable", "script")
+
 # Role and version, which people see in a gauntlet alone: elsewhere every bot is a
 # candidate whose files cannot change (a resume refuses), so both read the same on every
 # row, and an arena round's "version 1" beside "alice@v2" misleads.
@@ -63,3 +68,8 @@ def left_out_table(left_out: Sequence[LeftOut]) -> list[ResultTable]:
     return [ResultTable("left_out", "Not counted above: games kept in the results db of "
                         "candidates removed from the class or of versions since replaced",
                         columns, rows)]
+
+
+def for_the_public(table: ResultTable) -> ResultTable:
+    """`table` as a public page shows it: a Bots table without the paths (_PRIVATE)."""
+    return table.without(_PRIVATE) if table.name == "bots" else table

@@ -15,7 +15,7 @@ from referee.errors import ConfigError
 from tournaments.output.bot_report import (
     all_faults, fault_list, fault_summary, remote_bots, replaced_games,
 )
-from tournaments.output.bots_table import bots_table, left_out_table
+from tournaments.output.bots_table import bots_table, for_the_public, left_out_table
 from tournaments.output.formats import OutputFormat
 from tournaments.output.html_page import Linker
 from tournaments.output.metadata import Metadata, Settled
@@ -38,7 +38,8 @@ def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
     `bot`, that bot's provenance and games instead, and with `faults`, every fault
     (ConfigError for an unknown bot or table). What belongs on standard error goes to
     `stream` (by default, there). An HTML page links its cells as `links` says; a
-    `public` one (serve --public) shows none of the bots' stderr."""
+    `public` one (serve --public) shows none of the bots' stderr, nor where their files
+    are."""
     err = stream if stream is not None else sys.stderr
     with opened(lambda: ResultStore.open_existing(db_path), db_path) as store:
         records, folder = store.records(), db_path.resolve().parent
@@ -148,7 +149,7 @@ def rendered_results(store: ResultStore, records: Sequence[GameRecord], fmt: Out
     games, settled = counted(store.spec, records)
     tables = result_tables(store.spec, games, fmt, store.bots(), store.left_out())
     if public:
-        tables = [without_stderr(each) for each in tables]
+        tables = [for_the_public(without_stderr(each)) for each in tables]
     rendered = render(tables, metadata(store.spec, len(games), settled), fmt, table, links)
     return _written(rendered, err)
 

@@ -116,6 +116,6 @@ def test_the_public_results_page_shows_no_bots_stderr_or_paths(tmp_path: Path) -
     assert "crash" in public and "Faults by bot and cause" in public
     for path in (str(student), "bots/rage_random.py", str(Path(sys.executable).resolve())):
         assert path in organisers and path not in public
-    assert "rage_heuristic 1.0" in public  # its HELLO
+    assert "rage_heuristic 1.0" in public and "executable sha256" in public  # its HELLO
     hashes = re.findall(r"\b[0-9a-f]{12}\b", organisers)
     assert hashes and all(digest in public for digest in hashes)

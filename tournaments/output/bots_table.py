@@ -6,6 +6,7 @@ changed, the games the tables leave out."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from protocols.wire import quote
 from tournaments.store.provenance import BotProvenance, short_hash
@@ -71,5 +72,11 @@ def left_out_table(left_out: Sequence[LeftOut]) -> list[ResultTable]:
 
 
 def for_the_public(table: ResultTable) -> ResultTable:
-    """`table` as a public page shows it: a Bots table without the paths (_PRIVATE)."""
-    return table.without(_PRIVATE) if table.name == "bots" else table
+    """`table` as a public page shows it: a Bots table without the paths (_PRIVATE),
+    its "sha256" named for what it is a hash of, the executable no longer beside it."""
+    if table.name != "bots":
+        return table
+    table = table.without(_PRIVATE)
+    return replace(table, columns=tuple(
+        replace(column, name="executable sha256") if column.key == "executable_sha256"
+        else column for column in table.columns))

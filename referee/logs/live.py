@@ -7,10 +7,11 @@ watcher announces itself: `referee serve` puts a marker file, WATCHING, in the f
 a tournament looks for it when it opens a game's log (open_log), at most once a second
 (LOOK_EVERY): a look is a path lookup that fails, which on a CPU the bots have just
 left costs about 0.1 ms, a tenth of the log's own cost per game of the bench's games.
-Only where the marker is there is the game's log a LiveGameLog: the same log, whose records and whose stream so
-far are also appended, at each reply, to a file of its own, `live/<log>.<pid>.live`
-(uncompressed format 5: a log cut short). The file is removed when the game's log is
-closed, its result written: the game is then the log's and the db's.
+Only where the marker is there is the game's log a LiveGameLog: the same log, whose
+records and whose stream so far are also appended, at each reply, to a file of its own,
+`live/<log>.<pid>.live` (uncompressed format 5: a log cut short). The file is removed
+when the game's log is closed, its result written: the game is then the log's and the
+db's.
 
 A fault's stderr is known only once its bot is stopped, after its fault record is in the
 live file (writer.py, fault_stderr): the live file then gets a record of its own,

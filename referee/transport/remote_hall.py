@@ -25,13 +25,13 @@ and the lines of a seat with no session, or a flooded inbox, are dropped.
 
 A drain reads a few hundred thousand messages a second, and a peer can send more: what
 it cannot read waits in libzmq's queue, which no bound holds (a raw peer flooding through
-a 7.8 s game took the referee to 301-316 MB: bench/remote_flood_memory.py). So a connection
-that sends UNWANTED_LIMIT messages its game would not read (relay notes, lines while its
-seat has no session, its game over or faulted, or lines past a full inbox) is cut off, a
-flood fault of its seat's game if one is open: its TCP socket is shut down, which ends
-libzmq's reading of it, and what it had sent is dropped unread. Its seat may connect
-again at once (a relay reconnects by itself), but until its next session such a
-connection is cut after RECUT_LIMIT; the organiser is told once a session.
+a 7.8 s game took the referee to 301-316 MB: bench/remote_flood_memory.py). So a
+connection that sends UNWANTED_LIMIT messages its game would not read (relay notes,
+lines while its seat has no session, its game over or faulted, or lines past a full
+inbox) is cut off, a flood fault of its seat's game if one is open: its TCP socket is
+shut down, which ends libzmq's reading of it, and what it had sent is dropped unread. Its
+seat may connect again at once (a relay reconnects by itself), but until its next
+session such a connection is cut after RECUT_LIMIT; the organiser is told once a session.
 """
 
 from __future__ import annotations
@@ -66,9 +66,10 @@ DRAIN_SLICE = 0.005  # the drain thread looks at the ROUTER at least this often
 # Between two full reads: a lock is not fair, and the drain would hold the ROUTER's for as
 # long as a peer floods, the sends to the other seats waiting (their time running).
 FLOOD_PAUSE = 0.0002
-# Messages a seat may send with no session open before it is cut off: twenty times what
-# its inbox holds. A relay sends a few after its game ends (lines in flight); more is a
-# flood that would wait, unread, in libzmq's unbounded queue.
+# Messages a connection may send that its game would not read (relay notes, lines with no
+# session open or past a full inbox) before it is cut off: twenty times what an inbox
+# holds. A relay sends a note or two and, after its game, a few lines in flight; more is
+# a flood that would wait, unread, in libzmq's unbounded queue.
 UNWANTED_LIMIT = 10_000
 # The same for a connection of a seat cut off since its session opened: a relay's JOIN and
 # what little may follow it; a peer that floods again after it reconnected meets this.

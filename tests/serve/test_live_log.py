@@ -105,7 +105,10 @@ def test_a_tournament_looks_for_a_watcher_once_a_second_at_most(
     while time.monotonic() - looked < 0.4:  # within the look's second: not looked again
         assert not game("g1.jsonl")
     time.sleep(max(0.0, looked + 0.5 - time.monotonic()))
-    assert game("g2.jsonl")  # looked again: streamed from now on
+    deadline = time.monotonic() + 5  # the look was a moment after `looked`, on a busy CPU
+    while not game("g2.jsonl"):  # looked again, its half second over: streamed from now on
+        assert time.monotonic() < deadline, "never looked again"
+        time.sleep(0.02)
     assert len(opened) > 2
 
 

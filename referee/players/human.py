@@ -91,8 +91,9 @@ class Console:
 
     def read(self, deadline: float | None, idle: Idle | None = None) -> str | None:
         """A line typed (without its newline), at most MAX_TYPED + 1 characters of it (a
-        longer one is cut there); None at the deadline. HumanLeft at the end of input. While the person thinks, `idle(now)` is called every KEEP_ALIVE_SLICE:
-        the bots' connections are read, so their heartbeats are answered."""
+        longer one is cut there); None at the deadline. HumanLeft at the end of input.
+        While the person thinks, `idle(now)` is called every KEEP_ALIVE_SLICE: the bots'
+        connections are read, so their heartbeats are answered."""
         while deadline is not None or idle is not None:
             now = time.monotonic()
             if deadline is not None and now >= deadline:

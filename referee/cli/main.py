@@ -6,9 +6,7 @@ Bad input (bot counts, commands, variants, time values, files) ends with one lin
 
 from __future__ import annotations
 
-import signal
 import sys
-from types import FrameType
 
 import click
 
@@ -26,12 +24,11 @@ from referee.cli.replay import replay_command
 from referee.cli.serve import serve_command
 from referee.cli.reproduce import reproduce_command
 from referee.cli.show import show_command
+from referee.cli.stops import by_sigterm, listen_for_stops
 from referee.cli.tournament import rerun_command, results_command, tournament_command
 from referee.cli.view import view_command
 from referee.errors import BotStartError, ConfigError
 from referee.processes.rlimits import raise_open_file_limit
-
-_SIGTERM = "SIGTERM"  # the KeyboardInterrupt our SIGTERM handler raises carries it
 
 
 class Commands(click.Group):
@@ -77,7 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI; every error is one line, and every exit code is one of
     referee/cli/exit_codes.py's."""
     raise_open_file_limit()
-    signal.signal(signal.SIGTERM, _terminated)
+    listen_for_stops()
     try:
         code = cli.main(args=argv, prog_name="referee", standalone_mode=False)
         if isinstance(code, int) and code:  # an Exit(code) comes back as the result here
@@ -85,7 +82,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
     except (click.Abort, KeyboardInterrupt) as stop:
-        terminated = _by_sigterm(stop)
+        terminated = by_sigterm(stop)
         click.echo(f"referee: {'terminated' if terminated else 'aborted'}", err=True)
         sys.exit(TERMINATED if terminated else INTERRUPTED)
     except Stopped as stop:
@@ -99,17 +96,6 @@ def main(argv: list[str] | None = None) -> None:
         _error_line(str(error), BAD_USAGE)
     except OSError as error:  # the machine, e.g. a full disk under the game log
         _error_line(describe_os_error(error), FAILED)
-
-
-def _terminated(signum: int, frame: FrameType | None) -> None:
-    """SIGTERM stops a run as Ctrl-C does: finished games stay stored, bots are killed."""
-    raise KeyboardInterrupt(_SIGTERM)
-
-
-def _by_sigterm(stop: BaseException) -> bool:
-    """Whether `stop` (click's Abort wraps a KeyboardInterrupt) came from our SIGTERM."""
-    cause = stop if isinstance(stop, KeyboardInterrupt) else stop.__cause__
-    return isinstance(cause, KeyboardInterrupt) and cause.args == (_SIGTERM,)
 
 
 def usage_message(error: click.UsageError) -> str:

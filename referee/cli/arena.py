@@ -12,6 +12,7 @@ import click
 
 from referee import bounds
 from referee.cli.errors import Stopped
+from referee.cli.publish import public_option, replay_mode
 from referee.cli.options import (
     Bounded, compose, given_options, launch_settings, option_values, per_game_options,
     resource_limit_options, time_limit_options,
@@ -221,13 +222,16 @@ def standings_command(folder: Path, fmt: str, history: bool) -> None:
 @arena_group.command("publish")
 @click.argument("folder", type=_DIR)
 @click.argument("site", type=_DIR)
-@click.option("--replays", type=click.Choice([m.value for m in ReplayMode]), default="all",
-              show_default=True, help="Replays of each round's games, as `referee publish`.")
-def publish_command(folder: Path, site: Path, replays: str) -> None:
+@click.option("--replays", type=click.Choice([m.value for m in ReplayMode]), default=None,
+              help="Replays of each round's games, as `referee publish` (all, or "
+                   "spectator with --public).")
+@public_option
+def publish_command(folder: Path, site: Path, replays: str | None, public: bool) -> None:
     """Write the arena's site into SITE: the leaderboard and history on its front page,
     each played round published as `referee publish` does."""
+    mode = replay_mode(replays, public)
     with ArenaDb(folder) as db:
-        done = publish_arena(db, site, ReplayMode(replays))
+        done = publish_arena(db, site, mode, public=public)
     click.echo(f"referee arena: {site / 'index.html'} "
                f"({words.counted(done.rounds_published, 'round')} published, "
                f"{done.rounds_kept} already there)")

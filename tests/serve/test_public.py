@@ -106,11 +106,7 @@ def test_the_public_results_page_shows_no_bots_stderr_or_paths(tmp_path: Path) -
     faults, without the lines. Nor does it show where the bots' files are on the
     organiser's machine: their names, HELLO and files' sha256 say which code played."""
     student = Path(__file__).parents[1] / "referee" / "fault_bots" / "student.py"
-    db = tmp_path / "t.sqlite"
-    played = referee("tournament", "rage", "python bots/rage_random.py",
-                     "python bots/rage_heuristic.py", f"stdio:python {student} crash 5",
-                     "--deals", "1", "--sandbox", "off", "--db", str(db))
-    assert played.wait(120) == 0, played.communicate()
+    db = _tournament(tmp_path, f"stdio:python {student} crash 5")
     organisers, public = results_html(db), results_html(db, public=True)
     assert "KeyError" in organisers and "KeyError" not in public
     assert "crash" in public and "Faults by bot and cause" in public
@@ -119,3 +115,29 @@ def test_the_public_results_page_shows_no_bots_stderr_or_paths(tmp_path: Path) -
     assert "rage_heuristic 1.0" in public and "executable sha256" in public  # its HELLO
     hashes = re.findall(r"\b[0-9a-f]{12}\b", organisers)
     assert hashes and all(digest in public for digest in hashes)
+
+
+def test_the_public_results_hide_the_cards_a_fault_names(tmp_path: Path) -> None:
+    """An illegal move's detail names the seat's cards ("must follow yellow: it holds
+    yellow cards, so r14 is not allowed (legal: y4 y7 y12)"), and its line is a card it
+    held: in a deal whose other rotations are still to come, a contestant would learn
+    another seat's hand. The public page says which bot faulted, how and where."""
+    cheat = Path(__file__).parents[1] / "referee" / "fault_bots" / "rage_cheat.py"
+    db = _tournament(tmp_path, f"cheat=stdio:python {cheat} illegal")
+    organisers, public = results_html(db), results_html(db, public=True)
+    assert organisers.count("(legal: ") >= 3 and "(legal: " not in public
+    assert re.search(r"it holds \w+ cards", organisers) and "it holds" not in public
+    played_lines = re.findall(r"so (\w+) is not allowed", organisers)
+    assert played_lines and not any(f">{line}<" in public for line in played_lines)
+    assert public.count("an illegal move (which cards: not on a public page)") >= 2
+    assert "round 1, trick" in public and "cheat" in public
+
+
+def _tournament(tmp_path: Path, third: str) -> Path:
+    """A finished tournament of the two sample bots and `third`: its results db."""
+    db = tmp_path / "t.sqlite"
+    played = referee("tournament", "rage", "python bots/rage_random.py",
+                     "python bots/rage_heuristic.py", third, "--deals", "1", "--sandbox",
+                     "off", "--db", str(db))
+    assert played.wait(120) == 0, played.communicate()
+    return db

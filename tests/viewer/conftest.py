@@ -4,13 +4,19 @@ tests/conftest.py's `browser`)."""
 from __future__ import annotations
 
 import os
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_support import run_main
 from tests.viewer.logs import (
     HEURISTIC, MARKUP_BOT, RANDOM, ROOT, TG_HEURISTIC, TG_RANDOM, play,
 )
+
+CRASH = f"stdio:{shlex.quote(sys.executable)} " \
+        f"{shlex.quote(str(Path(__file__).with_name('crash_bot.py')))}"
 
 
 @pytest.fixture(scope="session")
@@ -36,3 +42,16 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         }
     finally:
         os.chdir(here)
+
+
+@pytest.fixture(scope="session")
+def crash_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A results db: Rage for 3, one deal in 3 rotations, and the crash bot (crash_bot.py)
+    crashes in each game."""
+    path = tmp_path_factory.mktemp("crash-tournament") / "r.sqlite"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)
+        code, _, err = run_main(["tournament", "rage", RANDOM, HEURISTIC, f"crash={CRASH}",
+                                 "--sandbox", "off", "--db", str(path)])
+    assert code == 0, err
+    return path

@@ -7,8 +7,6 @@ gives them."""
 from __future__ import annotations
 
 import json
-import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,24 +17,15 @@ from referee.serve.pages import game_page
 from referee.viewer.page import SPECTATOR
 from tests.cli_support import run_main
 from tests.viewer.crash_bot import CRASH_STDERR
-from tests.viewer.logs import HEURISTIC, RANDOM, ROOT, crash_step, page_data
+from tests.viewer.logs import crash_step, page_data
 from tests.viewer.test_playback import open_page
 from tournaments.store.results_db import logs_dir
 
-CRASH = f"stdio:{shlex.quote(sys.executable)} " \
-        f"{shlex.quote(str(Path(__file__).with_name('crash_bot.py')))}"
 
-
-@pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Rage for 3, one deal in 3 rotations: the crash bot crashes in each game."""
-    path = tmp_path_factory.mktemp("stderr-site") / "r.sqlite"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(ROOT)
-        code, _, err = run_main(["tournament", "rage", RANDOM, HEURISTIC, f"crash={CRASH}",
-                                 "--sandbox", "off", "--db", str(path)])
-    assert code == 0, err
-    return path
+@pytest.fixture
+def db(crash_db: Path) -> Path:
+    """The crash bot's tournament (tests/viewer/conftest.py), played once a session."""
+    return crash_db
 
 
 def publish(db: Path, name: str, *args: str) -> Path:

@@ -17,7 +17,7 @@ from tournaments.arena.standings_tables import history_table, leaderboard_table
 from referee import words
 from tournaments.arena.store import PLAYED, ArenaDb, round_db, round_title
 from tournaments.output.html_page import document, section
-from tournaments.site.layout import INDEX, ReplayMode
+from tournaments.site.layout import INDEX, Manifest, ReplayMode
 from tournaments.site.publish import publish
 
 
@@ -29,18 +29,23 @@ class ArenaSite:
 
 
 def publish_arena(db: ArenaDb, folder: Path, mode: ReplayMode,
-                  workers: int | None = None) -> ArenaSite:
-    """Write the arena's site into `folder`; ConfigError where it cannot be written."""
+                  workers: int | None = None, public: bool = False) -> ArenaSite:
+    """Write the arena's site into `folder`; ConfigError where it cannot be written. A
+    round published before is kept if it was published alike (replays, public or not):
+    else publishing with --public would leave the organiser's replays beside it."""
     site = ArenaSite(folder)
     played = [r.number for r in db.rounds() if r.status == PLAYED]
     for number in played:
         target = folder / "rounds" / f"round-{number:06d}"
-        if (target / INDEX).exists():
+        earlier = Manifest.read(target)
+        if (target / INDEX).exists() and earlier is not None and \
+                earlier.written_as(mode, public):
             site.rounds_kept += 1
             continue
         publish(round_db(db.folder, number), target, mode, workers,
                 up=(f"../../{INDEX}", "the arena's leaderboard"),
-                title=round_title(db.folder, number))  # its round db's own title may be older
+                title=round_title(db.folder, number),  # its round db's own may be older
+                public=public)
         site.rounds_published += 1
     counted = tally(db.games())
     board = standings(db.versions(), counted)

@@ -15,13 +15,14 @@ from referee.errors import ConfigError
 from tournaments.output.bot_report import (
     all_faults, fault_list, fault_summary, remote_bots, replaced_games,
 )
-from tournaments.output.bots_table import bots_table, for_the_public, left_out_table
+from tournaments.output.bots_table import bots_table, left_out_table
+from tournaments.output.public import public_records, public_tables
 from tournaments.output.formats import OutputFormat
 from tournaments.output.html_page import Linker
 from tournaments.output.metadata import Metadata, Settled
 from tournaments.output.render import Rendered, render
 from tournaments.output.student_report import student_tables
-from tournaments.output.tables import Lines, ResultTable, build_tables
+from tournaments.output.tables import ResultTable, build_tables
 from tournaments.schedule.fixtures import fixture_deals, fixtures_for
 from tournaments.spec.definition import TournamentSpec
 from tournaments.stats.settle import counted_games
@@ -38,8 +39,8 @@ def results_tables(db_path: Path, fmt: OutputFormat, bot: str | None = None,
     `bot`, that bot's provenance and games instead, and with `faults`, every fault
     (ConfigError for an unknown bot or table). What belongs on standard error goes to
     `stream` (by default, there). An HTML page links its cells as `links` says; a
-    `public` one (serve --public) shows none of the bots' stderr, nor where their files
-    are."""
+    `public` one (serve --public) shows what tournaments/output/public.py lets anyone
+    see."""
     err = stream if stream is not None else sys.stderr
     with opened(lambda: ResultStore.open_existing(db_path), db_path) as store:
         records, folder = store.records(), db_path.resolve().parent
@@ -147,17 +148,12 @@ def rendered_results(store: ResultStore, records: Sequence[GameRecord], fmt: Out
     the same after a run and from `referee results`. Under --until-settled, the games
     of the deals up to the one the ranking settled after."""
     games, settled = counted(store.spec, records)
-    tables = result_tables(store.spec, games, fmt, store.bots(), store.left_out())
+    shown = public_records(games) if public else games
+    tables = result_tables(store.spec, shown, fmt, store.bots(), store.left_out())
     if public:
-        tables = [for_the_public(without_stderr(each)) for each in tables]
+        tables = public_tables(tables)
     rendered = render(tables, metadata(store.spec, len(games), settled), fmt, table, links)
     return _written(rendered, err)
-
-
-def without_stderr(table: ResultTable) -> ResultTable:
-    """`table` without its columns of the bots' stderr lines (Lines cells)."""
-    return table.without({key for index, key in enumerate(table.keys)
-                          if any(isinstance(row[index], Lines) for row in table.rows)})
 
 
 def counted(spec: TournamentSpec, records: Sequence[GameRecord]

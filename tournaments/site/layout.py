@@ -1,7 +1,7 @@
 """Where each page of a results site lives, and the manifest that lists them.
 
-DIR/index.html, DIR/bots/NAME.html, DIR/games/GAME.html (the organiser's replay) or
-DIR/games/GAME.seatN.html (seat N's); DIR/.referee-site.json lists every file the site
+DIR/index.html, DIR/bots/NAME.html, DIR/games/GAME.html (the organiser's replay, or a
+spectator's) or DIR/games/GAME.seatN.html (seat N's); DIR/.referee-site.json lists every file the site
 wrote, so that publishing again replaces exactly those, and says which replay pages
 there are and at which step each fault is in them.
 """
@@ -26,11 +26,18 @@ _OURS = re.compile(rf"({re.escape(INDEX)}|{BOTS}/[^/]+\.html|{GAMES}/[^/]+\.html
 
 class ReplayMode(enum.StrEnum):
     """Whose eyes the replays have: the organiser's (everything), each seat's own (one
-    page per seat, built with `referee view --seat`), or no replays at all."""
+    page per seat, built with `referee view --seat`), a spectator's (one page per game,
+    no hand or bot's line: a public site's), or no replays at all."""
 
     ALL = "all"
     SEAT = "seat"
+    SPECTATOR = "spectator"
     NONE = "none"
+
+    @property
+    def per_game(self) -> bool:
+        """One page per game, shown for every seat (the organiser's or a spectator's)."""
+        return self in (ReplayMode.ALL, ReplayMode.SPECTATOR)
 
 
 def bot_page(names: Sequence[str], name: str) -> str:
@@ -42,7 +49,7 @@ def bot_page(names: Sequence[str], name: str) -> str:
 
 
 def replay_page(game_id: str, seat: int | None) -> str:
-    """A game's replay page, relative to DIR: the organiser's, or seat `seat`'s."""
+    """A game's replay page, relative to DIR: the game's own (None), or seat `seat`'s."""
     stem = game_id if _SAFE.fullmatch(game_id) else re.sub(r"[^A-Za-z0-9_.-]", "_", game_id)
     return f"{GAMES}/{stem}{'' if seat is None else f'.seat{seat}'}.html"
 
@@ -69,12 +76,13 @@ class Replay:
 
 @dataclass
 class GameReplays:
-    """A game's replay pages: None for the organiser's, or each seat's own."""
+    """A game's replay pages: None for the game's own (the organiser's or a spectator's),
+    or each seat's own."""
 
     pages: dict[int | None, Replay] = field(default_factory=dict)
 
     def for_seat(self, seat: int | None) -> Replay | None:
-        """The page that shows `seat`: the organiser's if there is one, else its own."""
+        """The page that shows `seat`: the game's own if there is one, else its own."""
         return self.pages.get(None) or (None if seat is None else self.pages.get(seat))
 
     def link(self, seat: int | None, fault: bool = False) -> str | None:
@@ -97,16 +105,19 @@ class GameReplays:
 
 @dataclass
 class Manifest:
-    """What a published site holds: its files, its bots' pages by name and its replays
-    by game id."""
+    """What a published site holds: its files, its bots' pages by name, its replays by
+    game id, and whose eyes it was written for (its replay mode, and whether public)."""
 
     files: list[str] = field(default_factory=list)
     bots: dict[str, str] = field(default_factory=dict)
     replays: dict[str, GameReplays] = field(default_factory=dict)
+    mode: str | None = None  # None: a site written before the manifest said it
+    public: bool = False
 
     def write(self, folder: Path) -> None:
         data = {"written_by": "referee publish", "files": self.files, "bots": self.bots,
-                "replays": {game: r.to_json() for game, r in self.replays.items()}}
+                "replays": {game: r.to_json() for game, r in self.replays.items()},
+                "mode": self.mode, "public": self.public}
         (folder / MANIFEST).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
     @classmethod
@@ -120,6 +131,12 @@ class Manifest:
                     if page in files}
             replays = {str(game): GameReplays.from_json(pages)
                        for game, pages in data["replays"].items()}
+            mode = data.get("mode")
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
-        return cls(files, bots, replays)
+        return cls(files, bots, replays, mode if isinstance(mode, str) else None,
+                   data.get("public") is True)
+
+    def written_as(self, mode: ReplayMode, public: bool) -> bool:
+        """Whether the site was written with these replays, public or not."""
+        return self.mode == mode.value and self.public == public

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from html import escape
 from pathlib import Path
@@ -23,6 +23,8 @@ from tournaments.store.records import GameRecord
 _REPLAYS_SAID = {
     ReplayMode.ALL: "Replays show every hand (the organiser's view).",
     ReplayMode.SEAT: "Each replay shows one seat's view: only what that seat was shown.",
+    ReplayMode.SPECTATOR: "Replays show each game as a spectator saw it: no hand, and "
+                          "each decision only as the move it made.",
     ReplayMode.NONE: "This site has no replays.",
 }
 
@@ -42,12 +44,13 @@ def index_page(tables: Sequence[ResultTable], metadata: Metadata,
 
 def bot_page(bot: str, spec: TournamentSpec, records: Sequence[GameRecord],
              rankings: Sequence[ResultTable], provenance: Mapping[str, BotProvenance],
-             bot_pages: Mapping[str, str], replays: Mapping[str, GameReplays]) -> str:
+             bot_pages: Mapping[str, str], replays: Mapping[str, GameReplays],
+             shown: Callable[[list[ResultTable]], list[ResultTable]] = list) -> str:
     """One bot's page: its row of the ranking, its report's summary (its places and
     faults by kind) and its failures by cause (where they cluster), as `referee results
     --bot` gives them, where it came from, its games and its faults, each linked to its
     replay (a fault to its step). `rankings`: the ranking table, and in a gauntlet the
-    references' table."""
+    references' table; `shown`: the tables as the page shows them (a public site's)."""
     links = SiteLinks("../", bot_pages, replays)
     causes = fault_summary(records, only=bot)
     tables = [_only(rankings, bot), summary_table(bot, seats_of(records, bot),
@@ -59,7 +62,7 @@ def bot_page(bot: str, spec: TournamentSpec, records: Sequence[GameRecord],
               _bot_faults(records, bot, replays)]
     title = f"{spec.title or spec.game.title + ' tournament'}: {bot}"
     body = [f'<nav class="site"><a href="../{INDEX}">← all results</a></nav>',
-            f"<h1>{escape(title)}</h1>", *(section(table, links) for table in tables)]
+            f"<h1>{escape(title)}</h1>", *(section(table, links) for table in shown(tables))]
     return document(title, body)
 
 

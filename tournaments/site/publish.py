@@ -14,6 +14,7 @@ from pathlib import Path
 
 from referee.errors import ConfigError
 from tournaments.output.formats import OutputFormat
+from tournaments.output.public import public_records, public_tables
 from tournaments.output.results import metadata, opened, result_tables
 from tournaments.site.layout import (
     BOTS, GAMES, INDEX, GameReplays, Manifest, ReplayMode, bot_page, replay_page,
@@ -40,11 +41,12 @@ class Published:
 
 def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
             workers: int | None = None, up: tuple[str, str] | None = None,
-            title: str | None = None) -> Published:
+            title: str | None = None, public: bool = False) -> Published:
     """The site of the results db `db_path` in `folder`. ConfigError for a db that is
     none (or of something else) and for a folder that cannot be written. `up`: (href,
     words) of a page above it, linked from its front page; `title`, the tournament's
-    name on its pages, instead of the one its db holds."""
+    name on its pages, instead of the one its db holds; `public`: tables without the
+    bots' stderr or paths (the replays' `mode` says what they show)."""
     started = time.perf_counter()
     with opened(lambda: ResultStore.open_existing(db_path), db_path) as store:
         spec, records, provenance = store.spec, store.records(), store.bots()
@@ -59,7 +61,7 @@ def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
     bot_pages = {name: bot_page(names, name) for name in names}
     planned = [INDEX, *bot_pages.values(), *_replay_files(jobs, mode)]
     try:
-        _replace(folder, Manifest(planned, bot_pages))
+        _replace(folder, Manifest(planned, bot_pages, mode=mode.value, public=public))
         done = Published(folder)
         replays: dict[str, GameReplays] = {}
         for result in write_replays(jobs, mode, folder, workers):
@@ -69,12 +71,12 @@ def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
             replays[result.game_id] = result.replays
             done.pages += len(result.replays.pages)
             done.size += result.size
-        texts = _pages(spec, records, provenance, bot_pages, replays, mode, up)
+        texts = _pages(spec, records, provenance, bot_pages, replays, mode, up, public)
         for path, text in texts.items():
             data = text.encode()
             (folder / path).write_bytes(data)
             done.pages, done.size = done.pages + 1, done.size + len(data)
-        Manifest(planned, bot_pages, replays).write(folder)
+        Manifest(planned, bot_pages, replays, mode.value, public).write(folder)
     except OSError as error:
         raise ConfigError(f"cannot write the site in {folder}: "
                           f"{error.strerror or error}") from None
@@ -85,15 +87,18 @@ def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
 def _pages(spec: TournamentSpec, records: Sequence[GameRecord],
            provenance: Mapping[str, BotProvenance], bot_pages: Mapping[str, str],
            replays: Mapping[str, GameReplays], mode: ReplayMode,
-           up: tuple[str, str] | None) -> dict[str, str]:
+           up: tuple[str, str] | None, public: bool) -> dict[str, str]:
     """The index and the bots' pages, by file name: the tables once, for all of them."""
+    if public:
+        records = public_records(records)
     tables = result_tables(spec, records, OutputFormat.HTML, provenance)
-    texts = {INDEX: index_page(tables, metadata(spec, len(records)), bot_pages, replays,
-                               mode, up)}
+    shown = public_tables if public else list
+    texts = {INDEX: index_page(shown(tables), metadata(spec, len(records)), bot_pages,
+                               replays, mode, up)}
     rankings = [tables[0], *[table for table in tables if table.name == "references"]]
     for name, page in bot_pages.items():
         texts[page] = bot_html(name, spec, records, rankings, provenance, bot_pages,
-                               replays)
+                               replays, shown)
     return texts
 
 
@@ -110,7 +115,7 @@ def _prepare(folder: Path) -> None:
 
 
 def _replay_files(jobs: list[ReplayJob], mode: ReplayMode) -> list[str]:
-    if mode is ReplayMode.ALL:
+    if mode.per_game:
         return [replay_page(job.game_id, None) for job in jobs]
     if mode is ReplayMode.SEAT:
         return [replay_page(job.game_id, seat) for job in jobs for seat in range(job.seats)]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from referee.errors import ConfigError
 from referee.registry.game_logs import load_log
-from referee.viewer.page import build, html
+from referee.viewer.page import SPECTATOR, build, html
 from referee.viewer.page_faults import add_stderr, fault_steps
 from tournaments.site.layout import GameReplays, Replay, ReplayMode, replay_page
 
@@ -63,17 +63,19 @@ def write_replays(jobs: Sequence[ReplayJob], mode: ReplayMode, folder: Path,
 
 
 def write_game(job: ReplayJob, mode: ReplayMode, folder: Path) -> ReplayDone:
-    """The game's pages: its log loaded once, then the organiser's page, or one per
-    seat. A log that is gone or does not read leaves the game without a replay."""
+    """The game's pages: its log loaded once, then the organiser's page, a spectator's,
+    or one per seat. A log that is gone or does not read leaves the game without a
+    replay."""
     try:
         records = load_log(job.log)
-        seats: list[int | None] = [None] if mode is ReplayMode.ALL else list(range(job.seats))
-        pages = {seat: build(records, seat) for seat in seats}
+        seats: list[int | None] = [None] if mode.per_game else list(range(job.seats))
+        whole = SPECTATOR if mode is ReplayMode.SPECTATOR else None  # the game's own page
+        pages = {seat: build(records, whole if seat is None else seat) for seat in seats}
     except ConfigError as error:
         return ReplayDone(job.game_id, GameReplays(), missing=str(error))
     replays, size = GameReplays(), 0
     for seat, page in pages.items():
-        add_stderr(page, job.stderr, seat)
+        add_stderr(page, job.stderr, whole if seat is None else seat)
         href = replay_page(job.game_id, seat)
         named = "" if job.title is None else escape(job.title) + ": "
         text = html(page, _BACK.format(named)).encode()

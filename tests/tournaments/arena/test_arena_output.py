@@ -164,3 +164,22 @@ def test_a_long_or_unprintable_arena_name_still_makes_a_title(tmp_path: Path) ->
     assert len(title) == MAX_TITLE and title.endswith("\u2026, arena round 12")
     assert round_title(tmp_path / "cup", 3) == "cup, arena round 3"
     assert round_title(tmp_path / "a\tb", 3) == "a\\tb, arena round 3"
+
+
+def test_publishing_public_replaces_the_rounds_published_for_the_organiser(
+        one_round: tuple[Path, str, str], tmp_path: Path) -> None:
+    """A round already published is kept only if it was published alike: the organiser's
+    replays (every hand, the versions' paths) never stay beside a --public front page."""
+    arena = one_round[0]
+    site = tmp_path / "site"
+    shutil.copytree(arena.parent / "site", site)
+    round_pages = site / "rounds" / "round-000001"
+    script = str(ROOT / "bots" / "rage_heuristic.py")  # the versions' command lines hold it
+    assert script in (round_pages / "index.html").read_text()  # the check can fail
+    done = referee("arena", "publish", str(arena), str(site), "--public")
+    assert done.returncode == 0, done.stderr
+    assert "(1 round published, 0 already there)" in done.stdout, done.stdout
+    pages = "".join(page.read_text() for page in site.rglob("*.html"))  # the front too
+    assert script not in pages and "as a spectator saw it" in pages
+    again = referee("arena", "publish", str(arena), str(site), "--public")
+    assert "(0 rounds published, 1 already there)" in again.stdout, again.stdout

@@ -1,0 +1,54 @@
+"""The results as a public page shows them (`referee serve --public`, `referee publish
+--public`): for anyone, contestants included, while the deals of ended games may still be
+played in their other rotations.
+
+Left out: the bots' stderr (a bot's own words, which may hold its cards), where the bots'
+files are on the organiser's machine, each fault's line (the bot's reply: a card of its
+hand, or its own words), and the detail of an illegal move or a protocol fault, which
+names the seat's cards ("must follow yellow: it holds yellow cards ... (legal: y4 y7
+y12)") or quotes the reply. A fault keeps its bot, game, kind and where it came; the
+other kinds keep their detail, the referee's own words on the process (an exit code, a
+time limit, a flood's size). The records are made public before any table is built, so
+that every table (a bot's games, the failures by cause) is built from what may be shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from protocols.faults import FaultKind
+from referee.errors import Fault
+from tournaments.output.bots_table import for_the_public
+from tournaments.output.tables import Lines, ResultTable
+from tournaments.store.records import GameRecord
+
+# The detail of these kinds may name cards or quote the bot: shown as these words.
+_WITHHELD = {
+    FaultKind.ILLEGAL: "an illegal move (which cards: not on a public page)",
+    FaultKind.PROTOCOL: "a reply against the protocol (what it said: not on a public page)",
+}
+
+
+def public_records(records: Sequence[GameRecord]) -> list[GameRecord]:
+    """The records with their faults as a public page may show them."""
+    return [replace(record, faults=tuple(public_fault(f) for f in record.faults))
+            if record.faults else record for record in records]
+
+
+def public_fault(fault: Fault) -> Fault:
+    """The fault without its line, its stderr, or a detail that may name cards."""
+    return replace(fault, detail=_WITHHELD.get(fault.kind, fault.detail), line=None,
+                   stderr=())
+
+
+def public_tables(tables: Sequence[ResultTable]) -> list[ResultTable]:
+    """Tables built from public_records, as a public page shows them: no column of the
+    bots' stderr or of the faults' lines (empty now), no path of the bots' files."""
+    return [for_the_public(without_stderr(table)).without({"line"}) for table in tables]
+
+
+def without_stderr(table: ResultTable) -> ResultTable:
+    """`table` without its columns of the bots' stderr lines (Lines cells)."""
+    return table.without({key for index, key in enumerate(table.keys)
+                          if any(isinstance(row[index], Lines) for row in table.rows)})

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import click
 
+from referee.cli.errors import Stopped
+from referee.cli.exit_codes import INTERRUPTED, TERMINATED
+from referee.cli.stops import by_sigterm
 from referee.errors import ConfigError
 from referee.serve.server import LiveServer, loopback
 from referee.serve.watch import Watch, announced
@@ -52,5 +55,9 @@ def serve_command(db_path: Path, port: int, host: str, public: bool) -> None:
             click.echo(f"referee serve: {server.url()} ({db_path}); Ctrl-C stops",
                        err=True)
             server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt as stop:  # how a server always ends: said so, not "aborted"
+        by = "SIGTERM" if by_sigterm(stop) else "Ctrl-C"
+        raise Stopped(f"serve: stopped by {by}; a tournament writing {db_path} plays on",
+                      TERMINATED if by == "SIGTERM" else INTERRUPTED) from None
     finally:
         server.stop()

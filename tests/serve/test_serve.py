@@ -6,15 +6,17 @@ running tournament")."""
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
 
-from referee.cli.exit_codes import BAD_USAGE, INTERRUPTED
+from referee.cli.exit_codes import BAD_USAGE, INTERRUPTED, TERMINATED
 from referee.logs.live import WATCHING, watched
 from referee.serve.pages import GOES_ON
 from tests.cli_support import run_main
 from tests.serve.conftest import Tournament, referee, stop, wait_for
+from tests.tournaments.output.stored import fake_db
 
 PLAYED = re.compile(r"incomplete: (\d+) of 3 games played")
 
@@ -109,7 +111,8 @@ def test_live_results_and_a_game_in_progress(
                         "already in use\n"
     code, err = stop(process)
     assert code == INTERRUPTED, err
-    assert "Traceback" not in err and err.strip().splitlines() == ["referee: aborted"]
+    assert "Traceback" not in err and err.strip().splitlines() == [
+        f"referee: serve: stopped by Ctrl-C; a tournament writing {tournament.db} plays on"]
     live = tournament.db.with_name("t-logs") / "live"
     assert not (live / WATCHING).exists()
 
@@ -121,3 +124,18 @@ def test_a_bad_db_is_one_error_line(tmp_path: Path) -> None:
         assert code == BAD_USAGE
         assert len(err.splitlines()) == 1 and err.startswith("referee: error: "), err
         assert words in err
+
+
+def test_sigterm_stops_the_server_in_one_line(tmp_path: Path) -> None:
+    """Stopping is how a server always ends: it says so (not "aborted"), exit 143."""
+    db = tmp_path / "t.sqlite"
+    fake_db(db)
+    process = referee("serve", str(db), "--port", "0")
+    assert process.stderr is not None
+    serving = process.stderr.readline()  # once it serves
+    assert serving.startswith("referee serve: http://127.0.0.1:"), serving
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == TERMINATED, err
+    assert err.strip().splitlines() == [
+        f"referee: serve: stopped by SIGTERM; a tournament writing {db} plays on"]

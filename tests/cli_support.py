@@ -10,6 +10,7 @@ environment that `invoke` gives a command too).
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 from click.testing import CliRunner
@@ -20,6 +21,7 @@ from referee.cli.main import main
 def run_main(args: list[str] | None) -> tuple[int, str, str]:
     """Exit code, stdout and stderr of `referee ARGS` run through main(); None: main()
     reads sys.argv, as the installed entry point calls it."""
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
     with CliRunner().isolation() as (out, err, _):
         try:
             main(args)
@@ -29,6 +31,9 @@ def run_main(args: list[str] | None) -> tuple[int, str, str]:
         finally:
             sys.stdout.flush()
             sys.stderr.flush()
+            for signum, handler in handlers.items():  # main()'s are for a process of its own
+                if handler is not None:
+                    signal.signal(signum, handler)
         return code, out.getvalue().decode(), err.getvalue().decode()
 
 

@@ -76,8 +76,9 @@ EXIT_CODES = (
              "too); a gate prints its results "
              "so far; play's game log ends where the game stopped, marked interrupted; play "
              "also when a human seat's input ends (Ctrl-D); serve: the server stopped (how "
-             "it always ends), the tournament it watched plays on. The first stop decides: a "
-             "second Ctrl-C or SIGTERM while the referee stops is ignored"),
+             "it always ends), the tournament it watched plays on. The first stop decides: "
+             "while the referee stops, a second Ctrl-C or SIGTERM changes nothing and a "
+             "third ends it at once, by the first one's code"),
     ExitCode(STDOUT_CLOSED, "play", "standard output closed (piped into head, say): the "
                                     "game stopped there, as for Ctrl-C (128 + SIGPIPE, as a "
                                     "shell reports a program a closed pipe ended)"),

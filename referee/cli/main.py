@@ -24,7 +24,7 @@ from referee.cli.replay import replay_command
 from referee.cli.serve import serve_command
 from referee.cli.reproduce import reproduce_command
 from referee.cli.show import show_command
-from referee.cli.stops import by_sigterm, listen_for_stops
+from referee.cli.stops import by_sigterm, ending, listen_for_stops
 from referee.cli.tournament import rerun_command, results_command, tournament_command
 from referee.cli.view import view_command
 from referee.errors import BotStartError, ConfigError
@@ -82,10 +82,12 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
     except (click.Abort, KeyboardInterrupt) as stop:
+        ending()  # before the line: nothing comes after it but the exit
         terminated = by_sigterm(stop)
         click.echo(f"referee: {'terminated' if terminated else 'aborted'}", err=True)
         sys.exit(TERMINATED if terminated else INTERRUPTED)
     except Stopped as stop:
+        ending()
         click.echo(f"referee: {stop}", err=True)
         sys.exit(stop.exit_code)
     except click.UsageError as error:

@@ -103,6 +103,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def _game_page(self, key: str) -> None:
         watch = self.server.watch
+        withheld = watch.withheld(key)
+        if withheld is not None:
+            self._send(HTTPStatus.FORBIDDEN, "text/plain", f"game {key}: {withheld}\n")
+            return
         live = watch.live_game(key)
         try:
             values = read_values(live.path) if live is not None else None
@@ -141,6 +145,10 @@ class Handler(BaseHTTPRequestHandler):
     def _game_events(self, key: str) -> None:
         """The game's steps: all of them first, then each change, until it ends."""
         watch, stopping = self.server.watch, self.server.stopping
+        withheld = watch.withheld(key)
+        if withheld is not None:
+            self._send(HTTPStatus.FORBIDDEN, "text/plain", f"game {key}: {withheld}\n")
+            return
         self._start_events()
         shown: dict[str, Any] = {"steps": [], "states": []}
         seen: tuple[int, int] | None = None

@@ -4,6 +4,7 @@ marker that tells the tournament someone watches (referee/logs/live.py)."""
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -13,12 +14,15 @@ from pathlib import Path
 from referee.logs.live import WATCHING, live_folder, watched
 from referee.serve.live_games import LiveGame, game_key, live_games
 from referee.serve.pages import results_html
-from tournaments.run.fixture_play import LOG_SUFFIX
+from tournaments.output.public import withheld_games
+from tournaments.run.fixture_play import LOG_SUFFIX, log_name
+from tournaments.schedule.fixtures import fixture_deals
 from referee.errors import ConfigError
 from tournaments.store.results_db import ResultStore, StoreFailure, logs_dir
 
 _UNREADABLE = (ConfigError, StoreFailure, OSError, sqlite3.Error)
 ANNOUNCE_EVERY = 1.0  # seconds between a server's looks at its marker
+_VERSION_TAG = re.compile(r"\.v\d+$")  # a later version's game: rage_d01_c-x_t01_r0.v2
 
 
 class Watch:
@@ -36,6 +40,8 @@ class Watch:
         self._tables = ""
         self._stderr_seen: tuple[tuple[int, int], ...] | None = None
         self._stderr: dict[str, dict[int, tuple[str, ...]]] = {}  # by log name
+        self._shown_seen: tuple[tuple[int, int], ...] | None = None
+        self._shown: dict[str, str] = {}  # why each game a public watch withholds, by key
 
     def tables(self) -> str:
         """The results page as the db is now, made again only when the db's files
@@ -92,6 +98,27 @@ class Watch:
                                 if record.log_path is not None and record.faults}
                 self._stderr_seen = seen
             return self._stderr.get(key + LOG_SUFFIX, {})
+
+    def withheld(self, key: str) -> str | None:
+        """Why a public watch does not show the game `key` now (None: it does, as the
+        organiser's always does): tournaments/output/public.py's withheld_games, and
+        any game that is not one of the db's (or while the db cannot be read)."""
+        if not self.public:
+            return None
+        with self._lock:
+            seen = self.signature()
+            if seen != self._shown_seen:
+                try:
+                    with ResultStore.open_existing(self.db_path) as store:
+                        withheld = withheld_games(store.spec, store.done())
+                        every = fixture_deals(store.spec)
+                except _UNREADABLE:
+                    return "not shown while the results db cannot be read"
+                self._shown = {game_key(log_name(game)): withheld.get(game, "")
+                               for game in every}
+                self._shown_seen = seen
+            said = self._shown.get(_VERSION_TAG.sub("", key))
+        return "no such game in this tournament" if said is None else said or None
 
     def finished_log(self, key: str) -> Path | None:
         """The log of a game that ended, if there is one by that name."""

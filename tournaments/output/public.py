@@ -10,24 +10,48 @@ y12)") or quotes the reply. A fault keeps its bot, game, kind and where it came;
 other kinds keep their detail, the referee's own words on the process (an exit code, a
 time limit, a flood's size). The records are made public before any table is built, so
 that every table (a bot's games, the failures by cause) is built from what may be shown.
+
+And no game is shown, in progress or ended, before every game of its deal is played:
+each deal is dealt alike at every table and in every seat rotation (duplicate deals), so
+the cards played in one game are the hands of the others (withheld_games).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from protocols.faults import FaultKind
 from referee.errors import Fault
 from tournaments.output.bots_table import for_the_public
 from tournaments.output.tables import Lines, ResultTable
+from tournaments.schedule.fixtures import fixture_deals
+from tournaments.spec.definition import TournamentSpec
 from tournaments.store.records import GameRecord
 
-# The detail of these kinds may name cards or quote the bot: shown as these words.
+# The detail of these kinds may name cards, quote the bot or name its files: shown as
+# these words.
 _WITHHELD = {
     FaultKind.ILLEGAL: "an illegal move (which cards: not on a public page)",
     FaultKind.PROTOCOL: "a reply against the protocol (what it said: not on a public page)",
+    FaultKind.STARTUP: "did not start, or said no valid HELLO (why: not on a public page)",
 }
+
+
+def withheld_games(spec: TournamentSpec, done: Collection[str]) -> dict[str, str]:
+    """The games of `spec` a public page does not show yet, by fixture id, each with why:
+    every game of a deal not played in full (`done`: the fixture ids stored)."""
+    deals: dict[int, list[str]] = {}
+    for fixture_id, deal in fixture_deals(spec).items():
+        deals.setdefault(deal, []).append(fixture_id)
+    withheld: dict[str, str] = {}
+    for deal, games in deals.items():
+        played = sum(game in done for game in games)
+        if played < len(games):
+            why = (f"withheld until every game of deal {deal} is played ({played} of "
+                   f"{len(games)} so far): each is dealt the same cards")
+            withheld.update((game, why) for game in games)
+    return withheld
 
 
 def public_records(records: Sequence[GameRecord]) -> list[GameRecord]:

@@ -14,6 +14,7 @@ import os
 import re
 import shlex
 import sys
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -176,9 +177,10 @@ def test_a_game_in_progress_shows_the_crashs_stderr_before_it_ends(
         page = _data(_get(f"{url}game/{key}"))
         assert page.get("live") == f"/game/{key}/events"  # still on, and shown
         assert list(_shown_stderr(page).values()) == [[CRASH_STDERR]]
-        source = _get(f"{public_url}game/{key}")
-        assert _data(source).get("live") == f"/game/{key}/events"
-        _no_stderr(source)
+        with pytest.raises(urllib.error.HTTPError) as refused:  # its deal is not over
+            _get(f"{public_url}game/{key}")
+        assert refused.value.code == 403
+        _no_stderr(refused.value.read().decode())
     finally:
         stop(tournament)
         stop(organiser)

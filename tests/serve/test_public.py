@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -62,8 +63,11 @@ def _get(url: str) -> str:
         return str(answer.read().decode("utf-8"))
 
 
-def test_serve_public_shows_a_game_in_progress_and_ended_as_a_spectator(
-        tmp_path: Path) -> None:
+def test_serve_public_shows_a_deals_games_once_every_one_is_played(tmp_path: Path) -> None:
+    """Each deal is dealt alike in its three rotations: a game of it, in progress or
+    ended, is refused with the reason until the third ends (the cards played in one are
+    the hands of the others); then each is the spectator's page. The organiser's
+    server shows them all along."""
     tournament = Tournament(tmp_path / "t.sqlite")
     server = referee("serve", str(tournament.db), "--port", "0", "--public")
     try:
@@ -72,18 +76,33 @@ def test_serve_public_shows_a_game_in_progress_and_ended_as_a_spectator(
         live = tmp_path / "t-logs" / "live"
         wait_for(lambda: any(live.glob("*.live")), timeout=30, what="a game in progress")
         key = next(live.glob("*.live")).name.split(".jsonl")[0]
-        page = _get(f"{url}game/{key}")
-        assert f'"live":"/game/{key}/events"' in page  # it follows the game
-        found = DATA.search(page)
-        assert found is not None and json.loads(found[1])["seat"] == SPECTATOR
-        game = next(live.glob(f"{key}.*"))
-        wait_for(lambda: not game.exists(), timeout=30, what="the game's end")
-        log = next((tmp_path / "t-logs").glob(f"{key}.jsonl*"))
-        spectators_only(_get(f"{url}game/{key}"), read_log(log))
+        for path in (f"game/{key}", f"game/{key}/events"):
+            status, said = _refused(f"{url}{path}")
+            assert status == 403 and "withheld until every game of deal 1 is played" in said
+            assert "so far): each is dealt the same cards" in said and "game" in said
+        wait_for(lambda: tournament.process.poll() is not None, timeout=60,
+                 what="the tournament's end")
+        logs = sorted((tmp_path / "t-logs").glob("*.jsonl*"))
+        assert len(logs) == 3
+        for log in logs:
+            page = _get(f"{url}game/{log.name.split('.jsonl')[0]}")
+            assert json.loads(DATA.search(page)[1])["seat"] == SPECTATOR  # type: ignore[index]
+            spectators_only(page, read_log(log))
+        assert _refused(f"{url}game/rage_d09_t01_r0")[1].endswith("no such game in this "
+                                                                 "tournament\n")
     finally:
         code, err = stop(server)
         stop(tournament.process)
     assert code == 130 and "Traceback" not in err
+
+
+def _refused(url: str) -> tuple[int, str]:
+    """The status and text of a request the server refuses."""
+    try:
+        _get(url)
+    except urllib.error.HTTPError as refusal:
+        return refusal.code, refusal.read().decode()
+    raise AssertionError(f"{url} was served")
 
 
 def test_serving_another_address_without_public_warns_in_one_line(tmp_path: Path) -> None:

@@ -7,6 +7,8 @@ can fail)."""
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -99,3 +101,21 @@ def test_a_public_site_names_no_card_of_an_illegal_move(tmp_path: Path) -> None:
     assert "(legal: " in bot_page and "(line: " in bot_page and "(legal: " in organisers
     assert "(legal: " not in public and "(line: " not in public and "it holds" not in public
     assert "an illegal move (which cards: not on a public page)" in public
+
+
+def test_a_public_site_has_no_replay_of_a_deal_not_played_in_full(db: Path,
+                                                                  tmp_path: Path) -> None:
+    """Mid-tournament, two of the deal's three rotations played: each is dealt the cards of
+    the third, so neither has a replay; the organiser's site has both."""
+    partial = tmp_path / "r.sqlite"
+    shutil.copy(db, partial)
+    shutil.copytree(logs_dir(db), logs_dir(partial))
+    with sqlite3.connect(partial) as connection:
+        connection.execute("DELETE FROM games WHERE fixture_id = 'rage/d01/t01/r2'")
+    code, _, err = run_main(["publish", str(partial), str(tmp_path / "public"), "--public"])
+    assert code == 0, err
+    assert "no replay of 2 games, whose deals are not played in full" in err
+    assert not list((tmp_path / "public" / "games").iterdir())
+    assert 'href="games/' not in every_page(tmp_path / "public")  # no link to none
+    organisers = publish(partial, "organisers")
+    assert len(list((organisers / "games").iterdir())) == 2

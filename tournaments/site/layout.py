@@ -131,7 +131,7 @@ class Manifest:
                     if page in files}
             replays = {str(game): GameReplays.from_json(pages)
                        for game, pages in data["replays"].items()}
-            mode = data.get("mode")
+            mode = data.get("mode", _mode_of(replays))  # written before it said its mode
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
         return cls(files, bots, replays, mode if isinstance(mode, str) else None,
@@ -140,3 +140,12 @@ class Manifest:
     def written_as(self, mode: ReplayMode, public: bool) -> bool:
         """Whether the site was written with these replays, public or not."""
         return self.mode == mode.value and self.public == public
+
+
+def _mode_of(replays: Mapping[str, GameReplays]) -> str:
+    """The replay mode of a site written before its manifest said it (never public then):
+    the organiser's pages are a game's own, a seat's are numbered."""
+    pages = [seat for game in replays.values() for seat in game.pages]
+    if None in pages:
+        return ReplayMode.ALL.value
+    return ReplayMode.SEAT.value if pages else ReplayMode.NONE.value

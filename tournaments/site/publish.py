@@ -14,7 +14,7 @@ from pathlib import Path
 
 from referee.errors import ConfigError
 from tournaments.output.formats import OutputFormat
-from tournaments.output.public import public_records, public_tables
+from tournaments.output.public import public_records, public_tables, withheld_games
 from tournaments.output.results import metadata, opened, result_tables
 from tournaments.site.layout import (
     BOTS, GAMES, INDEX, GameReplays, Manifest, ReplayMode, bot_page, replay_page,
@@ -37,6 +37,7 @@ class Published:
     size: int = 0
     seconds: float = 0.0
     missing: list[str] = field(default_factory=list)
+    withheld: int = 0  # a public site's games whose deals are not played in full
 
 
 def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
@@ -54,15 +55,17 @@ def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
         spec = replace(spec, title=title)
     _prepare(folder)
     logs = db_path.resolve().parent
+    # A public site shows no game of a deal still to be played in full (public.py).
+    withheld = withheld_games(spec, {r.fixture_id for r in records}) if public else {}
     jobs = [ReplayJob(r.fixture_id, logs / r.log_path, len(r.bots), r.fault_stderr(),
                       spec.title)
-            for r in records if r.log_path is not None]
+            for r in records if r.log_path is not None and r.fixture_id not in withheld]
     names = list(spec.bot_names)
     bot_pages = {name: bot_page(names, name) for name in names}
     planned = [INDEX, *bot_pages.values(), *_replay_files(jobs, mode)]
     try:
-        _replace(folder, Manifest(planned, bot_pages, mode=mode.value, public=public))
-        done = Published(folder)
+        _replace(folder, Manifest(planned, bot_pages))  # how it is written: once it is
+        done = Published(folder, withheld=sum(r.fixture_id in withheld for r in records))
         replays: dict[str, GameReplays] = {}
         for result in write_replays(jobs, mode, folder, workers):
             if result.missing is not None:

@@ -86,6 +86,11 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self._send(HTTPStatus.NOT_FOUND, "text/plain", "no such page\n")
 
+    def _why(self, error: Exception) -> str:
+        """An error's words, a line: for the organiser; at the rail without them, as they
+        name files of the organiser's machine (the db's, a log's)."""
+        return "not now\n" if self.server.watch.public else f"{error}\n"
+
     def _local_host(self) -> bool:
         """Whether the request names this machine: a page elsewhere whose name was made to
         point here (DNS rebinding) names its own host, and is refused."""
@@ -97,7 +102,7 @@ class Handler(BaseHTTPRequestHandler):
         try:
             tables = self.server.watch.tables()
         except ConfigError as error:
-            self._send(HTTPStatus.SERVICE_UNAVAILABLE, "text/plain", f"{error}\n")
+            self._send(HTTPStatus.SERVICE_UNAVAILABLE, "text/plain", self._why(error))
             return
         self._send(HTTPStatus.OK, "text/html; charset=utf-8", results_page(tables))
 
@@ -122,7 +127,7 @@ class Handler(BaseHTTPRequestHandler):
                 return
         except (ConfigError, ValueError) as error:
             self._send(HTTPStatus.INTERNAL_SERVER_ERROR, "text/plain",
-                       f"game {key} cannot be shown: {error}\n")
+                       f"game {key} cannot be shown: {self._why(error)}")
             return
         self._send(HTTPStatus.OK, "text/html; charset=utf-8", page)
 

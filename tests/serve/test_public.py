@@ -38,6 +38,7 @@ def spectators_only(source: str, records: list[dict[str, Any]]) -> dict[str, Any
     assert all(set(player) == {"name"} for player in data["players"])
     for state in data["states"]:
         assert all(isinstance(hand, int) for hand in state["h"])  # counts, never cards
+        assert not state.get("say", "").startswith("hints ")  # The Game's: maybe a card
         if "hb" in state:
             assert all(bid in (None, "?") for bid in state["b"])
     for step in data["steps"]:
@@ -160,3 +161,24 @@ def _tournament(tmp_path: Path, third: str) -> Path:
                      "off", "--db", str(db))
     assert played.wait(120) == 0, played.communicate()
     return db
+
+
+def test_a_game_that_cannot_be_shown_names_no_file_at_the_rail(tmp_path: Path) -> None:
+    """A log that does not read is a 500 for both servers; the organiser's says which
+    file, the rail's names none of the organiser's machine (a hunt: the logs' path)."""
+    db = _tournament(tmp_path, "python bots/rage_random.py")
+    log = sorted(db.with_name("t-logs").glob("*.jsonl.gz"))[0]
+    log.write_bytes(b"")
+    key = log.name.removesuffix(".jsonl.gz")
+    said: dict[tuple[str, ...], str] = {}
+    for options in ((), ("--public",)):
+        server = referee("serve", str(db), "--port", "0", *options)
+        try:
+            assert server.stderr is not None
+            url = server.stderr.readline().split()[2]
+            status, said[options] = _refused(f"{url}game/{key}")
+            assert status == 500
+        finally:
+            stop(server)
+    assert str(tmp_path) in said[()]
+    assert said[("--public",)] == f"game {key} cannot be shown: not now\n"

@@ -54,7 +54,7 @@ def publish_arena(db: ArenaDb, folder: Path, mode: ReplayMode,
             f"<p>{escape(db.settings.game)}, tables of {db.settings.table_size}; "
             f"{words.counted(counted.total, 'game')} in "
             f"{words.counted(len(played), 'round')}.</p>",
-            section(leaderboard_table(board)), section(history_table(board)),
+            section(leaderboard_table(board)), section(history_table(board, public)),
             _round_links(played)]
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -37,8 +37,9 @@ def leaderboard_table(standings: Sequence[Standing]) -> ResultTable:
                        "mu - 3 sigma (their openskill rating, mu ± sigma)", columns, rows)
 
 
-def history_table(standings: Sequence[Standing]) -> ResultTable:
-    """Every version of every contestant, in order: what each played and how it rated."""
+def history_table(standings: Sequence[Standing], public: bool = False) -> ResultTable:
+    """Every version of every contestant, in order: what each played and how it rated;
+    `public`: why a version was set aside without the words of its check's evidence."""
     columns = (Column("Contestant", "contestant"), Column("Version", "version", 0),
                Column("Status", "status"), Column("Submitted", "submitted"),
                Column("sha256", "sha256"), Column("Command line sha256",
@@ -49,25 +50,29 @@ def history_table(standings: Sequence[Standing]) -> ResultTable:
     rows = tuple((s.version.name, s.version.version, s.version.status, s.version.submitted,
                   s.version.sha256[:12], s.version.command_line_sha256[:12], s.games,
                   *_rating_cells(s), *_fault_cells(s),
-                  why_not_seated(s.version))
+                  why_not_seated(s.version, public))
                  for s in ordered)
     return ResultTable("history", "History (every version of every contestant)", columns,
                        rows)
 
 
-def why_not_seated(version: Version) -> str:
+def why_not_seated(version: Version, public: bool = False) -> str:
     """What set a version aside, in a line: the first failure of a refused version's
-    check, why a changed one was, that a retired one was replaced; empty if active."""
+    check, why a changed one was, that a retired one was replaced; empty if active. A
+    `public` line names the failed check alone: its evidence quotes the commands it ran
+    (paths of the organiser's machine), the bot's stderr and the cards of its games."""
     if version.status == REFUSED:
         failed = [line for line in version.report.splitlines() if line.startswith("FAIL ")]
         parts = re.split(r"\s{2,}", failed[0].removeprefix("FAIL").strip()) if failed else []
+        if public:
+            return "failed its check" + (f": {parts[0]}" if parts else "")
         if len(parts) == 3:  # a check's name, its seconds, its evidence
             return _short(f"failed its check: {parts[0]}: {parts[2]}")
         return _short("failed its check" + (f": {' '.join(parts)}" if parts else ""))
     if version.status == RETIRED:
         return "replaced by a later version"
     if version.status == CHANGED:
-        return _short(version.report)
+        return "its files changed since it was submitted" if public else _short(version.report)
     return ""
 
 

@@ -3,7 +3,7 @@
 played in their other rotations.
 
 Left out: the bots' stderr (a bot's own words, which may hold its cards), where the bots'
-files are on the organiser's machine, each fault's line (the bot's reply: a card of its
+files (or a file of the settings) are on the organiser's machine, each fault's line (the bot's reply: a card of its
 hand, or its own words), and the detail of an illegal move or a protocol fault, which
 names the seat's cards ("must follow yellow: it holds yellow cards ... (legal: y4 y7
 y12)") or quotes the reply. A fault keeps its bot, game, kind and where it came; the
@@ -20,10 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import replace
+from pathlib import PurePath
 
 from protocols.faults import FaultKind
 from referee.errors import Fault
 from tournaments.output.bots_table import for_the_public
+from tournaments.output.metadata import Metadata
 from tournaments.output.tables import Lines, ResultTable
 from tournaments.schedule.fixtures import fixture_deals
 from tournaments.spec.definition import TournamentSpec
@@ -64,6 +66,17 @@ def public_fault(fault: Fault) -> Fault:
     """The fault without its line, its stderr, or a detail that may name cards."""
     return replace(fault, detail=_WITHHELD.get(fault.kind, fault.detail), line=None,
                    stderr=())
+
+
+def public_metadata(metadata: Metadata) -> Metadata:
+    """The settings without a path of the organiser's machine: an option that names a
+    file (The Game's --commands) by the file's name alone."""
+    return replace(metadata, options={key: _file_name(value)
+                                      for key, value in metadata.options.items()})
+
+
+def _file_name(value: object) -> object:
+    return PurePath(value).name if isinstance(value, str) and "/" in value else value
 
 
 def public_tables(tables: Sequence[ResultTable]) -> list[ResultTable]:

@@ -16,7 +16,7 @@ from tournaments.output.bot_report import (
     all_faults, fault_list, fault_summary, remote_bots, replaced_games,
 )
 from tournaments.output.bots_table import bots_table, left_out_table
-from tournaments.output.public import public_records, public_tables
+from tournaments.output.public import public_metadata, public_records, public_tables
 from tournaments.output.formats import OutputFormat
 from tournaments.output.html_page import Linker
 from tournaments.output.metadata import Metadata, Settled
@@ -152,7 +152,10 @@ def rendered_results(store: ResultStore, records: Sequence[GameRecord], fmt: Out
     tables = result_tables(store.spec, shown, fmt, store.bots(), store.left_out())
     if public:
         tables = public_tables(tables)
-    rendered = render(tables, metadata(store.spec, len(games), settled), fmt, table, links)
+    settings = metadata(store.spec, len(games), settled)
+    if public:
+        settings = public_metadata(settings)
+    rendered = render(tables, settings, fmt, table, links)
     return _written(rendered, err)
 
 

@@ -14,7 +14,9 @@ from pathlib import Path
 
 from referee.errors import ConfigError
 from tournaments.output.formats import OutputFormat
-from tournaments.output.public import public_records, public_tables, withheld_games
+from tournaments.output.public import (
+    public_metadata, public_records, public_tables, withheld_games,
+)
 from tournaments.output.results import metadata, opened, result_tables
 from tournaments.site.layout import (
     BOTS, GAMES, INDEX, GameReplays, Manifest, ReplayMode, bot_page, replay_page,
@@ -96,8 +98,10 @@ def _pages(spec: TournamentSpec, records: Sequence[GameRecord],
         records = public_records(records)
     tables = result_tables(spec, records, OutputFormat.HTML, provenance)
     shown = public_tables if public else list
-    texts = {INDEX: index_page(shown(tables), metadata(spec, len(records)), bot_pages,
-                               replays, mode, up)}
+    settings = metadata(spec, len(records))
+    if public:
+        settings = public_metadata(settings)
+    texts = {INDEX: index_page(shown(tables), settings, bot_pages, replays, mode, up)}
     rankings = [tables[0], *[table for table in tables if table.name == "references"]]
     for name, page in bot_pages.items():
         texts[page] = bot_html(name, spec, records, rankings, provenance, bot_pages,

@@ -50,9 +50,13 @@ class _Table:
 
     def _hint(self, speaker: int, words: list[str]) -> None:
         self.given[speaker] += len(words)
-        players = len(self.hands)
-        if self.seat in (None, speaker, *hint_audience(players, speaker)):
+        if self._hears(speaker):
             self.hints[speaker] = words
+
+    def _hears(self, speaker: int) -> bool:
+        """Whether this seat hears `speaker`'s hints (the organiser hears all; a spectator,
+        seat -1, none: a hint may say which command card a seat holds)."""
+        return self.seat in (None, speaker, *hint_audience(len(self.hands), speaker))
 
     def _fold(self, event: Event) -> None:
         if isinstance(event, Dealt):
@@ -107,6 +111,8 @@ class _Table:
         return result
 
     def _say(self, move: Mapping[str, Any]) -> str:
+        if move["kind"] == "hint" and not self._hears(move["seat"]):
+            return "gives hints (not heard here)"
         if move["kind"] == "hint":
             return "hints " + " ".join(str(move["move"]).split()[1:])
         text = " ".join(f"{word.replace(':', ' ← ')}" for word in str(move["move"]).split())

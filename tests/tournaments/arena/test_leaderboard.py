@@ -4,10 +4,13 @@ R9), and its faults show in its row; retired versions keep their games and ratin
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from protocols.faults import FaultKind
 from referee.errors import Fault
 from tournaments.arena.leaderboard import standings, tally
-from tournaments.arena.store import ACTIVE, RETIRED, Version
+from tournaments.arena.standings_tables import why_not_seated
+from tournaments.arena.store import ACTIVE, CHANGED, REFUSED, RETIRED, Version
 from tournaments.store.records import GameRecord
 
 
@@ -45,3 +48,18 @@ def test_a_retired_version_keeps_its_games_and_rating_but_no_rank() -> None:
     assert old.rank is None and old.games == 10 and old.tables == 10
     assert old.rating[0] > 25  # it won its games
     assert [s.version.label for s in board if s.rank is not None] == ["b@v1", "c@v1", "a@v2"]
+
+
+def test_a_public_history_names_the_failed_check_without_its_evidence() -> None:
+    """The evidence quotes the commands the check ran (paths of the organiser's machine),
+    and may quote the bot's stderr or its cards (a hunt: the arena's public front page)."""
+    report = ("PASS  HELLO in time               0.1 s  ok\n"
+              "FAIL  no crash in a game          0.4 s  exited with code 1 (referee play rage "
+              "--seed 1 'stdio:python /home/organiser/arena/dave/bot.py') stderr: r5 y3\n")
+    refused = Version("dave", 1, "python bot.py", "dave", "0" * 64, REFUSED, report,
+                      "2026-11-29")
+    organisers = why_not_seated(refused)
+    assert "/home/organiser" in organisers  # the check can fail
+    assert why_not_seated(refused, public=True) == "failed its check: no crash in a game"
+    changed = replace(refused, status=CHANGED, report="bot.py: sha256 0a1b... now 9f8e...")
+    assert why_not_seated(changed, public=True) == "its files changed since it was submitted"

@@ -20,8 +20,9 @@ def public_option(command: Callable[..., None]) -> Callable[..., None]:
     return click.option(
         "--public", is_flag=True,
         help="A site for anyone to read, as `referee serve --public` shows a tournament: "
-             "no bot's stderr, no path of the bots' files on this machine, and replays "
-             "as a spectator sees them (or none).")(command)
+             "no bot's stderr, line or LOG line, no fault detail that may name cards, no "
+             "path of this machine's files, and replays as a spectator sees them (or "
+             "none), each only once every game of its deal is played.")(command)
 
 
 def replay_mode(replays: str | None, public: bool) -> ReplayMode:

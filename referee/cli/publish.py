@@ -64,7 +64,7 @@ def publish_command(db_path: Path, folder: Path, replays: str | None, public: bo
     for missing in done.missing:
         click.echo(f"referee: no replay of {missing}", err=True)
     if done.withheld:
-        click.echo(f"referee: no replay of {done.withheld} games, whose deals are not played "
-                   "in full: each is dealt the same cards (--public)", err=True)
+        click.echo(f"referee: no replay of {done.withheld} games (--public): "
+                   f"{done.withheld_why}", err=True)
     click.echo(f"{done.folder / 'index.html'}: {done.pages} pages, "
                f"{done.size / 1e6:.1f} MB in {done.seconds:.1f} s", err=True)

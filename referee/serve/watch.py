@@ -14,9 +14,8 @@ from pathlib import Path
 from referee.logs.live import WATCHING, live_folder, watched
 from referee.serve.live_games import LiveGame, game_key, live_games
 from referee.serve.pages import results_html
-from tournaments.output.public import withheld_games
+from tournaments.output.public import games_shown
 from tournaments.run.fixture_play import LOG_SUFFIX, log_name
-from tournaments.schedule.fixtures import fixture_deals
 from referee.errors import ConfigError
 from tournaments.store.results_db import ResultStore, StoreFailure, logs_dir
 
@@ -101,8 +100,8 @@ class Watch:
 
     def withheld(self, key: str) -> str | None:
         """Why a public watch does not show the game `key` now (None: it does, as the
-        organiser's always does): tournaments/output/public.py's withheld_games, and
-        any game that is not one of the db's (or while the db cannot be read)."""
+        organiser's always does): tournaments/output/public.py's games_shown, and any
+        game that is not one of the db's (or while the db cannot be read)."""
         if not self.public:
             return None
         with self._lock:
@@ -110,12 +109,11 @@ class Watch:
             if seen != self._shown_seen:
                 try:
                     with ResultStore.open_existing(self.db_path) as store:
-                        withheld = withheld_games(store.spec, store.done())
-                        every = fixture_deals(store.spec)
+                        shown = games_shown(store.spec, store.done())
                 except _UNREADABLE:
                     return "not shown while the results db cannot be read"
-                self._shown = {game_key(log_name(game)): withheld.get(game, "")
-                               for game in every}
+                self._shown = {game_key(log_name(game)): why
+                               for game, why in shown.reasons.items()}
                 self._shown_seen = seen
             said = self._shown.get(_VERSION_TAG.sub("", key))
         return "no such game in this tournament" if said is None else said or None

@@ -114,7 +114,7 @@ def test_a_public_site_has_no_replay_of_a_deal_not_played_in_full(db: Path,
         connection.execute("DELETE FROM games WHERE fixture_id = 'rage/d01/t01/r2'")
     code, _, err = run_main(["publish", str(partial), str(tmp_path / "public"), "--public"])
     assert code == 0, err
-    assert "no replay of 2 games, whose deals are not played in full" in err
+    assert "no replay of 2 games (--public): their deals are not played in full" in err
     assert not list((tmp_path / "public" / "games").iterdir())
     assert 'href="games/' not in every_page(tmp_path / "public")  # no link to none
     organisers = publish(partial, "organisers")

@@ -19,7 +19,7 @@ the cards played in one game are the hands of the others (withheld_games).
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 
 from protocols.faults import FaultKind
@@ -40,20 +40,44 @@ _WITHHELD = {
 }
 
 
-def withheld_games(spec: TournamentSpec, done: Collection[str]) -> dict[str, str]:
-    """The games of `spec` a public page does not show yet, by fixture id, each with why:
-    every game of a deal not played in full (`done`: the fixture ids stored)."""
+_GAUNTLET = ("withheld: a gauntlet deals its deals again to every candidate or version "
+             "that joins later")
+
+
+@dataclass(frozen=True)
+class GamesShown:
+    """Which games of a tournament a public page shows now."""
+
+    reasons: dict[str, str]  # by fixture id, every game scheduled: why it is withheld, or ""
+    gauntlet: bool = False
+
+    @property
+    def why_withheld(self) -> str:
+        """Why games are withheld, in general words (a site's one line for them all)."""
+        return _GAUNTLET.removeprefix("withheld: ") if self.gauntlet else \
+            "their deals are not played in full, and each game of a deal is dealt its cards"
+
+    def why_not(self, fixture_id: str) -> str | None:
+        """None where the game is shown; else why not (a game the schedule does not hold,
+        as a db of older fixture ids stores them, is not shown either)."""
+        said = self.reasons.get(fixture_id)
+        return "no such game in this tournament" if said is None else said or None
+
+
+def games_shown(spec: TournamentSpec, done: Collection[str]) -> GamesShown:
+    """The games of `spec` a public page shows (`done`: the fixture ids stored): those of
+    the deals played in full; none of a gauntlet's, whose class can change."""
     deals: dict[int, list[str]] = {}
     for fixture_id, deal in fixture_deals(spec).items():
         deals.setdefault(deal, []).append(fixture_id)
-    withheld: dict[str, str] = {}
+    reasons: dict[str, str] = {}
     for deal, games in deals.items():
         played = sum(game in done for game in games)
-        if played < len(games):
-            why = (f"withheld until every game of deal {deal} is played ({played} of "
-                   f"{len(games)} so far): each is dealt the same cards")
-            withheld.update((game, why) for game in games)
-    return withheld
+        why = "" if played == len(games) else (
+            f"withheld until every game of deal {deal} is played ({played} of {len(games)} "
+            "so far): each is dealt the same cards")
+        reasons.update((game, _GAUNTLET if spec.references else why) for game in games)
+    return GamesShown(reasons, bool(spec.references))
 
 
 def public_records(records: Sequence[GameRecord]) -> list[GameRecord]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from referee.errors import ConfigError
 from tournaments.output.formats import OutputFormat
 from tournaments.output.public import (
-    public_metadata, public_records, public_tables, withheld_games,
+    games_shown, public_metadata, public_records, public_tables,
 )
 from tournaments.output.results import metadata, opened, result_tables
 from tournaments.site.layout import (
@@ -39,7 +39,8 @@ class Published:
     size: int = 0
     seconds: float = 0.0
     missing: list[str] = field(default_factory=list)
-    withheld: int = 0  # a public site's games whose deals are not played in full
+    withheld: int = 0  # a public site's games without a replay (public.py's games_shown)
+    withheld_why: str = ""
 
 
 def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
@@ -58,7 +59,9 @@ def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
     _prepare(folder)
     logs = db_path.resolve().parent
     # A public site shows no game of a deal still to be played in full (public.py).
-    withheld = withheld_games(spec, {r.fixture_id for r in records}) if public else {}
+    shown = games_shown(spec, {r.fixture_id for r in records})
+    withheld = {r.fixture_id for r in records
+                if public and shown.why_not(r.fixture_id) is not None}
     jobs = [ReplayJob(r.fixture_id, logs / r.log_path, len(r.bots), r.fault_stderr(),
                       spec.title)
             for r in records if r.log_path is not None and r.fixture_id not in withheld]
@@ -67,7 +70,7 @@ def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
     planned = [INDEX, *bot_pages.values(), *_replay_files(jobs, mode)]
     try:
         _replace(folder, Manifest(planned, bot_pages))  # how it is written: once it is
-        done = Published(folder, withheld=sum(r.fixture_id in withheld for r in records))
+        done = Published(folder, withheld=len(withheld), withheld_why=shown.why_withheld)
         replays: dict[str, GameReplays] = {}
         for result in write_replays(jobs, mode, folder, workers):
             if result.missing is not None:

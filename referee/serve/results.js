@@ -1,7 +1,8 @@
 "use strict";
 // referee serve: the results page follows the server's events. "results" carries the
 // tables' HTML as `referee results --format html` writes it (every text from a bot
-// escaped there); "games" the games in progress, put in with textContent.
+// escaped there); "games" the games in progress, put in with textContent (with why, and
+// no link, where serve --public withholds one).
 (function () {
   const note = document.getElementById("live-note");
   const results = document.getElementById("results");
@@ -16,10 +17,15 @@
     games.replaceChildren();
     for (const game of list) {
       const item = document.createElement("li");
-      const link = document.createElement("a");
-      link.href = "game/" + encodeURIComponent(game.key);
-      link.textContent = game.key;
-      item.append(link, document.createTextNode(": " + game.players.join(", ")));
+      const players = ": " + game.players.join(", ");
+      if (game.withheld) {  // serve --public: not before its deal is played in full
+        item.textContent = game.key + players + " (" + game.withheld + ")";
+      } else {
+        const link = document.createElement("a");
+        link.href = "game/" + encodeURIComponent(game.key);
+        link.textContent = game.key;
+        item.append(link, document.createTextNode(players));
+      }
       games.appendChild(item);
     }
     if (!list.length) {

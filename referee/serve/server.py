@@ -140,7 +140,8 @@ class Handler(BaseHTTPRequestHandler):
             if now != tables:
                 self._push(event("results", now))
                 tables = now
-            listed = [{"key": game.key, "players": players(game.path)}
+            listed = [{"key": game.key, "players": players(game.path),
+                       **({"withheld": why} if (why := watch.withheld(game.key)) else {})}
                       for game in watch.games()]
             if listed != games:
                 self._push(event("games", listed))

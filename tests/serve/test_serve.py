@@ -64,9 +64,13 @@ def test_live_results_and_a_game_in_progress(
     public = referee("serve", str(tournament.db), "--port", "0", "--public")
     assert public.stderr is not None
     rail = browser.new_page()
-    refused = rail.goto(public.stderr.readline().split()[2] + link.get_attribute("href"))
+    rail_url = public.stderr.readline().split()[2]
+    refused = rail.goto(rail_url + link.get_attribute("href"))
     assert refused is not None and refused.status == 403
     assert "withheld until every game of deal 1 is played" in rail.inner_text("body")
+    rail.goto(rail_url)  # its results page lists the game, with why, and no link to it
+    rail.wait_for_selector("#games li:has-text('withheld until every game of deal 1')")
+    assert rail.locator("#games a").count() == 0
     assert "Live" in game.locator("#live-status").inner_text()
     first = int(game.locator("body").get_attribute("data-steps"))
     # It opens at its newest step, not at the deal, so it follows the game as it is

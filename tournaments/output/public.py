@@ -55,7 +55,7 @@ class GamesShown:
     def why_withheld(self) -> str:
         """Why games are withheld, in general words (a site's one line for them all)."""
         return _GAUNTLET.removeprefix("withheld: ") if self.gauntlet else \
-            "their deals are not played in full, and each game of a deal is dealt its cards"
+            "their deals are not played in full (every game of a deal is dealt the same cards)"
 
     def why_not(self, fixture_id: str) -> str | None:
         """None where the game is shown; else why not (a game the schedule does not hold,

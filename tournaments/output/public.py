@@ -3,17 +3,19 @@
 played in their other rotations.
 
 Left out: the bots' stderr (a bot's own words, which may hold its cards), where the bots'
-files (or a file of the settings) are on the organiser's machine, each fault's line (the bot's reply: a card of its
-hand, or its own words), and the detail of an illegal move or a protocol fault, which
-names the seat's cards ("must follow yellow: it holds yellow cards ... (legal: y4 y7
-y12)") or quotes the reply. A fault keeps its bot, game, kind and where it came; the
-other kinds keep their detail, the referee's own words on the process (an exit code, a
-time limit, a flood's size). The records are made public before any table is built, so
-that every table (a bot's games, the failures by cause) is built from what may be shown.
+files (or a file of the settings) are on the organiser's machine, each fault's line (the
+bot's reply: a card of its hand, or its own words), and the detail of an illegal move, a
+protocol fault or a failed start, which names the seat's cards ("must follow yellow: it
+holds yellow cards ... (legal: y4 y7 y12)"), quotes the reply or names the bot's files.
+A fault keeps its bot, game, kind and where it came; the other kinds keep their detail,
+the referee's own words on the process (an exit code, a time limit, a flood's size). The
+records are made public before any table is built, so that every table (a bot's games,
+the failures by cause) is built from what may be shown.
 
 And no game is shown, in progress or ended, before every game of its deal is played:
 each deal is dealt alike at every table and in every seat rotation (duplicate deals), so
-the cards played in one game are the hands of the others (withheld_games).
+the cards played in one game are the hands of the others (games_shown). A gauntlet's
+never are: it deals its deals again to every candidate or version that joins later.
 """
 
 from __future__ import annotations
@@ -38,8 +40,6 @@ _WITHHELD = {
     FaultKind.PROTOCOL: "a reply against the protocol (what it said: not on a public page)",
     FaultKind.STARTUP: "did not start, or said no valid HELLO (why: not on a public page)",
 }
-
-
 _GAUNTLET = ("withheld: a gauntlet deals its deals again to every candidate or version "
              "that joins later")
 

@@ -49,8 +49,10 @@ def publish(db_path: Path, folder: Path, mode: ReplayMode = ReplayMode.ALL,
     """The site of the results db `db_path` in `folder`. ConfigError for a db that is
     none (or of something else) and for a folder that cannot be written. `up`: (href,
     words) of a page above it, linked from its front page; `title`, the tournament's
-    name on its pages, instead of the one its db holds; `public`: tables without the
-    bots' stderr or paths (the replays' `mode` says what they show)."""
+    name on its pages, instead of the one its db holds; `public`: what anyone may see
+    (tournaments/output/public.py): the tables without stderr, lines, card-naming
+    details or paths, and no replay of a game withheld (the replays' `mode` says what
+    the others show)."""
     started = time.perf_counter()
     with opened(lambda: ResultStore.open_existing(db_path), db_path) as store:
         spec, records, provenance = store.spec, store.records(), store.bots()

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -21,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli_support import running_with
+from tests.tournaments.stopped_runs import bots_left, ended, stoppable_tournament
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("first, second, gap, code", [
@@ -36,14 +34,7 @@ def test_a_second_stop_while_stopping_changes_nothing(
         tmp_path: Path, first: signal.Signals, second: signal.Signals, gap: float,
         code: int) -> None:
     marker = f"second-{uuid.uuid4().hex}"
-    bot = f"{sys.executable} {ROOT / 'bots' / 'rage_random.py'} {marker}"
-    db = tmp_path / "s.sqlite"
-    run = subprocess.Popen(
-        [sys.executable, "-m", "referee", "tournament", "rage", "--sandbox", "off",
-         "--jobs", "2", "--deals", "3", "--table-size", "3", "--db", str(db),
-         f"a={bot}", f"b={bot}", f"c={bot}"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True)
+    run = stoppable_tournament(tmp_path / "s.sqlite", marker)
     try:
         deadline = time.monotonic() + 30
         while not running_with(marker, besides=run.pid) and time.monotonic() < deadline:
@@ -54,15 +45,9 @@ def test_a_second_stop_while_stopping_changes_nothing(
             except ProcessLookupError:
                 break  # ended before the second: nothing to show, nothing wrong
             time.sleep(pause)
-        _, err = run.communicate(timeout=60)
     finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
-            run.communicate()
+        err = ended(run)
     assert run.returncode == code, err
     assert "Traceback" not in err and "Exception ignored" not in err, err
     assert "interrupted after" in err.strip().splitlines()[-1], err
-    deadline = time.monotonic() + 10
-    while running_with(marker) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not running_with(marker), "bot processes left after the stop"
+    assert not bots_left(marker), "bot processes left after the stop"

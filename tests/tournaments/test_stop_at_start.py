@@ -10,17 +10,13 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.cli_support import running_with
+from tests.tournaments.stopped_runs import bots_left, ended, stoppable_tournament
 from tournaments.run.held_stops import stops_held
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_stop_inside_the_block_is_acted_on_after_it() -> None:
@@ -54,27 +50,15 @@ def test_ctrl_c_as_the_pool_starts_stops_the_run(tmp_path: Path, delay: float) -
     """Ctrl-C to the whole group a few ms after the db is made (the pool starting): exit
     130 with no traceback, soon, and no bot left."""
     marker = f"start-{os.getpid()}-{tmp_path.name}-{delay}"
-    bot = f"{sys.executable} {ROOT / 'bots' / 'rage_random.py'} {marker}"
     db = tmp_path / "s.sqlite"
-    run = subprocess.Popen(
-        [sys.executable, "-m", "referee", "tournament", "rage", "--sandbox", "off",
-         "--jobs", "2", "--deals", "3", "--table-size", "3", "--db", str(db),
-         f"a={bot}", f"b={bot}", f"c={bot}"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True)
+    run = stoppable_tournament(db, marker)
     try:
         deadline = time.monotonic() + 30
         while not db.exists() and time.monotonic() < deadline:
             time.sleep(0.001)
         time.sleep(delay)
         os.killpg(run.pid, signal.SIGINT)
-        _, err = run.communicate(timeout=60)
     finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
-            run.communicate()
+        err = ended(run)
     assert run.returncode == 130 and "Traceback" not in err, err
-    deadline = time.monotonic() + 10
-    while running_with(marker) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not running_with(marker)
+    assert not bots_left(marker)

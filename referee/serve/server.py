@@ -106,12 +106,17 @@ class Handler(BaseHTTPRequestHandler):
             return
         self._send(HTTPStatus.OK, "text/html; charset=utf-8", results_page(tables))
 
+    def _withheld(self, key: str) -> bool:
+        """Whether the game is withheld at the rail (watch.withheld), refused so (403)."""
+        why = self.server.watch.withheld(key)
+        if why is not None:
+            self._send(HTTPStatus.FORBIDDEN, "text/plain", f"game {key}: {why}\n")
+        return why is not None
+
     def _game_page(self, key: str) -> None:
-        watch = self.server.watch
-        withheld = watch.withheld(key)
-        if withheld is not None:
-            self._send(HTTPStatus.FORBIDDEN, "text/plain", f"game {key}: {withheld}\n")
+        if self._withheld(key):
             return
+        watch = self.server.watch
         live = watch.live_game(key)
         try:
             values = read_values(live.path) if live is not None else None
@@ -150,11 +155,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def _game_events(self, key: str) -> None:
         """The game's steps: all of them first, then each change, until it ends."""
-        watch, stopping = self.server.watch, self.server.stopping
-        withheld = watch.withheld(key)
-        if withheld is not None:
-            self._send(HTTPStatus.FORBIDDEN, "text/plain", f"game {key}: {withheld}\n")
+        if self._withheld(key):
             return
+        watch, stopping = self.server.watch, self.server.stopping
         self._start_events()
         shown: dict[str, Any] = {"steps": [], "states": []}
         seen: tuple[int, int] | None = None

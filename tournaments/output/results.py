@@ -150,11 +150,9 @@ def rendered_results(store: ResultStore, records: Sequence[GameRecord], fmt: Out
     games, settled = counted(store.spec, records)
     shown = public_records(games) if public else games
     tables = result_tables(store.spec, shown, fmt, store.bots(), store.left_out())
-    if public:
-        tables = public_tables(tables)
     settings = metadata(store.spec, len(games), settled)
     if public:
-        settings = public_metadata(settings)
+        tables, settings = public_tables(tables), public_metadata(settings)
     rendered = render(tables, settings, fmt, table, links)
     return _written(rendered, err)
 

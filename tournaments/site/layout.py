@@ -1,9 +1,10 @@
 """Where each page of a results site lives, and the manifest that lists them.
 
 DIR/index.html, DIR/bots/NAME.html, DIR/games/GAME.html (the organiser's replay, or a
-spectator's) or DIR/games/GAME.seatN.html (seat N's); DIR/.referee-site.json lists every file the site
-wrote, so that publishing again replaces exactly those, and says which replay pages
-there are and at which step each fault is in them.
+spectator's) or DIR/games/GAME.seatN.html (seat N's); DIR/.referee-site.json lists every
+file the site wrote, so that publishing again replaces exactly those, and says which
+replay pages there are, at which step each fault is in them, and how the site was
+written.
 """
 
 from __future__ import annotations

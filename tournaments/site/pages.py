@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from html import escape
 from pathlib import Path
@@ -12,6 +12,7 @@ from tournaments.output.bot_report import bot_games, fault_list, fault_summary, 
 from tournaments.output.bots_table import bots_table
 from tournaments.output.html_page import document, html_page, section
 from tournaments.output.metadata import Metadata
+from tournaments.output.public import public_tables
 from tournaments.output.student_report import summary_table
 from tournaments.output.tables import Cell, Column, ResultTable
 from tournaments.site.layout import INDEX, GameReplays, ReplayMode
@@ -45,12 +46,13 @@ def index_page(tables: Sequence[ResultTable], metadata: Metadata,
 def bot_page(bot: str, spec: TournamentSpec, records: Sequence[GameRecord],
              rankings: Sequence[ResultTable], provenance: Mapping[str, BotProvenance],
              bot_pages: Mapping[str, str], replays: Mapping[str, GameReplays],
-             shown: Callable[[list[ResultTable]], list[ResultTable]] = list) -> str:
+             public: bool = False) -> str:
     """One bot's page: its row of the ranking, its report's summary (its places and
     faults by kind) and its failures by cause (where they cluster), as `referee results
     --bot` gives them, where it came from, its games and its faults, each linked to its
     replay (a fault to its step). `rankings`: the ranking table, and in a gauntlet the
-    references' table; `shown`: the tables as the page shows them (a public site's)."""
+    references' table; `public`: the tables as a public page shows them (its records
+    made public already: tournaments/output/public.py)."""
     links = SiteLinks("../", bot_pages, replays)
     causes = fault_summary(records, only=bot)
     tables = [_only(rankings, bot), summary_table(bot, seats_of(records, bot),
@@ -60,9 +62,10 @@ def bot_page(bot: str, spec: TournamentSpec, records: Sequence[GameRecord],
               bot_games(records, bot, spec.bot_names, Path("."), spec.game.contest,
                         paths=False),
               _bot_faults(records, bot, replays)]
+    shown = public_tables(tables) if public else tables
     title = f"{spec.title or spec.game.title + ' tournament'}: {bot}"
     body = [f'<nav class="site"><a href="../{INDEX}">← all results</a></nav>',
-            f"<h1>{escape(title)}</h1>", *(section(table, links) for table in shown(tables))]
+            f"<h1>{escape(title)}</h1>", *(section(table, links) for table in shown)]
     return document(title, body)
 
 

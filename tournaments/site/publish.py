@@ -102,15 +102,14 @@ def _pages(spec: TournamentSpec, records: Sequence[GameRecord],
     if public:
         records = public_records(records)
     tables = result_tables(spec, records, OutputFormat.HTML, provenance)
-    shown = public_tables if public else list
     settings = metadata(spec, len(records))
-    if public:
-        settings = public_metadata(settings)
-    texts = {INDEX: index_page(shown(tables), settings, bot_pages, replays, mode, up)}
+    shown, settings = (public_tables(tables), public_metadata(settings)) if public else \
+        (tables, settings)
+    texts = {INDEX: index_page(shown, settings, bot_pages, replays, mode, up)}
     rankings = [tables[0], *[table for table in tables if table.name == "references"]]
     for name, page in bot_pages.items():
         texts[page] = bot_html(name, spec, records, rankings, provenance, bot_pages,
-                               replays, shown)
+                               replays, public)
     return texts
 
 

@@ -263,8 +263,10 @@ def test_memory_limit_counts_all_the_bots_processes(tmp_path: Path) -> None:
     game = play(tmp_path, zoo("memory", 150, 4), LIMITED)
     culprit_faults(game)
     found = the_report(game)
-    assert found["completed"] <= 1, f"{found['completed']} x 150 MiB held under 256 MiB"
-    assert found["killed"] >= 3
+    # Two may complete one after the other (the first then killed for the second): never
+    # both held at once (CI once saw completed == 2 with one killed after it completed).
+    assert found["held"] <= 1, f"{found['held']} x 150 MiB held under 256 MiB"
+    assert found["completed"] <= 2 and found["killed"] >= 3
     assert found["children_rss_mb"] <= 256
 
 

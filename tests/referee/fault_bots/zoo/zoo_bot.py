@@ -317,9 +317,13 @@ def attack_memory(args: list[str]) -> Report:
         if done + len(statuses) >= count and done + len(statuses) > 0:
             break
         time.sleep(0.02)
-    rss = sum(_rss_kb(pid) for pid in children if pid not in statuses)
+    alive = {pid: _rss_kb(pid) for pid in children if pid not in statuses}
     killed = sum(1 for s in statuses.values() if os.WIFSIGNALED(s))
-    return {"completed": done, "killed": killed, "children_rss_mb": rss // 1024}
+    # Held at the end: a child that completed may be the one the OOM killer takes when
+    # the next completes too, so completions alone can count two that never coexisted.
+    held = sum(1 for kb in alive.values() if kb >= (mb << 10) * 9 // 10)
+    return {"completed": done, "held": held, "killed": killed,
+            "children_rss_mb": sum(alive.values()) // 1024}
 
 
 def _rss_kb(pid: int) -> int:
